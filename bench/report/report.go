@@ -1,0 +1,158 @@
+// Package report is the one format every gpuarr benchmark program writes:
+// a JSON file under bench/results (device, driver, date, commit, rows) and a
+// Markdown table for BENCHMARKS.md. It owns percentiles and ratios so that
+// every benchmark reports medians and p99 the same way.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Row is one measured configuration. Metrics holds named figures such as
+// "p50_ns", "p99_ns", "ratio_vs_driver"; Labels holds the configuration.
+type Row struct {
+	Name    string             `json:"name"`
+	Labels  map[string]string  `json:"labels,omitempty"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// Report is one benchmark program's output.
+type Report struct {
+	Benchmark string    `json:"benchmark"`
+	Device    string    `json:"device"`
+	Backend   string    `json:"backend"`
+	Driver    int       `json:"driver_version"`
+	Date      time.Time `json:"date"`
+	Commit    string    `json:"commit"`
+	Notes     []string  `json:"notes,omitempty"`
+	Rows      []Row     `json:"rows"`
+}
+
+// New starts a report; the commit comes from GPUARR_COMMIT (the GPU bundle
+// stamps it at build time).
+func New(benchmark, device, backend string, driverVersion int) *Report {
+	return &Report{Benchmark: benchmark, Device: device, Backend: backend, Driver: driverVersion,
+		Date: time.Now().UTC(), Commit: os.Getenv("GPUARR_COMMIT")}
+}
+
+// Add appends a row and returns it for further metrics.
+func (r *Report) Add(name string, labels map[string]string, metrics map[string]float64) *Row {
+	r.Rows = append(r.Rows, Row{Name: name, Labels: labels, Metrics: metrics})
+	return &r.Rows[len(r.Rows)-1]
+}
+
+// Note records a sentence for the table's footer (a missed target, a skip).
+func (r *Report) Note(format string, args ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, args...)) }
+
+// WriteJSON writes dir/<benchmark>.json.
+func (r *Report) WriteJSON(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, r.Benchmark+".json"), append(b, '\n'), 0o644)
+}
+
+// Markdown writes a table whose columns are the row name, the given label
+// keys and the given metric keys, then the notes.
+func (r *Report) Markdown(w io.Writer, labelKeys, metricKeys []string) {
+	fmt.Fprintf(w, "### %s — %s (driver %d), %s, commit %s\n\n", r.Benchmark, r.Device, r.Driver, r.Date.Format("2006-01-02"), short(r.Commit))
+	head := append(append([]string{"case"}, labelKeys...), metricKeys...)
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
+	for _, row := range r.Rows {
+		cells := []string{row.Name}
+		for _, k := range labelKeys {
+			cells = append(cells, row.Labels[k])
+		}
+		for _, k := range metricKeys {
+			v, ok := row.Metrics[k]
+			if !ok {
+				cells = append(cells, "—")
+				continue
+			}
+			cells = append(cells, formatFloat(v))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\n%s\n", n)
+	}
+	fmt.Fprintln(w)
+}
+
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	if c == "" {
+		return "unknown"
+	}
+	return c
+}
+
+func formatFloat(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 1000 || v <= -1000:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10 || v <= -10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+// Percentile returns the p-th percentile (0..100) of samples by the
+// nearest-rank method. It sorts samples in place.
+func Percentile(samples []float64, p float64) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	slices.Sort(samples)
+	rank := int(p/100*float64(len(samples))+0.5) - 1
+	return samples[min(max(rank, 0), len(samples)-1)]
+}
+
+// Summary is the median, p99, min and mean of samples.
+type Summary struct{ P50, P99, Min, Mean float64 }
+
+// Summarize computes a Summary; it sorts samples in place.
+func Summarize(samples []float64) Summary {
+	if len(samples) == 0 {
+		return Summary{}
+	}
+	var sum float64
+	for _, s := range samples {
+		sum += s
+	}
+	return Summary{P50: Percentile(samples, 50), P99: Percentile(samples, 99), Min: samples[0], Mean: sum / float64(len(samples))}
+}
+
+// TimeBatches runs op in batches of batch calls and returns the per-call
+// nanoseconds of each batch: timing batches keeps clock reads out of
+// sub-microsecond figures while still giving a distribution for p99.
+func TimeBatches(batches, batch int, op func()) []float64 {
+	out := make([]float64, batches)
+	for i := range out {
+		t := time.Now()
+		for range batch {
+			op()
+		}
+		out[i] = float64(time.Since(t).Nanoseconds()) / float64(batch)
+	}
+	return out
+}

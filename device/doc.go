@@ -1,0 +1,35 @@
+// Package device is gpuarr's driver layer: devices, streams, events, raw
+// device memory, and kernels loaded from PTX.
+//
+// It is a thin, checked API over pluggable backends (see device/driver):
+// device/cuda talks to libcuda through cgo and dlopen, so builds need no CUDA
+// toolkit and run fine without a GPU; device/host is a pure-Go device with the
+// same semantics (asynchronous FIFO streams, events, device memory outside the
+// Go heap with a capacity), so every test runs in CI as well as on a GPU.
+//
+// Selecting a device:
+//
+//	dev, err := device.Default() // CUDA device 0 if usable, else the host device
+//
+// GPUARR_DEVICE=host|host:N|cuda|cuda:N overrides the choice. Importing this
+// package never prints, panics or exits; a missing driver or GPU simply makes
+// the host device the default.
+//
+// Work is issued on streams. Each device has a default stream that simple code
+// uses; NewStream gives more for overlap. Events order one stream after
+// another on the device side, without blocking the CPU:
+//
+//	s1, s2 := dev.DefaultStream(), must(dev.NewStream())
+//	s1.Launch(k, cfg, args...)
+//	ev := must(dev.NewEvent())
+//	s1.Record(ev)
+//	s2.Wait(ev) // s2's later work starts after s1's launch
+//
+// Errors are values: *driver.Error (aliased here as Error) carries the CUDA
+// result, its name and the failing call, and matches the sentinels below
+// with errors.Is on every backend.
+//
+// This package owns devices, contexts, streams, events, modules and raw
+// allocations. It knows nothing of arrays, caching allocators or the GC:
+// those live in memory, gcpressure and gpuarr.
+package device

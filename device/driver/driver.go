@@ -1,0 +1,119 @@
+package driver
+
+import "unsafe"
+
+// Backend enumerates the devices of one kind.
+type Backend interface {
+	// Name is "cuda" or "host".
+	Name() string
+	// Devices opens every usable device. A backend with no usable device
+	// returns an error matching ErrNoDevice or ErrNoDriver.
+	Devices() ([]Device, error)
+}
+
+// Device is one device with its context (CUDA: the primary context).
+type Device interface {
+	Info() Info
+	// MemInfo reports free and total device memory now.
+	MemInfo() (free, total uint64, err error)
+	// CanAccessPeer reports whether this device can map peer's memory.
+	CanAccessPeer(peer Device) (bool, error)
+	// EnablePeerAccess lets kernels on this device access peer's memory.
+	// Enabling twice is not an error.
+	EnablePeerAccess(peer Device) error
+
+	NewStream() (Stream, error)
+	NewEvent(timing bool) (Event, error)
+
+	// Alloc and Free are the synchronous allocator (cuMemAlloc/cuMemFree).
+	// Free of a pointer Alloc did not return fails with InvalidValue.
+	Alloc(n uint64) (Ptr, error)
+	Free(p Ptr) error
+	// NewMemPool creates a stream-ordered pool (cuMemPoolCreate) whose
+	// release threshold is the bytes it keeps cached at synchronizations.
+	NewMemPool(releaseThreshold uint64) (MemPool, error)
+
+	// Synchronous copies; they are ordered after all prior work on the device.
+	CopyHtoD(dst Ptr, src unsafe.Pointer, n uint64) error
+	CopyDtoH(dst unsafe.Pointer, src Ptr, n uint64) error
+	CopyDtoD(dst, src Ptr, n uint64) error
+
+	// Synchronize waits until all work on all of the device's streams is done.
+	Synchronize() error
+
+	// LoadModule JIT-compiles PTX text. A failure carries the JIT log in the
+	// Error's Detail.
+	LoadModule(ptx string) (Module, error)
+
+	// HideSymbol makes the named driver entry point look missing until the
+	// returned restore function runs (tests use it to prove that a missing
+	// symbol disables only its feature).
+	HideSymbol(name string) (restore func())
+}
+
+// Stream is an in-order queue of asynchronous work on one device.
+type Stream interface {
+	// AllocAsync and FreeAsync use the device's default stream-ordered pool
+	// (cuMemAllocAsync / cuMemFreeAsync).
+	AllocAsync(n uint64) (Ptr, error)
+	FreeAsync(p Ptr) error
+
+	CopyHtoD(dst Ptr, src unsafe.Pointer, n uint64) error
+	CopyDtoH(dst unsafe.Pointer, src Ptr, n uint64) error
+	CopyDtoD(dst, src Ptr, n uint64) error
+	// CopyPeer copies n bytes from src on device srcDev to dst on device dstDev.
+	CopyPeer(dst Ptr, dstDev Device, src Ptr, srcDev Device, n uint64) error
+	// Memset8 sets n bytes; Memset32 sets n 32-bit words.
+	Memset8(dst Ptr, v uint8, n uint64) error
+	Memset32(dst Ptr, v uint32, n uint64) error
+
+	Launch(f Function, grid, block Dim3, sharedBytes uint32, args *Args) error
+
+	// Record marks e as reached when the stream gets to this point; Wait
+	// makes later work on this stream wait (device-side) for e's last record.
+	Record(e Event) error
+	Wait(e Event) error
+
+	Synchronize() error
+	// Query reports whether all work issued so far is done.
+	Query() (bool, error)
+	// Handle is a value unique among the device's live streams, for keys
+	// and logs (CUstream address on CUDA).
+	Handle() uintptr
+	Close() error
+}
+
+// Event marks a point in a stream.
+type Event interface {
+	Synchronize() error
+	// Query reports whether the last record has been reached. An event never
+	// recorded counts as reached.
+	Query() (bool, error)
+	// ElapsedSince is the time in milliseconds from start to this event;
+	// both must be timing events that have completed.
+	ElapsedSince(start Event) (float32, error)
+	Close() error
+}
+
+// Module is loaded device code.
+type Module interface {
+	Function(name string) (Function, error)
+	Close() error
+}
+
+// Function is one kernel entry point of a Module.
+type Function interface {
+	Name() string
+}
+
+// MemPool is a driver stream-ordered memory pool (cuMemPool*).
+type MemPool interface {
+	AllocAsync(n uint64, s Stream) (Ptr, error)
+	FreeAsync(p Ptr, s Stream) error
+	SetReleaseThreshold(n uint64) error
+	// TrimTo releases cached memory until at most keep bytes stay reserved.
+	TrimTo(keep uint64) error
+	// Usage reports reserved and used bytes (RESERVED_MEM_CURRENT, USED_MEM_CURRENT).
+	Usage() (reserved, used uint64, err error)
+	Close() error
+}

@@ -1,0 +1,51 @@
+package device
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// Error is a failed driver call; see driver.Error.
+type Error = driver.Error
+
+// Sentinel errors, matched with errors.Is on every backend.
+var (
+	ErrNoDevice              = driver.ErrNoDevice
+	ErrNoDriver              = driver.ErrNoDriver
+	ErrOutOfMemory           = driver.ErrOutOfMemory
+	ErrNotSupported          = driver.ErrNotSupported
+	ErrSymbolMissing         = driver.ErrSymbolMissing
+	ErrInvalidValue          = driver.ErrInvalidValue
+	ErrInvalidHandle         = driver.ErrInvalidHandle
+	ErrNotReady              = driver.ErrNotReady
+	ErrInvalidPTX            = driver.ErrInvalidPTX
+	ErrNotFound              = driver.ErrNotFound
+	ErrPeerAccessUnsupported = driver.ErrPeerAccessUnsupported
+	ErrIllegalAddress        = driver.ErrIllegalAddress
+	ErrDeviceLost            = driver.ErrDeviceLost
+	ErrClosed                = driver.ErrClosed
+	// ErrBadConfig is matched by errors from malformed GPUARR_* variables.
+	ErrBadConfig = errors.New("bad gpuarr configuration")
+)
+
+// ConfigError reports a malformed environment variable.
+type ConfigError struct {
+	Var, Value, Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("%s=%q: %s", e.Var, e.Value, e.Reason)
+}
+
+// Is makes ConfigError match ErrBadConfig.
+func (e *ConfigError) Is(target error) bool { return target == ErrBadConfig }
+
+func closedError(what string) error {
+	return &Error{Call: what, Code: driver.Closed}
+}
+
+func invalid(call, format string, args ...any) error {
+	return driver.Errorf(call, driver.InvalidValue, format, args...)
+}
