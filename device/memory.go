@@ -22,7 +22,8 @@ func (d *Device) Alloc(n uint64) (Ptr, error) {
 // or freeing twice, is an error matching ErrInvalidValue.
 func (d *Device) Free(p Ptr) error { return d.drv.Free(p) }
 
-// CopyHtoD copies n bytes from host memory to the device synchronously.
+// CopyHtoD copies n bytes from host memory to the device synchronously. It
+// is not ordered with work queued on streams; synchronize them first.
 func (d *Device) CopyHtoD(dst Ptr, src unsafe.Pointer, n uint64) error {
 	if n == 0 {
 		return nil

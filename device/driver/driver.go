@@ -33,7 +33,8 @@ type Device interface {
 	// release threshold is the bytes it keeps cached at synchronizations.
 	NewMemPool(releaseThreshold uint64) (MemPool, error)
 
-	// Synchronous copies; they are ordered after all prior work on the device.
+	// Synchronous copies (cuMemcpy*_v2). They return when the copy is done but
+	// are not ordered with work queued on streams: synchronize those first.
 	CopyHtoD(dst Ptr, src unsafe.Pointer, n uint64) error
 	CopyDtoH(dst unsafe.Pointer, src Ptr, n uint64) error
 	CopyDtoD(dst, src Ptr, n uint64) error
