@@ -49,7 +49,9 @@ func (r *Report) Add(name string, labels map[string]string, metrics map[string]f
 }
 
 // Note records a sentence for the table's footer (a missed target, a skip).
-func (r *Report) Note(format string, args ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, args...)) }
+func (r *Report) Note(format string, args ...any) {
+	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
 
 // WriteJSON writes dir/<benchmark>.json.
 func (r *Report) WriteJSON(dir string) error {

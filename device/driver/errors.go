@@ -11,43 +11,43 @@ type Result int
 
 // The CUresult values the project names. Values as in cuda.h.
 const (
-	Success                   Result = 0
-	InvalidValue              Result = 1
-	OutOfMemory               Result = 2
-	NotInitialized            Result = 3
-	Deinitialized             Result = 4
-	NoDevice                  Result = 100
-	InvalidDevice             Result = 101
-	InvalidImage              Result = 200
-	InvalidContext            Result = 201
-	PeerAccessUnsupported     Result = 217
-	InvalidPTX                Result = 218
-	InvalidSource             Result = 300
-	FileNotFound              Result = 301
-	InvalidHandle             Result = 400
-	NotFound                  Result = 500
-	NotReady                  Result = 600
-	IllegalAddress            Result = 700
-	LaunchOutOfResources      Result = 701
-	LaunchTimeout             Result = 702
-	PeerAccessAlreadyEnabled  Result = 704
-	PeerAccessNotEnabled      Result = 705
-	ContextIsDestroyed        Result = 709
-	Assert                    Result = 710
-	IllegalInstruction        Result = 715
-	MisalignedAddress         Result = 716
-	InvalidAddressSpace       Result = 717
-	InvalidPC                 Result = 718
-	LaunchFailed              Result = 719
-	NotPermitted              Result = 800
-	NotSupported              Result = 801
-	StreamCaptureUnsupported  Result = 900
-	StreamCaptureInvalidated  Result = 901
-	StreamCaptureWrongThread  Result = 908
-	Unknown                   Result = 999
-	SymbolMissing             Result = -1 // not a CUresult: the driver library lacks an entry point
-	LibraryMissing            Result = -2 // not a CUresult: the driver library could not be loaded
-	Closed                    Result = -3 // not a CUresult: the object was closed or freed
+	Success                  Result = 0
+	InvalidValue             Result = 1
+	OutOfMemory              Result = 2
+	NotInitialized           Result = 3
+	Deinitialized            Result = 4
+	NoDevice                 Result = 100
+	InvalidDevice            Result = 101
+	InvalidImage             Result = 200
+	InvalidContext           Result = 201
+	PeerAccessUnsupported    Result = 217
+	InvalidPTX               Result = 218
+	InvalidSource            Result = 300
+	FileNotFound             Result = 301
+	InvalidHandle            Result = 400
+	NotFound                 Result = 500
+	NotReady                 Result = 600
+	IllegalAddress           Result = 700
+	LaunchOutOfResources     Result = 701
+	LaunchTimeout            Result = 702
+	PeerAccessAlreadyEnabled Result = 704
+	PeerAccessNotEnabled     Result = 705
+	ContextIsDestroyed       Result = 709
+	Assert                   Result = 710
+	IllegalInstruction       Result = 715
+	MisalignedAddress        Result = 716
+	InvalidAddressSpace      Result = 717
+	InvalidPC                Result = 718
+	LaunchFailed             Result = 719
+	NotPermitted             Result = 800
+	NotSupported             Result = 801
+	StreamCaptureUnsupported Result = 900
+	StreamCaptureInvalidated Result = 901
+	StreamCaptureWrongThread Result = 908
+	Unknown                  Result = 999
+	SymbolMissing            Result = -1 // not a CUresult: the driver library lacks an entry point
+	LibraryMissing           Result = -2 // not a CUresult: the driver library could not be loaded
+	Closed                   Result = -3 // not a CUresult: the object was closed or freed
 )
 
 var resultNames = map[Result]string{
@@ -134,9 +134,9 @@ var resultText = map[Result]string{
 	InvalidValue: "invalid value", OutOfMemory: "out of memory", NoDevice: "no CUDA-capable device",
 	InvalidPTX: "PTX JIT compilation failed", InvalidHandle: "invalid handle",
 	NotReady: "not ready", IllegalAddress: "illegal memory access; the context is unusable",
-	LaunchFailed: "kernel launch failed; the context is unusable",
+	LaunchFailed:          "kernel launch failed; the context is unusable",
 	PeerAccessUnsupported: "peer access is not supported between these devices",
-	NotSupported: "not supported", SymbolMissing: "the driver library lacks this entry point",
+	NotSupported:          "not supported", SymbolMissing: "the driver library lacks this entry point",
 	LibraryMissing: "the driver library could not be loaded", Closed: "the object was closed or freed",
 }
 
