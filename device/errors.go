@@ -1,9 +1,6 @@
 package device
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/gpuarr/gpuarr/device/driver"
 )
 
@@ -27,20 +24,12 @@ var (
 	ErrDeviceLost            = driver.ErrDeviceLost
 	ErrClosed                = driver.ErrClosed
 	// ErrBadConfig is matched by errors from malformed GPUARR_* variables.
-	ErrBadConfig = errors.New("bad gpuarr configuration")
+	ErrBadConfig = driver.ErrBadConfig
 )
 
-// ConfigError reports a malformed environment variable.
-type ConfigError struct {
-	Var, Value, Reason string
-}
-
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("%s=%q: %s", e.Var, e.Value, e.Reason)
-}
-
-// Is makes ConfigError match ErrBadConfig.
-func (e *ConfigError) Is(target error) bool { return target == ErrBadConfig }
+// ConfigError reports a malformed environment variable (backends report
+// theirs, such as GPUARR_HOST_MEMORY, with the same type).
+type ConfigError = driver.ConfigError
 
 func closedError(what string) error {
 	return &Error{Call: what, Code: driver.Closed}

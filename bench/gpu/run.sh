@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# run.sh runs the gpuarr GPU bundle (make gpu-bundle) on a machine with a GPU
+# and no Go toolchain. From the repository root:
+#
+#   bash .gpu/run.sh [all|tests|bench]      (default all)
+#
+#   tests  gpuarr info, every test binary (-test.v, 300 s each, in its
+#          package's folder), every example
+#   bench  gpuarr info, every benchmark program (-out $RES, 240 s each) and
+#          every peer script (--out $RES)
+#   all    both
+#
+# Every step runs under `timeout` and the whole run under a budget
+# (GPUARR_RUN_BUDGET, default 540 s) so that it ends inside the device tool's
+# 10-minute command limit; a step that would start too late is skipped. A
+# failing step never stops the run. At the end $OUT (default .gpu/out) gets
+#
+#   summary.txt      one line per step: PASS/FAIL/SKIP, kind, name, seconds,
+#                    and for test binaries the counts of --- PASS/FAIL/SKIP
+#   results.tar.gz   summary.txt, COMMIT, logs/*.log, results/*.json
+#   *.json           the benchmark results, when they fit the tool's limit of
+#                    8 files (else they are only in the tarball)
+#
+# and the script exits 1 when any step failed. GPUARR_DEVICE defaults to cuda;
+# set it to host to try the bundle on a machine without a GPU.
+set -uo pipefail
+
+BUNDLE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$BUNDLE")
+cd "$ROOT" || exit 1
+
+MODE=${1:-all}
+case $MODE in
+all | tests | bench) ;;
+*)
+	echo "usage: bash .gpu/run.sh [all|tests|bench]" >&2
+	exit 2
+	;;
+esac
+
+OUT=${OUT:-$BUNDLE/out}
+mkdir -p "$OUT"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpuarr-run.XXXXXX")
+LOGS=$WORK/logs
+RES=$WORK/results
+mkdir -p "$LOGS" "$RES"
+SUMMARY=$WORK/summary.txt
+: >"$SUMMARY"
+
+export GPUARR_DEVICE=${GPUARR_DEVICE:-cuda}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PYTHONUNBUFFERED=1
+GPUARR_COMMIT=$(cat "$BUNDLE/COMMIT" 2>/dev/null || echo unknown)
+export GPUARR_COMMIT
+
+BUDGET=${GPUARR_RUN_BUDGET:-540}
+TEST_LIMIT=${GPUARR_TEST_LIMIT:-300}
+BENCH_LIMIT=${GPUARR_BENCH_LIMIT:-240}
+EXAMPLE_LIMIT=${GPUARR_EXAMPLE_LIMIT:-120}
+START=$SECONDS
+failed=0
+
+now() { echo "${EPOCHREALTIME:-$(date +%s.%N)}"; }
+
+# record STATUS KIND NAME SECONDS NOTE
+record() {
+	printf '%-4s  %-7s  %-28s  %7.1fs  %s\n' "$1" "$2" "$3" "$4" "$5" | tee -a "$SUMMARY"
+	[[ $1 != FAIL ]] || failed=1
+}
+
+# step KIND NAME LIMIT DIR COMMAND... runs one step under timeout, its output
+# in logs/NAME.log, and records how it went.
+step() {
+	local kind=$1 name=$2 limit=$3 dir=$4
+	shift 4
+	local log=$LOGS/$name.log
+	local left=$((BUDGET - (SECONDS - START)))
+	if ((left < 30)); then
+		record SKIP "$kind" "$name" 0 "no time left in the ${BUDGET}s budget"
+		return
+	fi
+	((limit <= left - 15)) || limit=$((left - 15))
+	[[ -d $dir ]] || dir=$ROOT
+	local t0 rc
+	t0=$(now)
+	(cd "$dir" && exec timeout -k 10 "$limit" "$@") >"$log" 2>&1 </dev/null
+	rc=$?
+	local secs
+	secs=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+
+	local status=PASS note="exit 0"
+	if ((rc != 0)); then
+		status=FAIL note="exit $rc"
+		if ((rc == 124 || rc == 137)); then note="timed out after ${limit}s"; fi
+	fi
+	if [[ $kind == test ]]; then
+		local p f s
+		p=$(grep -c -E '^\s*--- PASS' "$log")
+		f=$(grep -c -E '^\s*--- FAIL' "$log")
+		s=$(grep -c -E '^\s*--- SKIP' "$log")
+		note="$note  pass=$p fail=$f skip=$s"
+		# A binary whose every test skipped (say, no usable device) did not
+		# test anything: report that rather than a pass.
+		if [[ $status == PASS && $p == 0 && $s -gt 0 ]]; then status=SKIP; fi
+	fi
+	record "$status" "$kind" "$name" "$secs" "$note"
+	if [[ $status == FAIL ]]; then
+		echo "----- last lines of logs/$name.log"
+		tail -n 25 "$log" | cut -c1-300
+		echo "-----"
+	fi
+}
+
+echo "gpuarr GPU run: mode $MODE, commit $GPUARR_COMMIT, GPUARR_DEVICE=$GPUARR_DEVICE, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "summary.txt and results.tar.gz go to $OUT"
+echo
+
+# The binaries travel compressed (bundle.sh says why).
+archive=
+for a in "$BUNDLE"/bin.tar.xz "$BUNDLE"/bin.tar.gz; do
+	[[ -f $a ]] && archive=$a && break
+done
+BIN=$WORK/bin
+TESTS=$WORK/tests
+if [[ -z $archive ]]; then
+	record FAIL setup unpack 0 "no bin.tar.xz or bin.tar.gz in $BUNDLE: run make gpu-bundle"
+elif ! tar -C "$WORK" -xf "$archive" 2>"$LOGS/unpack.log" &&
+	! python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2], filter="data")' "$archive" "$WORK" 2>>"$LOGS/unpack.log"; then
+	record FAIL setup unpack 0 "could not unpack $(basename "$archive"); see logs/unpack.log"
+fi
+
+if command -v nvidia-smi >/dev/null; then
+	step info nvidia-smi 60 "$ROOT" bash -c 'nvidia-smi || exit; echo; nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; echo; nvidia-smi topo -m; exit 0'
+else
+	record SKIP info nvidia-smi 0 "nvidia-smi not found"
+fi
+
+# manifest KIND prints "name dir" for each bundled step of that kind.
+manifest() { awk -v k="$1" '$1 == k { print $2, $3 }' "$BUNDLE/MANIFEST" 2>/dev/null; }
+
+# wanted KIND says whether this mode runs steps of that kind.
+wanted() {
+	case $MODE:$1 in
+	all:* | *:cmd | tests:test | tests:example | bench:bench | bench:peer) return 0 ;;
+	esac
+	return 1
+}
+
+while read -r kind n; do
+	wanted "$kind" || continue
+	[[ $kind == test ]] && n=$n.test
+	record FAIL "$kind" "$n" 0 "did not build when the bundle was made"
+done < <(awk '$1 ~ /^broken-/ { sub(/^broken-/, "", $1); print $1, $2 }' "$BUNDLE/MANIFEST" 2>/dev/null)
+
+run_program() { # kind name dir limit args...
+	local kind=$1 n=$2 dir=$3 limit=$4
+	shift 4
+	if [[ ! -x $BIN/$n ]]; then
+		record FAIL "$kind" "$n" 0 "binary missing from the bundle"
+		return
+	fi
+	step "$kind" "$n" "$limit" "$dir" "$BIN/$n" "$@"
+}
+
+while read -r n dir; do
+	run_program cmd "$n" "$ROOT" 60 info
+done < <(manifest cmd | grep '^cmd-gpuarr ')
+
+if [[ $MODE == all || $MODE == tests ]]; then
+	while read -r n dir; do
+		if [[ ! -x $TESTS/$n.test ]]; then
+			record FAIL test "$n.test" 0 "binary missing from the bundle"
+			continue
+		fi
+		step test "$n.test" $((TEST_LIMIT + 30)) "$ROOT/$dir" "$TESTS/$n.test" -test.v -test.timeout="${TEST_LIMIT}s"
+	done < <(manifest test)
+	while read -r n dir; do
+		run_program example "$n" "$ROOT" "$EXAMPLE_LIMIT"
+	done < <(manifest example)
+fi
+
+if [[ $MODE == all || $MODE == bench ]]; then
+	while read -r n dir; do
+		run_program bench "$n" "$ROOT" "$BENCH_LIMIT" -out "$RES"
+	done < <(manifest bench)
+	while read -r n dir; do
+		if ! command -v python3 >/dev/null; then
+			record SKIP peer "$n" 0 "python3 not found"
+			continue
+		fi
+		step peer "$n" "$BENCH_LIMIT" "$ROOT" python3 "$BUNDLE/peer/$n.py" --out "$RES"
+	done < <(manifest peer)
+fi
+
+# Pack everything into $OUT. The device tool brings back at most 8 files of
+# at most 16 MiB each, named with letters, digits, '.', '_' and '-'.
+cp "$BUNDLE/COMMIT" "$WORK/COMMIT" 2>/dev/null || echo "$GPUARR_COMMIT" >"$WORK/COMMIT"
+cp "$SUMMARY" "$OUT/summary.txt"
+pack() { tar -C "$WORK" -czf "$OUT/results.tar.gz" summary.txt COMMIT logs results; }
+pack
+max=$((16 * 1024 * 1024 - 65536))
+if (($(stat -c %s "$OUT/results.tar.gz") > max)); then
+	echo "results.tar.gz is over 16 MiB: keeping the first and last 2 MiB of each large log"
+	for f in "$LOGS"/*.log; do
+		if (($(stat -c %s "$f") > 4 * 1024 * 1024)); then
+			{ head -c 2M "$f"; printf '\n\n[... cut by run.sh ...]\n\n'; tail -c 2M "$f"; } >"$f.cut" && mv "$f.cut" "$f"
+		fi
+	done
+	pack
+fi
+
+mapfile -t jsons < <(find "$RES" -type f -name '*.json' | sort)
+others=$(find "$OUT" -maxdepth 1 -type f ! -name summary.txt ! -name results.tar.gz | wc -l)
+fits=1
+((${#jsons[@]} + others + 2 <= 8)) || fits=0
+for j in "${jsons[@]}"; do
+	(($(stat -c %s "$j") < 16 * 1024 * 1024)) || fits=0
+done
+if ((fits)); then
+	for j in "${jsons[@]}"; do
+		base=$(basename "$j" | tr -c 'A-Za-z0-9._\n-' '_')
+		cp "$j" "$OUT/$base"
+	done
+elif ((${#jsons[@]} > 0)); then
+	echo "${#jsons[@]} JSON files do not fit the 8-file limit beside the summary: they are only in results.tar.gz"
+fi
+
+echo
+echo "===== summary ($((SECONDS - START))s, commit $GPUARR_COMMIT)"
+cat "$SUMMARY"
+echo "$(grep -c '^PASS' "$SUMMARY") passed, $(grep -c '^FAIL' "$SUMMARY") failed, $(grep -c '^SKIP' "$SUMMARY") skipped; ${#jsons[@]} JSON result(s); $OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
+rm -rf "$WORK"
+exit "$failed"

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+func TestRunUsage(t *testing.T) {
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		inStdout string
+		inStderr string
+	}{
+		{"no command", nil, 2, "", "usage: gpuarr"},
+		{"unknown command", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{"info with an argument", []string{"info", "extra"}, 2, "", `unexpected argument "extra"`},
+		{"help", []string{"help"}, 0, "usage: gpuarr", ""},
+		{"-h", []string{"-h"}, 0, "usage: gpuarr", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			assert.Equal(t, c.code, run(c.args, &out, &errOut))
+			assert.Contains(t, out.String(), c.inStdout)
+			assert.Contains(t, errOut.String(), c.inStderr)
+		})
+	}
+}
+
+// TestInfo runs on whichever device is selected: the default device must
+// appear in the table, marked, and every device of its backend listed.
+func TestInfo(t *testing.T) {
+	def, err := device.Default()
+	require.NoError(t, err)
+	devs, err := device.Devices()
+	require.NoError(t, err)
+
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"info"}, &out, &errOut), errOut.String())
+	text := out.String()
+	assert.Contains(t, text, "default: "+def.String())
+	assert.Regexp(t, `(?m)^\*\s+`+def.Backend()+`:`+strconv.Itoa(def.Ordinal())+`\s`, text)
+	for _, d := range devs {
+		assert.Contains(t, text, d.Backend()+":"+strconv.Itoa(d.Ordinal()))
+	}
+	if _, err := device.BackendDevices("cuda"); err != nil {
+		assert.Contains(t, text, "cuda: ", "an unusable CUDA backend says why")
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	assert.Equal(t, "13.0", driverVersion(13000))
+	assert.Equal(t, "12.8", driverVersion(12080))
+	assert.Equal(t, "-", driverVersion(0))
+	assert.Equal(t, "9.0", computeCapability(9, 0))
+	assert.Equal(t, "-", computeCapability(0, 0))
+	assert.Equal(t, "-", bytesOrDash(0))
+	assert.Equal(t, "512 B", bytesOrDash(512))
+	assert.Equal(t, "2.00 GiB", bytesOrDash(2<<30))
+	assert.Equal(t, "79.2 GiB", bytesOrDash(85_045_460_992))
+	assert.Equal(t, "50.0 MiB", bytesOrDash(50<<20))
+}

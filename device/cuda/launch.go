@@ -1,0 +1,55 @@
+//go:build cgo
+
+package cuda
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// launchArgs checks a launch and returns what the shim needs: the function,
+// and pointers into the marshalled arguments (Go memory without Go
+// pointers, which the shim copies to its stack before cuLaunchKernel).
+func (s *stream) launchArgs(f driver.Function, args *driver.Args) (fn *function, buf unsafe.Pointer, off *C.ushort, n, size C.int, err error) {
+	fn, ok := f.(*function)
+	if !ok || fn == nil {
+		return nil, nil, nil, 0, 0, driver.Errorf("cuLaunchKernel", driver.InvalidValue, "%T is not a CUDA function", f)
+	}
+	if fn.mod.closed.Load() {
+		return nil, nil, nil, 0, 0, closedError("cuLaunchKernel", "the module of "+fn.name)
+	}
+	if fn.mod.dev != s.dev {
+		return nil, nil, nil, 0, 0, driver.Errorf("cuLaunchKernel", driver.InvalidValue, "kernel %s of %s launched on a stream of %s", fn.name, fn.mod.dev, s.dev)
+	}
+	if args != nil && args.N > 0 {
+		buf, off = unsafe.Pointer(&args.Buf[0]), (*C.ushort)(unsafe.Pointer(&args.Off[0]))
+		n, size = C.int(args.N), C.int(args.Size)
+	}
+	return fn, buf, off, n, size, nil
+}
+
+// Launch is one cgo call: context check, argument copy and cuLaunchKernel.
+// It allocates nothing.
+func (s *stream) Launch(f driver.Function, grid, block driver.Dim3, sharedBytes uint32, args *driver.Args) error {
+	if err := s.check("cuLaunchKernel"); err != nil {
+		return err
+	}
+	fn, buf, off, n, size, err := s.launchArgs(f, args)
+	if err != nil {
+		return err
+	}
+	rc := C.gp_launch(s.dev.ctx, fn.h,
+		C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
+		C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
+		C.uint(sharedBytes), s.h, buf, off, n, size)
+	if rc != 0 {
+		return s.dev.fail(int64(rc), "kernel %s grid %v block %v shared %d", fn.name, grid, block, sharedBytes)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package host
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"time"
+)
+
+// Checking mode (GPUARR_HOST_CHECK=1) makes missing synchronization show up
+// as wrong answers: each queued operation may start late, so work that was
+// not ordered properly runs in an order a test notices, and freed memory is
+// poisoned, so a read after a free sees PoisonByte rather than the old data.
+
+// PoisonByte fills freed memory in checking mode.
+const PoisonByte = 0xDB
+
+// Checking reports whether GPUARR_HOST_CHECK turns checking mode on for
+// this process. Allocators in other packages poison the blocks they recycle
+// when it does.
+func Checking() bool {
+	loadEnv()
+	return env.check
+}
+
+// Poison fills b with PoisonByte.
+func Poison(b []byte) { fill(b, []byte{PoisonByte}) }
+
+// Delays: one operation in delayOdds starts up to maxDelay late. The wait
+// yields rather than sleeps: timers round short sleeps up to about a
+// millisecond, which would make 10,000 operations take seconds.
+const (
+	delayOdds = 4
+	maxDelay  = 200 * time.Microsecond
+)
+
+// delay holds a stream's next operation back at random in checking mode.
+func (sys *system) delay() {
+	if !sys.cfg.check || rand.IntN(delayOdds) != 0 {
+		return
+	}
+	for d, start := rand.N(maxDelay), time.Now(); time.Since(start) < d; {
+		runtime.Gosched()
+	}
+}

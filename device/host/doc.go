@@ -1,0 +1,78 @@
+// Package host is the CPU device: a pure-Go backend (device/driver) with
+// CUDA's semantics, so that every gpuarr test runs in CI, without a GPU.
+//
+// # Model
+//
+// Devices. GPUARR_HOST_DEVICES=N (default 1) devices, each reporting compute
+// capability 9.0, memory pools, managed memory and unified addressing, and
+// GOMAXPROCS multiprocessors. Each has a capacity, GPUARR_HOST_MEMORY
+// (default 2GiB; bytes or KB/MB/GB, KiB/MiB/GiB, see ParseSize), that
+// allocation enforces with driver.OutOfMemory, so limits, OOM paths and
+// eager GC are testable. The environment is read once; a malformed value
+// makes Devices fail with a *driver.ConfigError naming the variable.
+//
+// Memory. Every allocation is an anonymous mmap outside the Go heap; its
+// address is the device pointer. A global index, sorted by address,
+// resolves any pointer (interior ones too) to its allocation, device and
+// bytes. Work touching memory outside live allocations fails with
+// driver.IllegalAddress; freeing an unknown, interior or already freed
+// pointer with driver.InvalidValue.
+//
+// Streams. Each stream is a FIFO served by its own goroutine: every call
+// queues and returns, and operations run one at a time in issue order.
+// Uploads snapshot their source at the call; downloads block until their
+// data is there (CUDA's pageable-memory rules). Events are reached when
+// their stream executes the record; a wait blocks the waiting stream's
+// goroutine, never the caller, on the record current at the call.
+//
+// Kernels are Go functions registered under their PTX entry names
+// (RegisterKernel). LoadModule checks the PTX as a JIT would and binds its
+// entries to the registered kernels; a launch runs the kernel once, on the
+// stream's goroutine, with a private copy of the arguments, reaching memory
+// through Launch.Bytes and View, which apply the peer-access rules.
+//
+// Peers. GPUARR_HOST_PEERS=all|none|0-1,2-3 says which devices can be peers
+// (SetPeerAccess changes it in tests). Kernels may touch another device's
+// memory only after EnablePeerAccess; copies between devices always work.
+//
+// Checking mode. GPUARR_HOST_CHECK=1 delays queued operations at random
+// and poisons freed memory (PoisonByte), so that a missing synchronization
+// gives a wrong answer in an ordinary test.
+//
+// # Where the host device differs from CUDA
+//
+//   - Asynchronous errors (an illegal address, a kernel's error or panic)
+//     do not poison the device. The first one on a stream is reported once
+//     to that stream (its next Synchronize, Query or CopyDtoH) and once to
+//     the device (its next Synchronize; Close hands it over to the device);
+//     work queued after it still runs. CUDA would make every later call in
+//     the context fail; here a test binary can go on after a test of an
+//     error path. Events do not carry errors.
+//   - Copies and memsets check their addresses when issued (an immediate
+//     IllegalAddress) and again when they run (a sticky one, say after a
+//     free in between). Copies may touch any host device's memory; kernels
+//     need peer access, as on a GPU.
+//   - Device.Free, and a free executed on a stream, wait for kernels and
+//     copies using that allocation at the moment, so a racing use reads
+//     stale or poisoned bytes instead of faulting the process.
+//   - Capacity counts the bytes requested, without the page or 2 MiB
+//     granularity of real allocations; AllocAsync maps memory directly
+//     (there is no default pool to cache it).
+//   - MemPool (NewMemPool) is a simple pool of whole blocks in 512-byte size
+//     classes; reserved memory beyond the release threshold is unmapped when
+//     a free executes, where CUDA trims at synchronizations.
+//   - A kernel runs once per launch, not once per thread; it loops over its
+//     elements itself (Launch.ParallelFor spreads a loop over the cores).
+//   - HideSymbol is per device; names match with or without "_v2".
+//
+// # Boundaries
+//
+// This package owns the host devices, their memory and index, streams,
+// events, pools, the kernel registry and PTX checking. It implements
+// device/driver and imports nothing else from gpuarr: the user API, kernel
+// argument marshalling and device selection belong to package device, and
+// allocators, arrays and the GC to the packages above it. It must not print,
+// panic (except on a bad RegisterKernel call at init) or read the
+// environment after first use, and it must not let Go pointers into device
+// memory.
+package host

@@ -1,0 +1,181 @@
+package gcpressure
+
+import (
+	"bytes"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeWorld is a device whose live bytes a fake GC frees, on a fake clock.
+type fakeWorld struct {
+	mu       sync.Mutex
+	live     uint64
+	limit    uint64
+	garbage  uint64 // freed by the next collection
+	clock    time.Time
+	gcTime   time.Duration
+	gcCalls  int
+	inFlight atomic.Int32
+}
+
+func (w *fakeWorld) read() Reading {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return Reading{Live: w.live, Limit: w.limit}
+}
+
+func (w *fakeWorld) collector(cfg Config) *Collector {
+	c := NewCollector(cfg)
+	c.now = func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.clock }
+	c.gc = func() time.Duration {
+		if w.inFlight.Add(1) > 1 {
+			panic("two collections at once")
+		}
+		defer w.inFlight.Add(-1)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.gcCalls++
+		w.live -= w.garbage
+		w.garbage = 0
+		w.clock = w.clock.Add(w.gcTime)
+		return w.gcTime
+	}
+	return c
+}
+
+func (w *fakeWorld) advance(d time.Duration) { w.mu.Lock(); w.clock = w.clock.Add(d); w.mu.Unlock() }
+
+func testConfig() Config {
+	return Config{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.5, Budget: 0.05}
+}
+
+func TestNoCollectionBelowThreshold(t *testing.T) {
+	cases := []struct {
+		live     uint64
+		blocking bool
+		want     bool
+	}{
+		{74, false, false}, {75, false, true}, {60, false, false},
+		{49, true, false}, {50, true, true}, {60, true, true},
+	}
+	for _, c := range cases {
+		w := &fakeWorld{live: c.live, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
+		got := w.collector(testConfig()).MaybeCollect(w.read, c.blocking)
+		assert.Equal(t, c.want, got, "live=%d blocking=%v", c.live, c.blocking)
+		assert.Equal(t, map[bool]int{true: 1, false: 0}[c.want], w.gcCalls)
+	}
+}
+
+func TestDisabledNeverCollects(t *testing.T) {
+	w := &fakeWorld{live: 99, limit: 100, clock: time.Unix(0, 0)}
+	cfg := testConfig()
+	cfg.Enabled = false
+	c := w.collector(cfg)
+	for range 10 {
+		assert.False(t, c.MaybeCollect(w.read, true))
+	}
+	assert.Zero(t, w.gcCalls)
+	assert.Zero(t, c.Counters().Collections)
+}
+
+// With 1 ms collections and a 5% budget, collections may come at most
+// every 20 ms; the multipliers widen that.
+func TestTimeBudgetSpacesCollections(t *testing.T) {
+	cases := []struct {
+		name     string
+		live     uint64
+		garbage  uint64
+		blocking bool
+		minGapMs int // smallest gap at which a second collection runs
+	}{
+		{"base 5%", 80, 0, false, 20},
+		{"blocking doubles", 80, 0, true, 10},
+		{"above 0.90 doubles", 92, 0, false, 10},
+		{"above 0.95 doubles twice", 96, 0, false, 5},
+		{"big last free doubles", 85, 15, false, 10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := &fakeWorld{live: c.live, limit: 100, garbage: c.garbage, clock: time.Unix(0, 0), gcTime: time.Millisecond}
+			col := w.collector(testConfig())
+			require.True(t, col.MaybeCollect(w.read, c.blocking))
+			w.mu.Lock()
+			w.live = c.live
+			w.mu.Unlock()
+			w.advance(time.Duration(c.minGapMs-1) * time.Millisecond)
+			assert.False(t, col.MaybeCollect(w.read, c.blocking), "too soon")
+			w.advance(1*time.Millisecond + 100*time.Microsecond)
+			assert.True(t, col.MaybeCollect(w.read, c.blocking), "budget allows it now")
+			assert.Equal(t, uint64(1), col.Counters().Skipped)
+		})
+	}
+}
+
+func TestCountersAndLog(t *testing.T) {
+	var log bytes.Buffer
+	w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: 3 * time.Millisecond}
+	cfg := testConfig()
+	cfg.Log = &log
+	c := w.collector(cfg)
+	require.True(t, c.MaybeCollect(w.read, false))
+	got := c.Counters()
+	assert.Equal(t, uint64(1), got.Collections)
+	assert.Equal(t, uint64(40), got.BytesFreed)
+	assert.Equal(t, 3*time.Millisecond, got.Time)
+	assert.Equal(t, 3*time.Millisecond, got.MaxPause)
+	assert.Contains(t, log.String(), "gpuarr gc: eager collection on allocation at pressure 0.90 freed 40 B in 3ms")
+}
+
+func TestConcurrentCallersShareOneCollection(t *testing.T) {
+	w := &fakeWorld{live: 99, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
+	c := w.collector(testConfig())
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for range 100 {
+				c.MaybeCollect(w.read, false)
+				w.advance(time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Positive(t, c.Counters().Collections)
+}
+
+func TestDefaultConfigFromEnvironment(t *testing.T) {
+	t.Setenv(EnvGCEarly, "false")
+	t.Setenv(EnvDebug, "alloc,gc")
+	c, err := DefaultConfig()
+	require.NoError(t, err)
+	assert.False(t, c.Enabled)
+	assert.NotNil(t, c.Log)
+	t.Setenv(EnvGCEarly, "sometimes")
+	_, err = DefaultConfig()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `GPUARR_GC_EARLY="sometimes"`)
+}
+
+// A real collection runs the cleanups of unreachable objects before
+// CollectAndWait returns.
+func TestCollectAndWaitRunsCleanups(t *testing.T) {
+	var ran atomic.Int64
+	for range 100 {
+		obj := new([64]byte)
+		runtime.AddCleanup(obj, func(int) { ran.Add(1) }, 0)
+	}
+	CollectAndWait(time.Second)
+	assert.Equal(t, int64(100), ran.Load())
+	assert.True(t, WaitForCleanups(time.Millisecond), "nothing left queued")
+}
+
+func TestFormatBytes(t *testing.T) {
+	assert.Equal(t, "512 B", FormatBytes(512))
+	assert.Equal(t, "1.5 KiB", FormatBytes(1536))
+	assert.Equal(t, "4.0 GiB", FormatBytes(4<<30))
+}

@@ -1,0 +1,51 @@
+package gcpressure
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the eager-collection policy. DefaultConfig reads it from the
+// environment; tests build their own.
+type Config struct {
+	// Enabled turns eager collection on (GPUARR_GC_EARLY, default true).
+	Enabled bool
+	// Threshold and BlockingThreshold are the pressures below which nothing
+	// happens, on allocation and before a blocking wait.
+	Threshold, BlockingThreshold float64
+	// Budget is the base fraction of time eager collections may take.
+	Budget float64
+	// CleanupWait bounds the wait for queued cleanups after a collection.
+	CleanupWaitMax time.Duration
+	// Log receives one line per collection when non-nil (GPUARR_DEBUG=gc).
+	Log io.Writer
+}
+
+// Environment variables read by DefaultConfig.
+const (
+	EnvGCEarly = "GPUARR_GC_EARLY"
+	EnvDebug   = "GPUARR_DEBUG"
+)
+
+// DefaultConfig returns the documented policy, adjusted by GPUARR_GC_EARLY
+// and GPUARR_DEBUG. A malformed GPUARR_GC_EARLY is an error naming it.
+func DefaultConfig() (Config, error) {
+	c := Config{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.50, Budget: 0.05, CleanupWaitMax: 50 * time.Millisecond}
+	if v, ok := os.LookupEnv(EnvGCEarly); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("%s=%q: want true or false", EnvGCEarly, v)
+		}
+		c.Enabled = b
+	}
+	for _, w := range strings.Split(os.Getenv(EnvDebug), ",") {
+		if strings.TrimSpace(w) == "gc" {
+			c.Log = os.Stderr
+		}
+	}
+	return c, nil
+}
