@@ -158,3 +158,47 @@ func TimeBatches(batches, batch int, op func()) []float64 {
 	}
 	return out
 }
+
+// Load reads a report written by WriteJSON (or a peer script in the same
+// schema).
+func Load(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// Keys returns every label key and metric key used by the rows, in order of
+// first appearance, so a table of any report has all its columns.
+func (r *Report) Keys() (labels, metrics []string) {
+	seenL, seenM := map[string]bool{}, map[string]bool{}
+	for _, row := range r.Rows {
+		for _, k := range sortedKeys(row.Labels) {
+			if !seenL[k] {
+				seenL[k] = true
+				labels = append(labels, k)
+			}
+		}
+		for _, k := range sortedKeys(row.Metrics) {
+			if !seenM[k] {
+				seenM[k] = true
+				metrics = append(metrics, k)
+			}
+		}
+	}
+	return labels, metrics
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

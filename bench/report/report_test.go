@@ -32,3 +32,18 @@ func TestReportRoundTrip(t *testing.T) {
 	assert.Contains(t, md.String(), "| alloc | 512B | 42.5 | 12.2 | — |")
 	assert.Contains(t, md.String(), "target missed by 3%")
 }
+
+func TestLoadAndKeys(t *testing.T) {
+	r := New("k", "dev", "cuda", 13000)
+	r.Add("a", map[string]string{"size": "1"}, map[string]float64{"p99_ns": 2, "p50_ns": 1})
+	r.Add("b", map[string]string{"mode": "x"}, map[string]float64{"ratio": 3})
+	dir := t.TempDir()
+	require.NoError(t, r.WriteJSON(dir))
+	got, err := Load(filepath.Join(dir, "k.json"))
+	require.NoError(t, err)
+	labels, metrics := got.Keys()
+	assert.Equal(t, []string{"size", "mode"}, labels)
+	assert.Equal(t, []string{"p50_ns", "p99_ns", "ratio"}, metrics)
+	_, err = Load(filepath.Join(dir, "missing.json"))
+	assert.Error(t, err)
+}
