@@ -1,0 +1,131 @@
+package memory
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// Alloc+free of a cached size on one stream: the hot path.
+func BenchmarkCachingAllocFree(b *testing.B) {
+	dev := defaultDevice(b)
+	for _, size := range []uint64{512, 64 << 10, 1 << 20, 16 << 20, 64 << 20} {
+		for _, mode := range []struct {
+			name string
+			opts CachingOptions
+		}{{"front", CachingOptions{}}, {"index", CachingOptions{FrontBlocks: -1}}} {
+			b.Run(fmt.Sprintf("%s/%d", mode.name, size), func(b *testing.B) {
+				p := Caching(Direct(dev), mode.opts)
+				defer p.EmptyCache()
+				s := dev.DefaultStream()
+				x, err := p.Alloc(s, size)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = p.Free(x)
+				b.ReportAllocs()
+				for b.Loop() {
+					x, _ := p.Alloc(s, size)
+					_ = p.Free(x)
+				}
+			})
+		}
+	}
+}
+
+// 1 KiB alloc+free with many free blocks (holes) in the index.
+func BenchmarkCachingHoles(b *testing.B) {
+	dev := defaultDevice(b)
+	for _, holes := range []int{0, 4096, 65536} {
+		for _, front := range []int{0, -1} {
+			b.Run(fmt.Sprintf("holes=%d/front=%v", holes, front == 0), func(b *testing.B) {
+				p := Caching(Direct(dev), CachingOptions{FrontBlocks: front})
+				defer p.EmptyCache()
+				s := dev.DefaultStream()
+				keep := makeHoles(b, p, s, holes)
+				defer func() {
+					for _, k := range keep {
+						_ = p.Free(k)
+					}
+				}()
+				for b.Loop() {
+					x, _ := p.Alloc(s, 1024)
+					_ = p.Free(x)
+				}
+			})
+		}
+	}
+}
+
+// makeHoles leaves n free 512-byte blocks in p's index, each between two
+// live ones, and returns the live ones.
+func makeHoles(b testing.TB, p *CachingPool, s *device.Stream, n int) []*Block {
+	var all, keep []*Block
+	for range 2 * n {
+		x, err := p.Alloc(s, 512)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, x)
+	}
+	for i, x := range all {
+		if i%2 == 0 {
+			_ = p.Free(x)
+		} else {
+			keep = append(keep, x)
+		}
+	}
+	p.mu.Lock()
+	p.flushFrontsLocked()
+	p.unlock()
+	return keep
+}
+
+// Aggregate throughput of goroutines each with its own stream.
+func BenchmarkCachingParallel(b *testing.B) {
+	dev := defaultDevice(b)
+	for _, g := range []int{1, 4, 16} {
+		b.Run(fmt.Sprint(g), func(b *testing.B) {
+			p := Caching(Direct(dev), CachingOptions{})
+			defer p.EmptyCache()
+			streams := make([]*device.Stream, g)
+			for i := range streams {
+				streams[i], _ = dev.NewStream()
+				defer streams[i].Close()
+			}
+			per := b.N/g + 1
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for i := range g {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s := streams[i]
+					for range per {
+						x, _ := p.Alloc(s, 4096)
+						_ = p.Free(x)
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
+
+func BenchmarkDriverPoolAllocFree(b *testing.B) {
+	dev := defaultDevice(b)
+	if !dev.Info().MemoryPools {
+		b.Skip("no memory pools")
+	}
+	r, err := DriverPool(dev, DriverPoolOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := dev.DefaultStream()
+	for b.Loop() {
+		x, _ := r.Alloc(s, 4096)
+		_ = r.Free(x)
+	}
+}

@@ -1,0 +1,89 @@
+package memory
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// Block is one allocation handed out by a Resource: an address, a size and
+// the stream it was allocated on. Handing out *Block (rather than a bare
+// pointer) lets Free find its bookkeeping without a lookup; the caching pool
+// recycles Block values, so a Block must not be touched after Free.
+type Block struct {
+	ptr    device.Ptr
+	size   uint64 // bytes the block spans (the request rounded up)
+	class  uint64 // the rounded request the block was handed out for (its front-cache bin)
+	req    uint64 // bytes requested
+	stream *device.Stream
+	owner  Resource // the resource that made the block (adaptors pass it through)
+	state  blockState
+	// indexed says the block is in the best-fit index. Unlike state it is
+	// only ever touched under the pool's lock, so the pool may look at the
+	// neighbours of a block while their owners use them.
+	indexed bool
+	nosync  bool // the owner already ordered every use before the free (Direct skips its sync)
+
+	// Streams declared with RecordUse while the block is allocated.
+	uses []*device.Stream
+
+	// Caching pool bookkeeping.
+	sc           *streamCache // the stream the block belongs to (allocated or front-cached)
+	seg          *segment
+	prev, next   *Block // address neighbours within seg
+	fprev, fnext *Block // front-cache bin list
+	lprev, lnext *Block // front-cache age list (newest first)
+	left, right  *Block // best-fit index (treap)
+	prio         uint32
+	waits        []waitRef // what a stream must wait for before using a free block
+}
+
+type blockState uint8
+
+const (
+	stateSpare     blockState = iota // recycled struct, not describing memory
+	stateAllocated                   // held by a user
+	stateFront                       // freed into its stream's front cache
+	stateFree                        // in the best-fit index
+	statePending                     // freed after RecordUse; waiting for other streams
+	stateFreeing                     // between a free and the pool's lock
+)
+
+func (s blockState) String() string {
+	return [...]string{"spare", "allocated", "front-cached", "free", "pending", "freeing"}[s]
+}
+
+// Ptr is the block's device address.
+func (b *Block) Ptr() device.Ptr { return b.ptr }
+
+// Size is the number of bytes requested.
+func (b *Block) Size() uint64 { return b.req }
+
+// Capacity is the number of bytes the block spans (Size rounded up to the
+// resource's granularity); all of them may be used.
+func (b *Block) Capacity() uint64 { return b.size }
+
+// Stream is the stream the block was allocated on; Free is ordered on it.
+func (b *Block) Stream() *device.Stream { return b.stream }
+
+// String is "block 0x7f00 (4096 bytes on stream 3)".
+func (b *Block) String() string {
+	var h uintptr
+	if b.stream != nil {
+		h = b.stream.Handle()
+	}
+	return fmt.Sprintf("block %v (%d bytes on stream %d)", b.ptr, b.req, h)
+}
+
+// addUse records s in b.uses once.
+func (b *Block) addUse(s *device.Stream) {
+	if s == b.stream {
+		return
+	}
+	for _, u := range b.uses {
+		if u == s {
+			return
+		}
+	}
+	b.uses = append(b.uses, s)
+}

@@ -1,0 +1,101 @@
+package memory
+
+import (
+	"sync"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// The default resource of each device, built once from the environment.
+var defaults struct {
+	mu sync.Mutex
+	m  map[*device.Device]*defaultEntry
+}
+
+type defaultEntry struct {
+	once   sync.Once
+	r      Resource
+	tracer *Tracer
+	err    error
+}
+
+func defaultFor(dev *device.Device) *defaultEntry {
+	defaults.mu.Lock()
+	defer defaults.mu.Unlock()
+	if defaults.m == nil {
+		defaults.m = make(map[*device.Device]*defaultEntry)
+	}
+	e := defaults.m[dev]
+	if e == nil {
+		e = &defaultEntry{}
+		defaults.m[dev] = e
+	}
+	e.once.Do(func() {
+		var cfg Config
+		if cfg, e.err = ConfigFromEnv(dev, nil); e.err == nil {
+			e.r, e.tracer, e.err = New(dev, cfg)
+		}
+	})
+	return e
+}
+
+// Default returns dev's default resource, the one arrays allocate from,
+// built on first use from GPUARR_MEMORY_POOL, GPUARR_HARD_MEMORY_LIMIT,
+// GPUARR_SOFT_MEMORY_LIMIT and GPUARR_MEMORY_TRACE (see New). A malformed
+// variable gives an error matching device.ErrBadConfig that names it, on
+// every call.
+func Default(dev *device.Device) (Resource, error) {
+	e := defaultFor(dev)
+	return e.r, e.err
+}
+
+// DefaultTracer returns the trace ring of dev's default resource, or nil
+// when GPUARR_MEMORY_TRACE does not turn tracing on.
+func DefaultTracer(dev *device.Device) *Tracer { return defaultFor(dev).tracer }
+
+// New builds the resource a Config describes:
+//
+//	caching: Caching(Limit(Direct(dev), hard), soft)    (the default)
+//	cuda:    Reclaiming(Limit(DriverPool(dev, soft), hard))
+//	none:    Reclaiming(Limit(Direct(dev), hard))
+//
+// Limit is left out without a hard limit. With TraceEvents, a Tracer of
+// that many events records blocks (and, for the caching pool, segments);
+// it is returned too. cuda on a device without memory pools is an error
+// naming GPUARR_MEMORY_POOL.
+func New(dev *device.Device, cfg Config) (Resource, *Tracer, error) {
+	var tr *Tracer
+	if cfg.TraceEvents > 0 {
+		tr = NewTracer(cfg.TraceEvents)
+	}
+	limit := func(r Resource) Resource {
+		if cfg.HardLimit > 0 {
+			return Limit(r, cfg.HardLimit)
+		}
+		return r
+	}
+	var r Resource
+	switch cfg.Pool {
+	case KindDriverPool:
+		if !dev.Info().MemoryPools {
+			return nil, nil, &device.ConfigError{Var: EnvPool, Value: cfg.Pool, Reason: dev.String() + " has no stream-ordered memory pools"}
+		}
+		dp, err := DriverPool(dev, DriverPoolOptions{SoftLimit: cfg.SoftLimit})
+		if err != nil {
+			return nil, nil, err
+		}
+		r = Reclaiming(limit(dp), nil)
+	case KindDirect:
+		r = Reclaiming(limit(Direct(dev)), nil)
+	default:
+		up := limit(Direct(dev))
+		if tr != nil {
+			up = tr.Wrap(up, TraceSegment)
+		}
+		r = Caching(up, CachingOptions{SoftLimit: cfg.SoftLimit})
+	}
+	if tr != nil {
+		r = tr.Wrap(r, TraceBlock)
+	}
+	return r, tr, nil
+}

@@ -1,0 +1,95 @@
+package memory
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// direct is the Direct resource.
+type direct struct {
+	dev *device.Device
+	mu  sync.Mutex // block states and uses
+	u   usage
+}
+
+// Direct allocates every block from the driver (cuMemAlloc) and frees it
+// back (cuMemFree): no caching at all, tens of microseconds a call on a GPU.
+// It is the upstream of the caching pool and the GPUARR_MEMORY_POOL=none
+// choice. Free waits for the block's stream and the streams declared with
+// RecordUse before freeing, since a synchronous free is not stream-ordered.
+func Direct(dev *device.Device) Resource { return &direct{dev: dev} }
+
+func (d *direct) Device() *device.Device { return d.dev }
+
+func (d *direct) Alloc(s *device.Stream, n uint64) (*Block, error) {
+	s, err := checkStream("Direct.Alloc", d.dev, s)
+	if err != nil {
+		return nil, err
+	}
+	size := max(n, 1)
+	p, err := d.dev.Alloc(size)
+	if err != nil {
+		if isOOM(err) {
+			d.u.ooms.Add(1)
+		}
+		return nil, err
+	}
+	d.u.alloc(size)
+	return &Block{ptr: p, size: size, class: size, req: n, stream: s, owner: d, state: stateAllocated}, nil
+}
+
+func (d *direct) Free(b *Block) error {
+	if b == nil || b.owner != d {
+		return invalid("Direct.Free", "%v was not allocated by this resource", b)
+	}
+	d.mu.Lock()
+	if b.state != stateAllocated {
+		d.mu.Unlock()
+		return invalid("Direct.Free", "%v is already freed", b)
+	}
+	b.state = stateFreeing
+	uses := b.uses
+	b.uses = nil
+	d.mu.Unlock()
+	if !b.nosync {
+		for _, s := range append([]*device.Stream{b.stream}, uses...) {
+			if err := s.Synchronize(); err != nil && !errors.Is(err, device.ErrClosed) {
+				return err
+			}
+		}
+	}
+	if err := d.dev.Free(b.ptr); err != nil {
+		return err
+	}
+	d.u.free(b.size)
+	return nil
+}
+
+func (d *direct) RecordUse(b *Block, s *device.Stream) error {
+	if b == nil || b.owner != d {
+		return invalid("Direct.RecordUse", "%v was not allocated by this resource", b)
+	}
+	if s == nil || s.Device() != d.dev {
+		return invalid("Direct.RecordUse", "stream must belong to %s", d.dev)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b.state != stateAllocated {
+		return invalid("Direct.RecordUse", "%v is freed", b)
+	}
+	b.addUse(s)
+	return nil
+}
+
+func (d *direct) Stats() Stats {
+	s := Stats{Kind: KindDirect, Device: d.dev.String()}
+	d.u.fill(&s)
+	s.ReservedBytes, s.Segments = s.AllocatedBytes, s.Allocations
+	s.SegmentsObtained, s.SegmentsReleased = d.u.allocs.Load(), d.u.frees.Load()
+	return s
+}
+
+func (d *direct) EmptyCache() error      { return nil }
+func (d *direct) Trim(keep uint64) error { return nil }

@@ -1,0 +1,93 @@
+// Package memory is gpuarr's device memory allocators: composable,
+// stream-ordered resources in the way RMM's memory resources and adaptors
+// compose, with a caching pool at the centre, limits, statistics and a
+// trace.
+//
+// # Resources
+//
+// A Resource hands out Blocks (address, size, stream) on one device:
+//
+//	Caching(upstream, opts)   the caching pool (below)
+//	DriverPool(dev, opts)     the driver's stream-ordered pool (cuMemAllocFromPoolAsync)
+//	Direct(dev)               cuMemAlloc/cuMemFree, no caching
+//	Limit(r, hard)            refuses what would pass a hard limit (atomically)
+//	Statistics(r)             counts what passes through
+//	Reclaiming(r, reclaimer)  the exhaustion ladder for resources without a cache
+//	Tracer.Wrap(r, level)     records calls into a bounded ring, as JSON
+//
+// Expandable segments (reserve address space once, map physical pages as
+// the pool grows; cuMemAddressReserve/cuMemMap) are left for later; they
+// will be another upstream of the caching pool.
+//
+// Default(dev) is the resource arrays use, built once per device from the
+// environment: GPUARR_MEMORY_POOL=caching|cuda|none (caching),
+// GPUARR_HARD_MEMORY_LIMIT and GPUARR_SOFT_MEMORY_LIMIT (bytes, "512MB",
+// "4GiB", "80%" of the device), GPUARR_MEMORY_TRACE=N (trace N events).
+// Status(dev) renders its statistics.
+//
+// # The caching pool
+//
+// Sizes follow PyTorch's caching allocator: requests are rounded up to 512
+// bytes; those up to 1 MiB are packed into small segments (2 MiB, growing to
+// an eighth of the small pool up to 32 MiB once the pool passes 16 MiB, so
+// gigabytes of small blocks take hundreds of driver allocations, not
+// thousands), larger ones get a
+// 20 MiB segment below 10 MiB and their size rounded to 2 MiB above (a
+// segment of just the request when a limit leaves no room for 20 MiB). Free
+// blocks live in a best-fit index per kind (small, large) ordered by (size,
+// address): size classes (four per power of two) found through a bitmap,
+// each a treap threaded through the blocks, so a lookup is O(log n) in the
+// blocks of its own class and free blocks of other sizes cost nothing.
+// Allocation takes the smallest block that fits and splits off the rest
+// (small blocks when at least 512 bytes remain, large ones when more than
+// 1 MiB does); freeing merges a block with free neighbours in its segment.
+// With MaxSplitSize, big blocks are neither split nor given to small
+// requests (PyTorch's max_split_size).
+//
+// In front of the index, each stream has a front cache of blocks freed on
+// it, binned by size class. Stream order makes such a block reusable by the
+// same stream at once, so the hot path — alloc and free of a cached size on
+// one stream — takes only that stream's lock (uncontended when one
+// goroutine drives the stream), makes no driver call, allocates nothing and
+// writes nothing shared; statistics are per stream too (see Stats for what
+// that means for peaks). The front cache spills its oldest blocks to the
+// index past 64 blocks or 1 GiB, and every front cache moves to the index
+// when the index misses, before the pool asks upstream for more.
+//
+// Another stream may use freed memory only after the streams that used it
+// passed the free. A free block carries, per such stream, the point it must
+// pass; the taking stream waits for an event there on the device (no CPU
+// wait), recording it lazily at that moment if the free recorded none, and
+// remembers which events it already waited for. Points known to be reached
+// need no wait: the pool learns them in batches — before it grows and
+// every 32 spills — querying only the oldest outstanding event per stream
+// and recording a "clock" event where frees happened since. RecordUse(b, s)
+// declares that s uses b as well; freeing such a block records an event on
+// each of those streams and keeps the block pending, outside the index,
+// until all are reached, as PyTorch does with record_stream. A closed
+// stream's memory needs no wait (closing drains it). In the host backend's
+// checking mode (GPUARR_HOST_CHECK=1) freed blocks are poisoned by a memset
+// in the freeing stream's order, so a missing wait shows up as wrong data.
+//
+// When upstream refuses a segment, the pool runs a ladder, each step once
+// with a retry after it: wait for pending blocks' streams and take those
+// blocks; call the Reclaimer (SetReclaimer or CachingOptions.Reclaimer; the
+// GC's ladder in package gcpressure) up to ReclaimLevels times; give every
+// idle segment back upstream. Only then does it fail, with an
+// *OutOfMemoryError (matching device.ErrOutOfMemory) whose message is a
+// status report: requested, used, reserved, limits, largest free block,
+// fragmentation. The soft limit is applied when the pool checks stream
+// progress (before it grows, and every 32 spills): idle segments whose
+// users are done go back upstream until the cached bytes are within it.
+// EmptyCache and Trim give segments back on demand, waiting for streams
+// still using them.
+//
+// # Boundaries
+//
+// This package owns allocation policy: segments, blocks, caching, limits,
+// statistics and the trace. It builds on package device (raw allocations,
+// streams, events) and must not touch Go's garbage collector, arrays or
+// their tracking: it knows nothing of Go objects that hold blocks, and it
+// calls a Reclaimer when it needs memory back rather than collecting
+// garbage itself.
+package memory

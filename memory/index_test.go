@@ -1,0 +1,184 @@
+package memory
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// The treap against a sorted slice.
+func TestIndexMatchesModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x index
+	var model []*Block
+	byKey := func(a, b *Block) int {
+		if c := cmp.Compare(a.size, b.size); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ptr, b.ptr)
+	}
+	next := device.Ptr(1 << 20)
+	for step := range 20000 {
+		switch {
+		case len(model) == 0 || rng.IntN(3) > 0:
+			b := &Block{ptr: next, size: uint64(1+rng.IntN(64)) * 512 << rng.IntN(12)}
+			next += 1 << 20
+			x.insert(b)
+			i, _ := slices.BinarySearchFunc(model, b, byKey)
+			model = slices.Insert(model, i, b)
+		default:
+			i := rng.IntN(len(model))
+			x.remove(model[i])
+			model = slices.Delete(model, i, i+1)
+		}
+		if step%100 == 0 {
+			var got []*Block
+			x.each(func(b *Block) bool { got = append(got, b); return true })
+			require.Equal(t, model, got)
+		}
+		size := uint64(rng.IntN(70)) * 512 << rng.IntN(13)
+		i, _ := slices.BinarySearchFunc(model, &Block{size: size}, byKey)
+		var want *Block
+		if i < len(model) {
+			want = model[i]
+		}
+		require.Same(t, want, x.lowerBound(size))
+		require.Equal(t, len(model), x.n)
+		if len(model) > 0 {
+			require.Same(t, model[len(model)-1], x.largest())
+		}
+	}
+}
+
+func TestSmallSegmentsGrow(t *testing.T) {
+	for _, tc := range []struct{ reserved, seg uint64 }{
+		{0, 2 << 20}, {14 << 20, 2 << 20}, {16 << 20, 2 << 20}, {32 << 20, 4 << 20},
+		{100 << 20, 12 << 20}, {256 << 20, 32 << 20}, {16 << 30, 32 << 20},
+	} {
+		require.Equal(t, tc.seg, smallSegmentSize(tc.reserved), "after %d", tc.reserved)
+	}
+}
+
+func TestSizeClasses(t *testing.T) {
+	for _, tc := range []struct{ n, round, seg uint64 }{
+		{0, 512, 2 << 20},
+		{1, 512, 2 << 20},
+		{512, 512, 2 << 20},
+		{513, 1024, 2 << 20},
+		{1 << 20, 1 << 20, 2 << 20},
+		{1<<20 + 1, 1<<20 + 512, 20 << 20},
+		{10<<20 - 513, 10<<20 - 512, 20 << 20},
+		{10<<20 - 1, 10 << 20, 10 << 20},
+		{10 << 20, 10 << 20, 10 << 20},
+		{21<<20 + 5, 21<<20 + 512, 22 << 20},
+	} {
+		require.Equal(t, tc.round, roundSize(tc.n), "round %d", tc.n)
+		require.Equal(t, tc.seg, segmentSize(roundSize(tc.n)), "segment for %d", tc.n)
+	}
+}
+
+// Peaks from sharded counters are exact with one goroutine, whatever the
+// order in which streams allocate.
+func TestPeaksExactSingleGoroutine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var pk peaks
+	shards := make([]*streamCache, 5)
+	for i := range shards {
+		shards[i] = new(streamCache)
+	}
+	cur := make([][]uint64, len(shards))
+	var total, count, peakB, peakC, pending, peakActB uint64
+	var pend []uint64
+	for range 20000 {
+		i := rng.IntN(len(shards))
+		s := &shards[i].sh
+		switch {
+		case rng.IntN(20) == 0:
+			n := uint64(1+rng.IntN(8)) * 512
+			pending += n
+			pend = append(pend, n)
+			pk.addPending(shards, n)
+		case rng.IntN(20) == 0 && len(pend) > 0:
+			n := pend[0]
+			pend = pend[1:]
+			pending -= n
+			pk.subPending(n)
+		case len(cur[i]) > 0 && rng.IntN(2) == 0:
+			n := cur[i][len(cur[i])-1]
+			cur[i] = cur[i][:len(cur[i])-1]
+			s.sub(n)
+			total -= n
+			count--
+		default:
+			n := uint64(1+rng.IntN(64)) * 512
+			cur[i] = append(cur[i], n)
+			s.add(n)
+			if s.over() {
+				pk.recompute(shards, shards[i])
+			}
+			total += n
+			count++
+		}
+		peakB, peakC = max(peakB, total), max(peakC, count)
+		peakActB = max(peakActB, total+pending)
+		ab, ac, actB, _ := pk.read(shards)
+		require.Equal(t, Stat{total, peakB}, ab)
+		require.Equal(t, Stat{count, peakC}, ac)
+		require.Equal(t, Stat{total + pending, peakActB}, actB)
+	}
+}
+
+// Phased use of two streams: exact while uncontended (a's bound drops so
+// that a later overlap is seen); after contention, bounds stay at each
+// stream's maximum and recomputes stop.
+func TestPeaksRelaxUnderContention(t *testing.T) {
+	var pk peaks
+	a, b := new(streamCache), new(streamCache)
+	all := []*streamCache{a, b}
+	step := func(c *streamCache, n int64) {
+		c.mu.Lock()
+		if n > 0 {
+			c.sh.add(uint64(n))
+		} else {
+			c.sh.sub(uint64(-n))
+		}
+		over := c.sh.over()
+		c.mu.Unlock()
+		if over {
+			pk.recompute(all, c)
+		}
+	}
+	step(a, 10)
+	step(a, -10)
+	step(b, 10)
+	require.Equal(t, uint64(0), a.sh.hiBytes, "exact mode takes a's headroom for b")
+	step(a, 10) // overlap: a new peak of 20, seen
+	ab, _, _, _ := pk.read(all)
+	require.Equal(t, uint64(20), ab.Peak)
+
+	// Contention: b's lock is held while a recomputes.
+	b.mu.Lock()
+	done := make(chan struct{})
+	go func() {
+		step(a, 10) // a's new maximum: recompute
+		close(done)
+	}()
+	for pk.mu.TryLock() { // wait until the recompute holds the peaks lock
+		pk.mu.Unlock()
+		runtime.Gosched()
+	}
+	b.mu.Unlock() // it must have waited for b (or will)
+	<-done
+	require.True(t, pk.relaxed)
+	step(a, -20)
+	step(b, -10)
+	pk.recompute(all, nil)
+	require.Equal(t, uint64(20), a.sh.hiBytes, "relaxed: a keeps its maximum")
+	require.Equal(t, uint64(10), b.sh.hiBytes)
+}

@@ -1,0 +1,70 @@
+package memory
+
+import (
+	"sync/atomic"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// limited is the Limit adaptor.
+type limited struct {
+	up   Resource
+	hard uint64
+	used atomic.Uint64
+}
+
+// Limit caps the bytes allocated through it at hard. The bytes of a
+// request are reserved with an atomic compare-and-swap before upstream is
+// asked, so the cap holds however many goroutines allocate at once. A
+// refusal is an error matching device.ErrOutOfMemory, which a caching pool
+// above answers with its exhaustion ladder. Under a caching pool the limit
+// counts segments, i.e. reserved memory: Caching(Limit(Direct(dev), hard)).
+func Limit(up Resource, hard uint64) Resource { return &limited{up: up, hard: hard} }
+
+func (l *limited) Device() *device.Device { return l.up.Device() }
+func (l *limited) streamOrdered() bool    { return isStreamOrdered(l.up) }
+
+func (l *limited) Alloc(s *device.Stream, n uint64) (*Block, error) {
+	for {
+		u := l.used.Load()
+		if n > l.hard-u {
+			return nil, driver.Errorf("memory.Limit", driver.OutOfMemory,
+				"%d bytes requested on %s with %d of the %d-byte hard limit in use",
+				n, l.up.Device(), u, l.hard)
+		}
+		if l.used.CompareAndSwap(u, u+n) {
+			break
+		}
+	}
+	b, err := l.up.Alloc(s, n)
+	if err != nil {
+		l.used.Add(-n)
+		return nil, err
+	}
+	return b, nil
+}
+
+func (l *limited) Free(b *Block) error {
+	n := b.Size()
+	if err := l.up.Free(b); err != nil {
+		return err
+	}
+	l.used.Add(-n)
+	return nil
+}
+
+func (l *limited) RecordUse(b *Block, s *device.Stream) error { return l.up.RecordUse(b, s) }
+func (l *limited) EmptyCache() error                          { return l.up.EmptyCache() }
+func (l *limited) Trim(keep uint64) error                     { return l.up.Trim(keep) }
+
+func (l *limited) Stats() Stats {
+	s := l.up.Stats()
+	if s.HardLimit == 0 || l.hard < s.HardLimit {
+		s.HardLimit = l.hard
+	}
+	return s
+}
+
+// Used is the number of bytes the limit currently counts.
+func (l *limited) Used() uint64 { return l.used.Load() }

@@ -1,0 +1,112 @@
+package memory
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// Reclaimer frees memory on request, before an allocation fails. Package
+// gcpressure implements it (collect garbage, wait for cleanups that free
+// arrays, synchronize streams); this package only calls it.
+//
+// Reclaim is asked for need bytes on dev. level counts the calls made for
+// one failing allocation, from 0, so an implementation can escalate (for
+// example 0: synchronize the stream, 1: run the GC and wait for cleanups,
+// 2: synchronize every stream). It reports whether it may have freed
+// anything; the allocator retries after each true and stops calling at the
+// first false or after ReclaimLevels calls. It runs without any allocator
+// lock held and may free blocks of any resource.
+type Reclaimer interface {
+	Reclaim(dev *device.Device, need uint64, level int) (freed bool)
+}
+
+// ReclaimLevels bounds the Reclaim calls for one allocation.
+const ReclaimLevels = 4
+
+// ReclaimFunc adapts a function to Reclaimer.
+type ReclaimFunc func(dev *device.Device, need uint64, level int) bool
+
+// Reclaim calls f.
+func (f ReclaimFunc) Reclaim(dev *device.Device, need uint64, level int) bool {
+	return f(dev, need, level)
+}
+
+type reclaimerBox struct{ r Reclaimer }
+
+var reclaimerHook atomic.Pointer[reclaimerBox]
+
+// SetReclaimer installs the process-wide reclaimer, used by every resource
+// whose options name none, and returns the previous one. nil removes it.
+func SetReclaimer(r Reclaimer) (previous Reclaimer) {
+	old := reclaimerHook.Swap(&reclaimerBox{r: r})
+	if old == nil {
+		return nil
+	}
+	return old.r
+}
+
+func globalReclaimer() Reclaimer {
+	if b := reclaimerHook.Load(); b != nil {
+		return b.r
+	}
+	return nil
+}
+
+func isOOM(err error) bool { return errors.Is(err, device.ErrOutOfMemory) }
+
+// reclaiming is the Reclaiming adaptor.
+type reclaiming struct {
+	up Resource
+	r  Reclaimer
+}
+
+// Reclaiming wraps a resource without a cache of its own (Direct,
+// DriverPool, under a Limit) with the exhaustion ladder the caching pool
+// runs inside: when an allocation fails for lack of memory it calls the
+// reclaimer (r, or the process-wide one when r is nil), retrying after each
+// call, then empties r's cache and retries once more; only then does it
+// fail, with an *OutOfMemoryError carrying a status report. It is RMM's
+// failure-callback adaptor.
+func Reclaiming(up Resource, r Reclaimer) Resource { return &reclaiming{up: up, r: r} }
+
+func (a *reclaiming) Device() *device.Device { return a.up.Device() }
+func (a *reclaiming) streamOrdered() bool    { return isStreamOrdered(a.up) }
+
+func (a *reclaiming) Alloc(s *device.Stream, n uint64) (*Block, error) {
+	b, err := a.up.Alloc(s, n)
+	if err == nil || !isOOM(err) {
+		return b, err
+	}
+	r := a.r
+	if r == nil {
+		r = globalReclaimer()
+	}
+	if r != nil {
+		for level := range ReclaimLevels {
+			if !r.Reclaim(a.up.Device(), n, level) {
+				break
+			}
+			if b, err = a.up.Alloc(s, n); err == nil || !isOOM(err) {
+				return b, err
+			}
+		}
+	}
+	if e := a.up.EmptyCache(); e == nil {
+		if b, err = a.up.Alloc(s, n); err == nil || !isOOM(err) {
+			return b, err
+		}
+	}
+	var oom *OutOfMemoryError
+	if errors.As(err, &oom) {
+		return nil, err
+	}
+	return nil, &OutOfMemoryError{Device: a.up.Device().String(), Requested: n, Stats: a.up.Stats(), Cause: err}
+}
+
+func (a *reclaiming) Free(b *Block) error                        { return a.up.Free(b) }
+func (a *reclaiming) RecordUse(b *Block, s *device.Stream) error { return a.up.RecordUse(b, s) }
+func (a *reclaiming) Stats() Stats                               { return a.up.Stats() }
+func (a *reclaiming) EmptyCache() error                          { return a.up.EmptyCache() }
+func (a *reclaiming) Trim(keep uint64) error                     { return a.up.Trim(keep) }
