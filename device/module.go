@@ -3,7 +3,6 @@ package device
 import (
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device/driver"
@@ -59,8 +58,6 @@ func Linear(n uint64, blockSize uint32) LaunchConfig {
 	return LaunchConfig{Grid: Dim3{X: uint32(blocks)}, Block: Dim3{X: blockSize}}
 }
 
-var argsPool = sync.Pool{New: func() any { return new(driver.Args) }}
-
 // Launch queues kernel k on s. Arguments must match the kernel's .param
 // list in order; accepted types are Ptr, int32, uint32, int64, uint64,
 // float32 and float64 (plain int is refused: its PTX width is ambiguous).
@@ -74,8 +71,14 @@ func (s *Stream) Launch(k *Kernel, cfg LaunchConfig, args ...any) error {
 	if k.mod.dev != s.dev {
 		return invalid("Stream.Launch", "kernel %s was loaded on %s, stream is on %s", k.Name(), k.mod.dev, s.dev)
 	}
-	a := argsPool.Get().(*driver.Args)
-	defer argsPool.Put(a)
+	// One spare buffer per stream, taken with an atomic swap: cheaper than a
+	// sync.Pool on the launch path, and concurrent launches on one stream
+	// simply allocate another.
+	a := s.spareArgs.Swap(nil)
+	if a == nil {
+		a = new(driver.Args)
+	}
+	defer s.spareArgs.Store(a)
 	if err := marshalArgs(a, k.Name(), args); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ type Stream struct {
 	isDefault bool
 	closed    atomic.Bool
 	closeErr  error // set when the stream could not be created
+	spareArgs atomic.Pointer[driver.Args]
 }
 
 // Device is the device the stream belongs to.

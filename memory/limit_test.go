@@ -6,11 +6,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/testkernels"
 )
 
 // watch is an upstream that measures what it has handed out, and the most
@@ -164,9 +166,16 @@ func TestExhaustionLadder(t *testing.T) {
 	defer other.Close()
 
 	t.Run("pending blocks", func(t *testing.T) {
+		ks, err := testkernels.Load(dev)
+		require.NoError(t, err)
+		defer ks.Module.Close()
 		pool := Caching(Limit(Direct(dev), 4<<20), CachingOptions{})
 		x, err := pool.Alloc(s, 3<<20) // an exact 4 MiB segment under the limit
 		require.NoError(t, err)
+		// other is still busy with x when x is freed, so the free is pending
+		// (an idle stream's event would already be complete on a GPU) and
+		// only the ladder's wait makes x available again.
+		require.NoError(t, other.Launch(ks.SpinWrite, device.LaunchConfig{}, x.Ptr(), uint32(1), uint64(20*time.Millisecond)))
 		require.NoError(t, pool.RecordUse(x, other))
 		require.NoError(t, pool.Free(x))
 		y, err := pool.Alloc(s, 3<<20)
