@@ -47,6 +47,8 @@ demo:
 	$(GO) run ./cmd/gpuarr info
 	@echo
 	$(GO) run ./examples/vecadd
+	@echo
+	$(GO) run ./examples/train
 
 # Every main package under bench/ (the Python peer scripts need a GPU and
 # PyTorch; they run from the GPU bundle).

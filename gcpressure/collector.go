@@ -3,6 +3,7 @@ package gcpressure
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,34 +25,69 @@ func (r Reading) Pressure() float64 {
 // process (the GC is process-wide); it is safe for concurrent use, and
 // concurrent callers share one collection rather than queueing several.
 type Collector struct {
-	cfg Config
+	cfg     Config
+	enabled atomic.Bool // cfg.Enabled, switchable at run time
 
-	mu         sync.Mutex
-	collecting bool
-	avgGC      time.Duration // smoothed duration of a collection
-	lastEnd    time.Time     // when the last eager collection finished
-	lastFreed  uint64
-	counters   Counters
+	mu       sync.Mutex
+	cur      *collection // the collection in flight, if any
+	last     *collection // the last one that ended
+	started  uint64      // collections started so far (eager and forced)
+	counters Counters
+
+	// The budget's inputs, written under mu and read without it by the
+	// fast refusal check (Refuses) that callers make before reading the
+	// device. lastEnd is in c.now's nanoseconds; ended says it is set.
+	avgGC     atomic.Int64 // smoothed duration of a collection, ns
+	lastEnd   atomic.Int64
+	ended     atomic.Bool
+	lastFreed atomic.Uint64
 
 	// gc and now are runtime.GC-plus-wait and time.Now, replaced in tests.
-	gc  func() time.Duration
+	gc  func(wait time.Duration) time.Duration
 	now func() time.Time
+}
+
+// collection is one collection in flight; done closes when it ends.
+type collection struct {
+	seq   uint64
+	done  chan struct{}
+	took  time.Duration
+	freed uint64
 }
 
 // NewCollector returns a collector with the given policy.
 func NewCollector(cfg Config) *Collector {
-	c := &Collector{cfg: cfg, now: time.Now}
-	c.gc = func() time.Duration { return CollectAndWait(cfg.CleanupWaitMax) }
+	c := &Collector{cfg: cfg, now: time.Now, gc: CollectAndWait}
+	c.enabled.Store(cfg.Enabled)
 	return c
 }
 
 // Config returns the collector's policy.
-func (c *Collector) Config() Config { return c.cfg }
+func (c *Collector) Config() Config {
+	cfg := c.cfg
+	cfg.Enabled = c.enabled.Load()
+	return cfg
+}
+
+// SetEnabled turns eager collection on or off and returns the previous
+// setting. Forced collections (Collect) are not affected.
+func (c *Collector) SetEnabled(on bool) (was bool) { return c.enabled.Swap(on) }
+
+// Enabled reports whether eager collection is on.
+func (c *Collector) Enabled() bool { return c.enabled.Load() }
+
+// Threshold is the pressure below which MaybeCollect does nothing.
+func (c *Collector) Threshold(blocking bool) float64 {
+	if blocking {
+		return c.cfg.BlockingThreshold
+	}
+	return c.cfg.Threshold
+}
 
 // budget is the largest recent GC-time fraction allowed at this pressure.
 func (c *Collector) budget(r Reading, blocking bool) float64 {
 	b := c.cfg.Budget
-	if r.Limit > 0 && c.lastFreed > r.Limit/10 {
+	if r.Limit > 0 && c.lastFreed.Load() > r.Limit/10 {
 		b *= 2 // the last collection paid off
 	}
 	if blocking {
@@ -67,53 +103,50 @@ func (c *Collector) budget(r Reading, blocking bool) float64 {
 	return b
 }
 
+// Refuses reports whether the time budget forbids a collection now at
+// reading r. It takes no lock, so callers use it to avoid measuring the
+// device at all while the budget is spent.
+func (c *Collector) Refuses(r Reading, blocking bool) bool {
+	return c.refusesAt(r, blocking, c.now())
+}
+
+func (c *Collector) refusesAt(r Reading, blocking bool, now time.Time) bool {
+	if !c.ended.Load() {
+		return false
+	}
+	since := now.UnixNano() - c.lastEnd.Load()
+	return since <= 0 || float64(c.avgGC.Load())/float64(since) > c.budget(r, blocking)
+}
+
 // MaybeCollect runs an eager collection when pressure and the time budget
 // call for one. read is called before and after to measure what was freed.
 // blocking says the caller is about to wait for the device. It reports
-// whether a collection ran.
+// whether a collection ran; a caller that finds another collection under
+// way does not wait for it.
 func (c *Collector) MaybeCollect(read func() Reading, blocking bool) bool {
-	if !c.cfg.Enabled {
+	if !c.enabled.Load() {
 		return false
 	}
 	before := read()
-	threshold := c.cfg.Threshold
-	if blocking {
-		threshold = c.cfg.BlockingThreshold
-	}
 	p := before.Pressure()
-	if p < threshold {
+	if p < c.Threshold(blocking) {
 		return false
 	}
 	c.mu.Lock()
-	if c.collecting {
+	if c.cur != nil {
 		c.mu.Unlock()
 		return false
 	}
-	now := c.now()
-	if !c.lastEnd.IsZero() {
-		since := now.Sub(c.lastEnd)
-		if since <= 0 || float64(c.avgGC)/float64(since) > c.budget(before, blocking) {
-			c.counters.Skipped++
-			c.mu.Unlock()
-			return false
-		}
+	if c.refusesAt(before, blocking, c.now()) {
+		c.counters.Skipped++
+		c.mu.Unlock()
+		return false
 	}
-	c.collecting = true
+	col := c.startLocked()
 	c.mu.Unlock()
 
-	took := c.gc()
-	after := read()
-	freed := before.Live - min(after.Live, before.Live)
-
+	took, freed := c.run(col, before, read, c.cfg.CleanupWaitMax)
 	c.mu.Lock()
-	c.collecting = false
-	c.lastEnd = c.now()
-	if c.avgGC == 0 {
-		c.avgGC = took
-	} else {
-		c.avgGC = (3*c.avgGC + took) / 4
-	}
-	c.lastFreed = freed
 	c.counters.record(took, freed)
 	c.mu.Unlock()
 	if c.cfg.Log != nil {
@@ -127,7 +160,71 @@ func (c *Collector) MaybeCollect(read func() Reading, blocking bool) bool {
 	return true
 }
 
-// Counters returns a snapshot of what the collector has done.
+// Collect runs a collection whatever the policy says (the reclaim ladder
+// does), waiting up to wait for the cleanups it queues. Its result covers
+// every object unreachable when Collect was called: a collection already
+// under way may have begun before they became garbage, so Collect waits for
+// it and then starts (or joins) a later one. ran says whether this caller
+// ran the collection rather than sharing another caller's; took is the
+// collection's duration and freed what it freed, as read measures.
+func (c *Collector) Collect(read func() Reading, wait time.Duration) (ran bool, took time.Duration, freed uint64) {
+	c.mu.Lock()
+	want := c.started + 1 // the first collection to start after this call
+	for {
+		if cur := c.cur; cur != nil {
+			c.mu.Unlock()
+			<-cur.done
+			if cur.seq >= want {
+				return false, cur.took, cur.freed
+			}
+			c.mu.Lock()
+			continue
+		}
+		if last := c.last; last != nil && last.seq >= want {
+			// One started after this call and ended while we waited.
+			c.mu.Unlock()
+			return false, last.took, last.freed
+		}
+		col := c.startLocked()
+		c.mu.Unlock()
+		took, freed = c.run(col, read(), read, wait)
+		return true, took, freed
+	}
+}
+
+// startLocked marks a collection as under way.
+func (c *Collector) startLocked() *collection {
+	c.started++
+	c.cur = &collection{seq: c.started, done: make(chan struct{})}
+	return c.cur
+}
+
+// run performs col: the collection, the smoothing of its duration, and the
+// hand-off to callers waiting for it.
+func (c *Collector) run(col *collection, before Reading, read func() Reading, wait time.Duration) (time.Duration, uint64) {
+	took := c.gc(wait)
+	after := read()
+	freed := before.Live - min(after.Live, before.Live)
+
+	c.mu.Lock()
+	end := c.now().UnixNano()
+	if avg := c.avgGC.Load(); avg == 0 {
+		c.avgGC.Store(int64(took))
+	} else {
+		c.avgGC.Store((3*avg + int64(took)) / 4)
+	}
+	c.lastFreed.Store(freed)
+	c.lastEnd.Store(end)
+	c.ended.Store(true)
+	col.took, col.freed = took, freed
+	c.cur, c.last = nil, col
+	c.mu.Unlock()
+	close(col.done)
+	return took, freed
+}
+
+// Counters returns a snapshot of what the collector's eager collections
+// have done (forced ones are counted by their callers, the Reclaimer).
 func (c *Collector) Counters() Counters {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -141,7 +238,7 @@ func FormatBytes(n uint64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
 		div *= unit
 		exp++
 	}

@@ -33,7 +33,7 @@ func (w *fakeWorld) read() Reading {
 func (w *fakeWorld) collector(cfg Config) *Collector {
 	c := NewCollector(cfg)
 	c.now = func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.clock }
-	c.gc = func() time.Duration {
+	c.gc = func(time.Duration) time.Duration {
 		if w.inFlight.Add(1) > 1 {
 			panic("two collections at once")
 		}
@@ -82,6 +82,15 @@ func TestDisabledNeverCollects(t *testing.T) {
 	}
 	assert.Zero(t, w.gcCalls)
 	assert.Zero(t, c.Counters().Collections)
+
+	// Switched on at run time (SetEager), it collects; off again, it stops.
+	assert.False(t, c.SetEnabled(true))
+	assert.True(t, c.Config().Enabled)
+	assert.True(t, c.MaybeCollect(w.read, true))
+	assert.True(t, c.SetEnabled(false))
+	w.advance(time.Hour)
+	assert.False(t, c.MaybeCollect(w.read, true))
+	assert.Equal(t, 1, w.gcCalls)
 }
 
 // With 1 ms collections and a 5% budget, collections may come at most

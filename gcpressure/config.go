@@ -19,9 +19,12 @@ type Config struct {
 	Threshold, BlockingThreshold float64
 	// Budget is the base fraction of time eager collections may take.
 	Budget float64
-	// CleanupWait bounds the wait for queued cleanups after a collection.
-	CleanupWaitMax time.Duration
-	// Log receives one line per collection when non-nil (GPUARR_DEBUG=gc).
+	// CleanupWaitMax bounds the wait for queued cleanups after an eager
+	// collection; ReclaimWaitMax after the reclaim ladder's collection,
+	// where the alternative is an out-of-memory error.
+	CleanupWaitMax, ReclaimWaitMax time.Duration
+	// Log receives one line per collection and reclaim step when non-nil
+	// (GPUARR_DEBUG=gc).
 	Log io.Writer
 }
 
@@ -34,7 +37,8 @@ const (
 // DefaultConfig returns the documented policy, adjusted by GPUARR_GC_EARLY
 // and GPUARR_DEBUG. A malformed GPUARR_GC_EARLY is an error naming it.
 func DefaultConfig() (Config, error) {
-	c := Config{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.50, Budget: 0.05, CleanupWaitMax: 50 * time.Millisecond}
+	c := Config{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.50, Budget: 0.05,
+		CleanupWaitMax: 50 * time.Millisecond, ReclaimWaitMax: time.Second}
 	if v, ok := os.LookupEnv(EnvGCEarly); ok && v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

@@ -2,27 +2,66 @@
 //
 // Go's GC sees only the small Go headers of device arrays, never the
 // gigabytes behind them, so forgotten arrays would pile up until the device
-// runs dry. This package decides when to run runtime.GC() early, in the
+// runs dry. Arrays return their memory through runtime.AddCleanup; this
+// package decides when to run runtime.GC() so that those cleanups happen in
+// time, and what to do when an allocation is about to fail.
+//
+// # Eager collection
+//
+// The array layer calls BeforeAlloc(dev, n) before each allocation and
+// BeforeBlockingWait(dev) before the CPU waits for the device. In the
 // manner of CUDA.jl's maybe_collect:
 //
 //   - pressure = live device bytes / limit (the hard limit, else the soft
-//     limit, else free + live);
+//     limit, else the driver's free memory plus what the pool holds; see
+//     DeviceReading);
 //   - below 0.75 (0.50 before a blocking wait) nothing happens;
 //   - above, a collection runs unless the recent fraction of time spent in
-//     these collections exceeds a budget: 5 %, doubled when the last
-//     collection freed more than 10 % of the limit, doubled before a
-//     blocking wait, doubled above 0.90 and again above 0.95 pressure. The
-//     collection time is smoothed (exponential moving average).
+//     collections exceeds a budget: 5 %, doubled when the last collection
+//     freed more than 10 % of the limit, doubled before a blocking wait,
+//     doubled above 0.90 and again above 0.95 pressure. The collection time
+//     is smoothed (exponential moving average);
 //   - after a collection it waits, bounded, until the cleanups the GC queued
 //     (runtime.AddCleanup callbacks that return device buffers) have run,
 //     by comparing /gc/cleanups/queued and /gc/cleanups/executed in
-//     runtime/metrics.
+//     runtime/metrics (WaitForCleanups).
 //
-// GPUARR_GC_EARLY=false turns eager collection off (the allocator's reclaim
-// ladder still collects before reporting out-of-memory); GPUARR_DEBUG=gc
-// logs each collection with the bytes freed and the time taken.
+// The check on each allocation must cost nanoseconds, so it does not read
+// the allocator's statistics every time: a per-device gauge adds the bytes
+// announced since its last reading to that reading (an upper bound of the
+// live bytes), trusts it below the threshold, asks the collector's budget
+// without any reading above it, and reads for real only when a collection
+// may be due or after 1/64 of the limit has been announced.
 //
-// This package owns the collection policy and its counters. It does not
-// allocate device memory, does not know arrays, and is driven by the memory
-// package through its live-byte figures.
+// # The reclaim ladder
+//
+// Reclaimer implements memory.Reclaimer. When an allocation is about to
+// fail, the allocator calls it level by level, retrying after each step:
+// synchronize the default stream; collect and wait for cleanups (up to a
+// second); synchronize every stream of the device; then it reports that it
+// has nothing left, and the allocator releases its cached segments, retries
+// once more and only then fails with device.ErrOutOfMemory and a status
+// report. Concurrent ladders share collections, and while a step runs, new
+// allocations on that device wait in BeforeAlloc (Reclaimer.Hold) so that
+// the memory it frees goes to the allocation that ran out. Install (or the
+// first BeforeAlloc) makes the ladder the process-wide reclaimer.
+//
+// # Host memory
+//
+// Pinned host and managed memory count against the system's memory too:
+// HostMemory (Host()) is the account that those allocators keep, with a
+// pressure of used / (used + available), where available comes from
+// /proc/meminfo or a tighter cgroup limit (ReadSystemMemory).
+//
+// # Knobs and counters
+//
+// GPUARR_GC_EARLY=false turns eager collection off (the ladder still
+// collects before reporting out-of-memory); GPUARR_DEBUG=gc logs each
+// collection and ladder step with the bytes freed and the time taken.
+// Stats reports collections, skipped collections, bytes freed, time and
+// the longest pause, for eager collection and for the ladder by level.
+//
+// This package owns the collection policy, the ladder and their counters.
+// It does not allocate device memory and does not know arrays: it reads
+// the memory package's statistics and is called by the array layer.
 package gcpressure

@@ -192,6 +192,23 @@ if [[ $MODE == all || $MODE == bench ]]; then
 	done < <(manifest peer)
 fi
 
+# ---- examples/train: issue 5's three-mode benchmark ----------------------
+# The training loop under a 4 GiB hard limit, once per mode (temporaries
+# left to the GC with eager collection; with it off, so that only the
+# reclaim ladder collects; released explicitly), each writing
+# results/train-<mode>.json and logs/train-<mode>.log.
+if [[ $MODE == all || $MODE == bench ]]; then
+	if [[ -x $BIN/examples-train ]]; then
+		for mode in eager disabled release; do
+			step bench "train-$mode" "$BENCH_LIMIT" "$ROOT" \
+				env GPUARR_HARD_MEMORY_LIMIT=4GiB "$BIN/examples-train" -mode "$mode" -out "$RES"
+		done
+	else
+		record FAIL bench train 0 "examples-train missing from the bundle"
+	fi
+fi
+# ---- end of examples/train ------------------------------------------------
+
 # Pack everything into $OUT. The device tool brings back at most 8 files of
 # at most 16 MiB each, named with letters, digits, '.', '_' and '-'.
 cp "$BUNDLE/COMMIT" "$WORK/COMMIT" 2>/dev/null || echo "$GPUARR_COMMIT" >"$WORK/COMMIT"

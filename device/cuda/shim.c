@@ -61,6 +61,8 @@ typedef CUresult (*t_cuEventElapsedTime)(float *, CUevent, CUevent);
 typedef CUresult (*t_cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
 typedef CUresult (*t_cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
 typedef CUresult (*t_cuModuleUnload)(CUmodule);
+typedef CUresult (*t_cuMemAllocHost)(void **, size_t);
+typedef CUresult (*t_cuMemFreeHost)(void *);
 typedef CUresult (*t_cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                      unsigned, unsigned, CUstream, void **, void **);
 
@@ -411,6 +413,20 @@ gp_rc gp_mem_free(gp_h ctx, CUdeviceptr p) {
 }
 
 gp_rc gp_mem_free_raw(gp_h ctx, CUdeviceptr p) { return gp_mem_free(ctx, p); }
+
+gp_pret gp_mem_alloc_host(gp_h ctx, size_t n) {
+	gp_pret out = {0};
+	void *p = 0;
+	RCTX(out, ctx);
+	RCALL(out, cuMemAllocHost, &p, n);
+	out.p = p;
+	return out;
+}
+
+gp_rc gp_mem_free_host(gp_h ctx, void *p) {
+	CTX(ctx);
+	CALL(cuMemFreeHost, p);
+}
 
 gp_ret gp_mem_alloc_async(gp_h ctx, size_t n, gp_h s) {
 	gp_ret out = {0};

@@ -94,7 +94,9 @@ typedef struct {
 	X(cuModuleLoadDataEx, "cuModuleLoadDataEx", 0)                          \
 	X(cuModuleGetFunction, "cuModuleGetFunction", 0)                        \
 	X(cuModuleUnload, "cuModuleUnload", 0)                                  \
-	X(cuLaunchKernel, "cuLaunchKernel", 0)
+	X(cuLaunchKernel, "cuLaunchKernel", 0)                                  \
+	X(cuMemAllocHost, "cuMemAllocHost_v2", 0)                               \
+	X(cuMemFreeHost, "cuMemFreeHost", 0)
 
 #define GP_ENUM(name, sym, alt) GP_##name,
 enum { GP_SYMBOLS(GP_ENUM) GP_NSYM };
@@ -160,6 +162,15 @@ gp_rc gp_pool_set_u64(gp_h ctx, gp_h pool, int attr, unsigned long long v);
 gp_ret gp_pool_get_u64(gp_h ctx, gp_h pool, int attr);
 gp_rc gp_pool_trim(gp_h ctx, gp_h pool, size_t keep);
 gp_ret gp_pool_alloc_async(gp_h ctx, gp_h pool, size_t n, gp_h s);
+
+// Page-locked host memory (hostmem.go): p is the allocation, returned as a
+// pointer so that Go receives it as one (not as an integer to convert).
+typedef struct {
+	gp_rc rc;
+	void *p;
+} gp_pret;
+gp_pret gp_mem_alloc_host(gp_h ctx, size_t n);
+gp_rc gp_mem_free_host(gp_h ctx, void *p);
 
 // Modules and launches (module.go, launch.go).
 gp_ret gp_module_load(gp_h ctx, const char *image, char *errlog, unsigned errlen,

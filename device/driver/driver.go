@@ -33,6 +33,13 @@ type Device interface {
 	// release threshold is the bytes it keeps cached at synchronizations.
 	NewMemPool(releaseThreshold uint64) (MemPool, error)
 
+	// AllocHost allocates n bytes of page-locked host memory
+	// (cuMemAllocHost_v2): asynchronous copies to and from it do not wait
+	// for the CPU. FreeHost releases it (cuMemFreeHost); a pointer AllocHost
+	// did not return fails with InvalidValue.
+	AllocHost(n uint64) (unsafe.Pointer, error)
+	FreeHost(p unsafe.Pointer) error
+
 	// Synchronous copies (cuMemcpy*_v2). They return when the copy is done but
 	// are not ordered with work queued on streams: synchronize those first.
 	CopyHtoD(dst Ptr, src unsafe.Pointer, n uint64) error

@@ -17,6 +17,7 @@ import (
 //	cuMemcpyHtoDAsync_v2, …DtoHAsync_v2, …DtoDAsync_v2 Stream copies
 //	cuMemcpyPeerAsync, cuMemsetD8Async, cuMemsetD32Async
 //	cuMemAllocAsync, cuMemFreeAsync                    Stream.AllocAsync, FreeAsync
+//	cuMemAllocHost_v2, cuMemFreeHost                   Device.AllocHost, FreeHost
 //	cuMemPoolCreate, cuMemAllocFromPoolAsync, cuMemPoolDestroy,
 //	cuMemPoolTrimTo, cuMemPoolSetAttribute, cuMemPoolGetAttribute
 //	cuStreamCreate, cuStreamSynchronize, cuStreamQuery, cuStreamWaitEvent,

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"github.com/gpuarr/gpuarr/bench/report"
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/testkernels"
+)
+
+// benchHandoff times one round of producer and consumer: the producer
+// writes x (gpuarr_fill_u32), the consumer reads x into its own y
+// (gpuarr_copy_u32). On one stream that is two launches; on two streams
+// each round adds two hand-offs — the consumer waits for the producer's
+// write, and the producer's next write waits for the consumer's read —
+// each one event record and one stream wait. The figure to hold against
+// the target is the extra time per hand-off.
+func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
+	ks, err := testkernels.Load(dev)
+	if err != nil {
+		return err
+	}
+	defer ks.Module.Close()
+	prod, err := dev.NewStream()
+	if err != nil {
+		return err
+	}
+	defer prod.Close()
+	cons, err := dev.NewStream()
+	if err != nil {
+		return err
+	}
+	defer cons.Close()
+	const n = 256
+	lc := device.Linear(n, 256)
+	x, err := gpuarr.Zeros[uint32](gpuarr.Shape{n}, gpuarr.On(prod))
+	if err != nil {
+		return err
+	}
+	defer x.Release()
+	y, err := gpuarr.Zeros[uint32](gpuarr.Shape{n}, gpuarr.On(cons))
+	if err != nil {
+		return err
+	}
+	defer y.Release()
+
+	var opErr error
+	keep := func(err error) {
+		if err != nil && opErr == nil {
+			opErr = err
+		}
+	}
+	round := func(on *device.Stream) func() {
+		return func() {
+			keep(gpuarr.Launch(ks.Fill, lc, gpuarr.Out(x), uint32(1), uint64(n), gpuarr.On(prod)))
+			keep(gpuarr.Launch(ks.Copy, lc, gpuarr.Out(y), gpuarr.In(x), uint64(n), gpuarr.On(on)))
+		}
+	}
+	same, cross := round(prod), round(cons)
+	drain := func() error {
+		if err := prod.Synchronize(); err != nil {
+			return err
+		}
+		return cons.Synchronize()
+	}
+	batch := cfg.launchBatch / 2
+	for range 5 {
+		report.TimeBatches(1, batch, same)
+		report.TimeBatches(1, batch, cross)
+		keep(drain())
+	}
+	var sameNs, crossNs []float64
+	err = interleave(cfg.batches, drain,
+		func() { sameNs = append(sameNs, report.TimeBatches(1, batch, same)...) },
+		func() { crossNs = append(crossNs, report.TimeBatches(1, batch, cross)...) })
+	if err != nil {
+		return err
+	}
+	if opErr != nil {
+		return opErr
+	}
+	const name = "producer/consumer round (2 launches)"
+	s := add(rep, name, "both on one stream", sameNs, nil)
+	c := add(rep, name, "two streams (2 hand-offs per round)", crossNs, nil)
+	rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = c.P50 / s.P50
+	per := (c.P50 - s.P50) / 2
+	rep.Add("cross-stream hand-off", map[string]string{"path": "extra per hand-off (two-stream round − one-stream round) / 2"},
+		map[string]float64{"p50_ns": per, "min_ns": (c.Min - s.Min) / 2, "target": targetHandoffNs})
+	if per > targetHandoffNs {
+		rep.Note("Missed: a cross-stream hand-off costs %.0f ns more than same-stream work at the median (target ≤ %d ns).", per, targetHandoffNs)
+	}
+	rep.Note("A hand-off is one cuEventRecord on the stream that last used the array (recorded lazily, when the other stream needs it) and one cuStreamWaitEvent: %d ns + %d ns on an H100 in C (DESIGN.md §2).", 167, 188)
+	return nil
+}

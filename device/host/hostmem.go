@@ -1,0 +1,64 @@
+package host
+
+import (
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// Page-locked host memory stands for cuMemAllocHost: an anonymous mapping
+// outside the Go heap, not charged to the device's capacity (it is host
+// memory on a GPU too). It is not device memory: kernels cannot reach it,
+// and copies treat it as they treat any host memory (uploads snapshot it
+// when issued, downloads return once it holds the data).
+var pinned struct {
+	sync.Mutex
+	m map[unsafe.Pointer][]byte // base → the slice Mmap returned
+}
+
+// AllocHost maps n bytes (cuMemAllocHost_v2).
+func (d *device) AllocHost(n uint64) (unsafe.Pointer, error) {
+	const call = "cuMemAllocHost_v2"
+	if err := d.symbol(call); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, driver.Errorf(call, driver.InvalidValue, "size 0")
+	}
+	if n > uint64(int(^uint(0)>>1)) {
+		return nil, driver.Errorf(call, driver.OutOfMemory, "%s: %d bytes of host memory", d, n)
+	}
+	mem, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, driver.Errorf(call, driver.OutOfMemory, "%s: mmap of %d bytes of host memory: %v", d, n, err)
+	}
+	p := unsafe.Pointer(unsafe.SliceData(mem))
+	pinned.Lock()
+	if pinned.m == nil {
+		pinned.m = map[unsafe.Pointer][]byte{}
+	}
+	pinned.m[p] = mem
+	pinned.Unlock()
+	return p, nil
+}
+
+// FreeHost unmaps memory from AllocHost (of any host device, as
+// cuMemFreeHost accepts pinned memory of any context).
+func (d *device) FreeHost(p unsafe.Pointer) error {
+	const call = "cuMemFreeHost"
+	if err := d.symbol(call); err != nil {
+		return err
+	}
+	pinned.Lock()
+	mem, ok := pinned.m[p]
+	delete(pinned.m, p)
+	pinned.Unlock()
+	if !ok {
+		return driver.Errorf(call, driver.InvalidValue, "%p is not a live allocation from AllocHost", p)
+	}
+	// Munmap fails only for a slice Mmap did not return; ours always is.
+	_ = syscall.Munmap(mem)
+	return nil
+}

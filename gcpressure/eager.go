@@ -1,0 +1,84 @@
+package gcpressure
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// BeforeAlloc is the eager path's hook on allocation: the array layer calls
+// it before allocating n bytes on dev. It collects garbage when dev's
+// pressure and the time budget call for it (see the package documentation)
+// and otherwise costs an atomic add and a few loads. The first call installs
+// the reclaim ladder (Install).
+func BeforeAlloc(dev *device.Device, n uint64) { process().beforeAlloc(dev, n, false) }
+
+// BeforeBlockingWait is the eager path's hook before the CPU waits for dev
+// (a stream or event synchronization, a copy to the host): the threshold
+// is lower and the budget larger, since the caller is about to idle anyway.
+func BeforeBlockingWait(dev *device.Device) { process().beforeAlloc(dev, 0, true) }
+
+// DeviceReading measures dev's default resource: live is its allocated
+// bytes; the limit is its hard limit, else its soft limit, else the
+// driver's free memory plus what the resource holds (reserved bytes: its
+// cached memory is as available to arrays as the driver's free memory,
+// which CUDA.jl's free + live would count as used).
+func DeviceReading(dev *device.Device) Reading {
+	res, err := memory.Default(dev)
+	if err != nil {
+		return Reading{}
+	}
+	st := res.Stats()
+	r := Reading{Live: st.AllocatedBytes.Current}
+	switch {
+	case st.HardLimit > 0:
+		r.Limit = st.HardLimit
+	case st.SoftLimit > 0:
+		r.Limit = st.SoftLimit
+	default:
+		if free, _, err := dev.MemInfo(); err == nil {
+			r.Limit = free + max(st.ReservedBytes.Current, r.Live)
+		}
+	}
+	return r
+}
+
+// gauges holds one gauge per device, in a list replaced on change so the
+// hot path finds its device with loads only.
+type gauges struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]deviceGauge]
+	read func(*device.Device) Reading
+}
+
+type deviceGauge struct {
+	dev *device.Device
+	g   *gauge
+}
+
+func (gs *gauges) of(dev *device.Device) *gauge {
+	if l := gs.list.Load(); l != nil {
+		for _, e := range *l {
+			if e.dev == dev {
+				return e.g
+			}
+		}
+	}
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	var old []deviceGauge
+	if l := gs.list.Load(); l != nil {
+		old = *l
+	}
+	for _, e := range old {
+		if e.dev == dev {
+			return e.g
+		}
+	}
+	g := newGauge(func() Reading { return gs.read(dev) })
+	l := append(old[:len(old):len(old)], deviceGauge{dev, g})
+	gs.list.Store(&l)
+	return g
+}

@@ -1,0 +1,162 @@
+package gcpressure
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// The reclaim ladder's steps, by the level memory passes to Reclaim. The
+// allocator retries after each and stops at the first that succeeds, so
+// the cheap steps come first:
+//
+//	LevelSyncStream  synchronize the device's default stream, so that frees
+//	                 ordered on it (stream-ordered pools) can be reused
+//	LevelCollect     run the GC and wait for the cleanups it queued: the
+//	                 buffers of unreachable arrays go back to the pool
+//	LevelSyncDevice  synchronize every stream of the device
+//	LevelGiveUp      nothing left here: Reclaim reports false and the
+//	                 allocator releases its cached segments, retries once
+//	                 more and only then fails with its status report
+//
+// memory.Reclaimer passes only the device, not the allocating stream; the
+// default stream is the allocating one in code that names no stream, and
+// LevelSyncDevice covers the others.
+const (
+	LevelSyncStream = iota
+	LevelCollect
+	LevelSyncDevice
+	LevelGiveUp
+)
+
+// The ladder's levels are exactly the calls memory makes.
+var _ = [1]struct{}{}[memory.ReclaimLevels-LevelGiveUp-1]
+
+var levelNames = [...]string{"sync the default stream", "collect", "sync the device", "give up"}
+
+// Reclaimer is the reclaim ladder: a memory.Reclaimer that frees memory
+// for an allocation about to fail. Install makes the process's Reclaimer
+// memory's default; a pool may also name one in its options.
+type Reclaimer struct {
+	c    *Collector
+	live func(*device.Device) uint64
+	log  io.Writer
+	wait time.Duration
+
+	// The synchronizations, replaced in tests.
+	syncStream, syncDevice func(*device.Device) error
+
+	mu       sync.Mutex
+	counters ReclaimCounters
+
+	gates gates // hold back other allocations while a ladder runs (Hold)
+}
+
+// NewReclaimer returns a ladder whose collections go through c (sharing
+// its time accounting with eager collections, and joining one already
+// under way) and wait up to c's ReclaimWaitMax for cleanups. live reports a
+// device's live bytes, to count what each step freed; nil reads the
+// device's default resource.
+func NewReclaimer(c *Collector, live func(*device.Device) uint64) *Reclaimer {
+	if live == nil {
+		live = defaultLive
+	}
+	cfg := c.Config()
+	return &Reclaimer{
+		c: c, live: live, log: cfg.Log, wait: cfg.ReclaimWaitMax,
+		syncStream: func(d *device.Device) error { return d.DefaultStream().Synchronize() },
+		syncDevice: (*device.Device).Synchronize,
+	}
+}
+
+// defaultLive is the allocated bytes of dev's default resource.
+func defaultLive(dev *device.Device) uint64 {
+	res, err := memory.Default(dev)
+	if err != nil {
+		return 0
+	}
+	return res.Stats().AllocatedBytes.Current
+}
+
+// Reclaim runs step level of the ladder for an allocation of need bytes on
+// dev (memory.Reclaimer). It reports true after every step that may have
+// freed memory, so the allocator retries and comes back for the next.
+func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
+	if level < LevelSyncStream || level >= LevelGiveUp {
+		r.mu.Lock()
+		r.counters.Runs[LevelGiveUp]++
+		r.mu.Unlock()
+		if r.log != nil {
+			fmt.Fprintf(r.log, "gpuarr gc: reclaim on %s for %s: ladder exhausted, the allocator releases cached segments next\n",
+				dev, FormatBytes(need))
+		}
+		return false
+	}
+	r.gates.close(dev)
+	defer r.gates.reopen(dev, retryGrace)
+	start := time.Now()
+	before := r.live(dev)
+	var err error
+	ran := false
+	switch level {
+	case LevelSyncStream:
+		err = r.syncStream(dev)
+	case LevelCollect:
+		read := func() Reading { return Reading{Live: r.live(dev)} }
+		ran, _, _ = r.c.Collect(read, r.wait)
+	case LevelSyncDevice:
+		err = r.syncDevice(dev)
+	}
+	took := time.Since(start)
+	freed := before - min(before, r.live(dev))
+
+	r.mu.Lock()
+	c := &r.counters
+	c.Runs[level]++
+	if ran {
+		c.Collections++
+	}
+	c.BytesFreed += freed
+	c.Time += took
+	c.MaxPause = max(c.MaxPause, took)
+	if level == LevelCollect {
+		c.CollectTime += took
+		c.CollectMaxPause = max(c.CollectMaxPause, took)
+	}
+	if err != nil {
+		c.Errors++
+	}
+	r.mu.Unlock()
+	if r.log != nil {
+		note := ""
+		if err != nil {
+			note = fmt.Sprintf(" (%v)", err)
+		} else if level == LevelCollect && !ran {
+			note = " (shared a collection under way)"
+		}
+		fmt.Fprintf(r.log, "gpuarr gc: reclaim on %s for %s: level %d (%s) freed %s in %v%s\n",
+			dev, FormatBytes(need), level, levelNames[level], FormatBytes(freed), took.Round(time.Microsecond), note)
+	}
+	// A failed synchronization (a poisoned device) is no reason to skip
+	// the collection; the allocator's own error will tell the story.
+	return true
+}
+
+// Hold waits, at most max, while a reclaim ladder runs on dev (see gates);
+// it returns at once (one atomic load) when none does. The eager hooks
+// call it before every allocation, so that the memory a ladder frees goes
+// to the allocation that ran out.
+func (r *Reclaimer) Hold(dev *device.Device, max time.Duration) { r.gates.wait(dev, max) }
+
+// Counters returns a snapshot of what the ladder has done.
+func (r *Reclaimer) Counters() ReclaimCounters {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.counters
+}
+
+var _ memory.Reclaimer = (*Reclaimer)(nil)

@@ -1,0 +1,191 @@
+package gcpressure
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// The ladder's order is observable: a fake "GC" and fake synchronizations
+// log each step, and the one named in a case frees the memory that the
+// failing allocation needs. Each step runs once, in the order, and
+// the allocator stops at the first that helps; after the ladder gives up,
+// the caching pool releases cached segments, and only then fails.
+func TestLadderOrder(t *testing.T) {
+	dev := defaultDevice(t)
+	const limit, big = 4 << 20, 3 << 20
+	full := []string{"sync-stream", "collect", "sync-device", "give-up"}
+	cases := []struct {
+		name    string
+		freeAt  string // the step that frees the held block; "" none
+		cached  bool   // an idle cached segment that only its release gives back
+		caching bool   // the case needs a caching pool
+		want    []string
+		oom     bool
+	}{
+		{name: "stream sync frees", freeAt: "sync-stream", want: full[:1]},
+		{name: "collection frees", freeAt: "collect", want: full[:2]},
+		{name: "device sync frees", freeAt: "sync-device", want: full[:3]},
+		{name: "releasing cached segments frees", cached: true, caching: true, want: append(full[:4:4], "release")},
+		{name: "nothing frees", want: full, oom: true},
+	}
+	for _, kind := range []string{"caching", "reclaiming"} {
+		for _, c := range cases {
+			if c.caching && kind != "caching" {
+				continue
+			}
+			t.Run(kind+"/"+c.name, func(t *testing.T) {
+				var log steps
+				var held *memory.Block
+				var pool memory.Resource
+				var up *recorder
+				free := func(step string) {
+					log.add(step)
+					if step == c.freeAt {
+						up.mute.Store(true)
+						require.NoError(t, pool.Free(held))
+						up.mute.Store(false)
+					}
+				}
+				var debug bytes.Buffer
+				cfg := testConfig()
+				cfg.Log = &debug
+				col := NewCollector(cfg)
+				col.gc = func(time.Duration) time.Duration { free("collect"); return time.Microsecond }
+				r := NewReclaimer(col, func(*device.Device) uint64 { return pool.Stats().AllocatedBytes.Current })
+				r.syncStream = func(*device.Device) error { free("sync-stream"); return nil }
+				r.syncDevice = func(*device.Device) error { free("sync-device"); return nil }
+				ladder := memory.ReclaimFunc(func(d *device.Device, need uint64, level int) bool {
+					assert.Equal(t, dev, d)
+					assert.Equal(t, uint64(big), need)
+					if level == LevelGiveUp {
+						log.add("give-up")
+					}
+					return r.Reclaim(d, need, level)
+				})
+				up = &recorder{Resource: memory.Limit(memory.Direct(dev), limit), log: &log}
+				if kind == "caching" {
+					pool = memory.Caching(up, memory.CachingOptions{Reclaimer: ladder})
+				} else {
+					pool = memory.Reclaiming(up, ladder)
+				}
+				s := dev.DefaultStream()
+				if c.cached {
+					small, err := pool.Alloc(s, 4096) // a 2 MiB segment, cached once freed
+					require.NoError(t, err)
+					require.NoError(t, pool.Free(small))
+				} else {
+					var err error
+					held, err = pool.Alloc(s, big)
+					require.NoError(t, err)
+				}
+				heldBytes := pool.Stats().AllocatedBytes.Current // the rounded size
+				log.reset()
+
+				b, err := pool.Alloc(s, big)
+				got := log.get()
+				if kind == "reclaiming" && c.freeAt == "" {
+					// Reclaiming empties its upstream's cache after the ladder.
+					c.want = append(c.want[:len(c.want):len(c.want)], "empty-cache")
+				}
+				assert.Equal(t, c.want, got)
+				if c.oom {
+					require.ErrorIs(t, err, device.ErrOutOfMemory)
+					assert.Contains(t, err.Error(), "reserved", "the error carries the status report")
+					assert.Contains(t, err.Error(), "limit")
+				} else {
+					require.NoError(t, err)
+					require.NoError(t, pool.Free(b))
+				}
+				if c.oom || c.cached {
+					require.NoError(t, func() error {
+						if held != nil {
+							return pool.Free(held)
+						}
+						return nil
+					}())
+				}
+				// Each level ran once, up to the one that helped.
+				runs := r.Counters().Runs
+				for level := range runs {
+					want := uint64(0)
+					if level < len(c.want) && c.want[level] == full[level] {
+						want = 1
+					}
+					assert.Equal(t, want, runs[level], "level %d", level)
+				}
+				if c.freeAt == "collect" {
+					assert.Equal(t, uint64(1), r.Counters().Collections)
+					assert.Equal(t, heldBytes, r.Counters().BytesFreed)
+					assert.Contains(t, debug.String(), "level 1 (collect) freed "+FormatBytes(heldBytes))
+				}
+				require.NoError(t, pool.EmptyCache())
+			})
+		}
+	}
+}
+
+// Concurrent ladders share collections: callers that arrive while one is
+// under way wait for it and then for one that started after they came, so
+// a crowd of failing allocations costs about two collections, not one each.
+func TestCollectSharesCollections(t *testing.T) {
+	w := &fakeWorld{live: 10, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
+	c := w.collector(testConfig())
+	release := make(chan struct{})
+	inner := c.gc
+	c.gc = func(d time.Duration) time.Duration { <-release; return inner(d) }
+	type result struct{ ran bool }
+	out := make(chan result)
+	for range 8 {
+		go func() {
+			ran, _, _ := c.Collect(w.read, time.Second)
+			out <- result{ran}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond) // let them all arrive
+	close(release)
+	ran := 0
+	for range 8 {
+		if (<-out).ran {
+			ran++
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	assert.Equal(t, ran, w.gcCalls)
+	assert.LessOrEqual(t, ran, 2)
+	assert.GreaterOrEqual(t, ran, 1)
+}
+
+// A forced collection counts in the eager budget: right after the ladder
+// collected, an eager collection has to wait its turn.
+func TestCollectChargesTheBudget(t *testing.T) {
+	w := &fakeWorld{live: 80, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
+	c := w.collector(testConfig())
+	ran, took, _ := c.Collect(w.read, time.Second)
+	require.True(t, ran)
+	assert.Equal(t, time.Millisecond, took)
+	assert.True(t, c.Refuses(w.read(), false))
+	assert.False(t, c.MaybeCollect(w.read, false))
+	assert.Zero(t, c.Counters().Collections, "forced collections are the ladder's to count")
+	w.advance(25 * time.Millisecond)
+	assert.True(t, c.MaybeCollect(w.read, false))
+}
+
+func TestGiveUpLevel(t *testing.T) {
+	var log bytes.Buffer
+	cfg := testConfig()
+	cfg.Log = &log
+	r := NewReclaimer(NewCollector(cfg), func(*device.Device) uint64 { return 0 })
+	dev := defaultDevice(t)
+	assert.False(t, r.Reclaim(dev, 1<<20, LevelGiveUp))
+	assert.False(t, r.Reclaim(dev, 1<<20, 7))
+	assert.Equal(t, uint64(2), r.Counters().Runs[LevelGiveUp])
+	assert.Contains(t, log.String(), "ladder exhausted")
+}

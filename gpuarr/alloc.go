@@ -1,0 +1,35 @@
+package gpuarr
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gcpressure"
+)
+
+// allocBuffer is the one place arrays get device memory: every
+// constructor, view-free copy and clone comes through here. Package
+// gcpressure's eager collection (issue 5) hooks in at the marked line, so
+// that an allocation under memory pressure first lets the GC run the
+// cleanups of unreachable arrays.
+//
+// The allocation counts as a write on s: the pool hands out memory that is
+// safe to use in s's order, so another stream that uses the array first
+// waits for s (the tracking's lazy event) like it waits for any writer.
+func allocBuffer(call string, s *device.Stream, nbytes uint64) (*buffer, error) {
+	st := stateOf(s.Device())
+	res, err := st.resource()
+	if err != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	// Under memory pressure, let the GC run unreachable arrays' cleanups first.
+	gcpressure.BeforeAlloc(s.Device(), nbytes)
+	blk, err := res.Alloc(s, nbytes)
+	if err != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %d bytes on %s: %w", call, nbytes, s.Device(), err)
+	}
+	b := &buffer{st: st, block: blk, ptr: blk.Ptr(), size: nbytes}
+	b.refs.Store(1)
+	b.trk.writer = s
+	return b, nil
+}

@@ -1,0 +1,110 @@
+package gpuarr
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// Array is an n-dimensional, row-major array of T in device memory. It
+// knows the device that owns it and, through its buffer, which streams
+// touched it, so operations on different streams order themselves.
+//
+// An Array is a handle: views (Reshape, Slice) share its buffer, which is
+// freed when the last handle is released or becomes unreachable. Its
+// methods are safe for concurrent use; the data is ordered only by the
+// streams and the host reads that use it.
+type Array[T Numeric] struct {
+	c core
+}
+
+// core is the untyped part of an array, so that tracking, launches and
+// copies need no type parameter. It is the first field of Array, so a
+// pointer to it keeps the Array alive.
+type core struct {
+	buf      *buffer
+	off      uint64 // bytes from the start of buf to the first element
+	n        int    // elements
+	esize    uintptr
+	elem     string // element type name, for messages
+	shape    Shape  // dims[:len] when the rank fits, else its own slice
+	dims     [4]int
+	released atomic.Bool
+	cleanup  runtime.Cleanup
+}
+
+// setShape stores a copy of sh.
+func (c *core) setShape(sh Shape) {
+	if len(sh) <= len(c.dims) {
+		c.shape = c.dims[:len(sh):len(sh)]
+	} else {
+		c.shape = make(Shape, len(sh))
+	}
+	copy(c.shape, sh)
+}
+
+func (c *core) dev() *device.Device { return c.buf.st.dev }
+func (c *core) ptr() device.Ptr     { return c.buf.ptr.Add(c.off) }
+func (c *core) nbytes() uint64      { return uint64(c.n) * uint64(c.esize) }
+
+// describe names the array in messages: "float32[3 4] array on host:0".
+func (c *core) describe() string {
+	return fmt.Sprintf("%s%v array on %s", c.elem, c.shape, c.dev())
+}
+
+func (c *core) releasedError(call string) error {
+	return fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), ErrReleased)
+}
+
+// isArray marks arrays passed to Launch without In, Out or InOut.
+func (*Array[T]) isArray() {}
+
+// Shape returns a copy of the array's shape.
+func (a *Array[T]) Shape() Shape { return append(Shape(nil), a.c.shape...) }
+
+// Rank is the number of axes.
+func (a *Array[T]) Rank() int { return len(a.c.shape) }
+
+// Len is the number of elements.
+func (a *Array[T]) Len() int { return a.c.n }
+
+// Bytes is the size of the elements in bytes.
+func (a *Array[T]) Bytes() uint64 { return a.c.nbytes() }
+
+// Strides are the row-major steps between neighbours along each axis, in
+// elements (the last axis is contiguous).
+func (a *Array[T]) Strides() []int {
+	st := make([]int, len(a.c.shape))
+	step := 1
+	for i := len(st) - 1; i >= 0; i-- {
+		st[i] = step
+		step *= a.c.shape[i]
+	}
+	return st
+}
+
+// Device is the device whose memory holds the array.
+func (a *Array[T]) Device() *device.Device { return a.c.dev() }
+
+// Released reports whether Release was called on this handle.
+func (a *Array[T]) Released() bool { return a.c.released.Load() }
+
+// String is "gpuarr.Array[float32][3 4] on host:0"; it reads no data.
+func (a *Array[T]) String() string {
+	if a == nil {
+		return "gpuarr.Array(nil)"
+	}
+	s := fmt.Sprintf("gpuarr.Array[%s]%v on %s", a.c.elem, a.c.shape, a.c.dev())
+	if a.c.released.Load() {
+		s += " (released)"
+	}
+	return s
+}
+
+func sizeOf[T Numeric]() uintptr {
+	var zero T
+	return unsafe.Sizeof(zero)
+}

@@ -1,0 +1,104 @@
+package gpuarr
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// buffer is one block of device memory and everything that shares it: an
+// array and its views hold one reference each, and an operation in flight
+// holds one more for its duration (pin), so neither Release nor a cleanup
+// on another goroutine can free memory an operation is about to use. The
+// last reference frees the block, stream-ordered after every stream that
+// used it.
+type buffer struct {
+	st    *devState
+	block *memory.Block
+	ptr   device.Ptr
+	size  uint64 // bytes requested; views stay inside them
+
+	refs atomic.Int64
+
+	mu  sync.Mutex // guards trk; held across an operation's enqueue
+	trk tracking
+}
+
+// pin adds a reference unless the buffer is already freed (or being
+// freed); it reports whether it did.
+func (b *buffer) pin() bool {
+	for {
+		r := b.refs.Load()
+		if r <= 0 {
+			return false
+		}
+		if b.refs.CompareAndSwap(r, r+1) {
+			return true
+		}
+	}
+}
+
+// unref drops a reference; the last one frees the block.
+func (b *buffer) unref() error {
+	if b.refs.Add(-1) != 0 {
+		return nil
+	}
+	return b.free()
+}
+
+// free returns the block to its resource. The block's own stream orders
+// the free after its work; the last writer and the streams that read since
+// are declared with RecordUse, so the pool reuses the memory only after
+// those streams pass this point. Earlier users need nothing: every write
+// waited for the uses before it, so they are ordered before the last
+// writer. Streams of other devices (peer access) cannot be declared to
+// this device's pool: the block's stream waits for them instead.
+func (b *buffer) free() error {
+	res := b.st.res
+	bs := b.block.Stream()
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil && !errors.Is(err, device.ErrClosed) {
+			first = err
+		}
+	}
+	b.mu.Lock()
+	t := &b.trk
+	users := func(s *device.Stream, rec func() (*event, error)) {
+		if s == nil || s == bs {
+			return
+		}
+		if s.Device() == b.st.dev {
+			keep(res.RecordUse(b.block, s))
+			return
+		}
+		ev, err := rec()
+		keep(err)
+		if ev == nil {
+			return
+		}
+		if err := bs.Wait(ev.ev); err != nil {
+			keep(ev.ev.Synchronize()) // no stream to order by: wait here
+		} else {
+			counters.streamWaits.Add(1)
+		}
+	}
+	users(t.writer, t.recordWriterLocked)
+	for i := range t.readers {
+		r := &t.readers[i]
+		users(r.s, func() (*event, error) { return t.recordReaderLocked(r) })
+	}
+	t.reset()
+	b.mu.Unlock()
+	keep(res.Free(b.block))
+	counters.frees.Add(1)
+	if first != nil {
+		counters.freeErrors.Add(1)
+		return fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", b.size, b.st.dev, first)
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package gpuarr
+
+import (
+	"runtime"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// track registers a's cleanup: when a becomes unreachable, the GC drops
+// its reference to the buffer (freeing it if it was the last). The cleanup
+// holds the buffer, never the array (which would keep it reachable).
+// Cleanups run on a runtime goroutine, several at once since Go 1.25;
+// unref and free are safe there. A failed free cannot be reported from a
+// cleanup; it is counted (counters.freeErrors).
+func track[T Numeric](a *Array[T]) {
+	a.c.cleanup = runtime.AddCleanup(a, dropBuffer, a.c.buf)
+}
+
+func dropBuffer(b *buffer) { _ = b.unref() }
+
+// Release gives the array's memory back now instead of when the GC finds
+// the array unreachable: tight loops call it (or defer it) so memory is
+// reused at once. Views taken from the array keep the memory until they
+// are released too. After Release every use of this handle fails with an
+// error matching ErrReleased that names the array; Release itself may be
+// called again and then does nothing and returns nil.
+//
+// The memory returns to the pool in stream order: work already issued on
+// any stream that uses the array still sees it.
+func (a *Array[T]) Release() error {
+	if a == nil || !a.c.released.CompareAndSwap(false, true) {
+		return nil
+	}
+	a.c.cleanup.Stop()
+	return a.c.buf.unref()
+}
+
+// newArray allocates an uninitialized array of shape sh on s.
+func newArray[T Numeric](call string, sh Shape, s *device.Stream) (*Array[T], error) {
+	esize := sizeOf[T]()
+	n, err := checkShape(call, sh, esize)
+	if err != nil {
+		return nil, err
+	}
+	buf, err := allocBuffer(call, s, uint64(n)*uint64(esize))
+	if err != nil {
+		return nil, err
+	}
+	a := &Array[T]{}
+	a.c.buf, a.c.n, a.c.esize, a.c.elem = buf, n, esize, elemName[T]()
+	a.c.setShape(sh)
+	track(a)
+	return a, nil
+}
+
+// view makes a new handle on a's buffer: off bytes in, n elements of
+// shape sh. It fails when a was released.
+func (a *Array[T]) view(call string, off uint64, n int, sh Shape) (*Array[T], error) {
+	if a.c.released.Load() || !a.c.buf.pin() {
+		return nil, a.c.releasedError(call)
+	}
+	v := &Array[T]{}
+	v.c.buf, v.c.off, v.c.n, v.c.esize, v.c.elem = a.c.buf, a.c.off+off, n, a.c.esize, a.c.elem
+	v.c.setShape(sh)
+	track(v) // the pin above is the view's reference
+	return v, nil
+}

@@ -1,0 +1,65 @@
+package gpuarr
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// devState is what the package keeps per device: the memory resource
+// arrays allocate from and the pool of tracking events.
+type devState struct {
+	dev    *device.Device
+	events eventPool
+
+	resOnce sync.Once
+	res     memory.Resource
+	resErr  error
+}
+
+// resource is the device's memory.Default resource.
+func (st *devState) resource() (memory.Resource, error) {
+	st.resOnce.Do(func() { st.res, st.resErr = memory.Default(st.dev) })
+	return st.res, st.resErr
+}
+
+// states maps devices to their state, copy-on-write so that lookups take
+// no lock; last short-cuts the common case of one device.
+var states struct {
+	mu   sync.Mutex
+	m    atomic.Pointer[map[*device.Device]*devState]
+	last atomic.Pointer[devState]
+}
+
+func stateOf(dev *device.Device) *devState {
+	if st := states.last.Load(); st != nil && st.dev == dev {
+		return st
+	}
+	if m := states.m.Load(); m != nil {
+		if st := (*m)[dev]; st != nil {
+			states.last.Store(st)
+			return st
+		}
+	}
+	states.mu.Lock()
+	defer states.mu.Unlock()
+	old := states.m.Load()
+	if old != nil {
+		if st := (*old)[dev]; st != nil {
+			return st
+		}
+	}
+	st := &devState{dev: dev, events: eventPool{dev: dev}}
+	m := make(map[*device.Device]*devState, 4)
+	if old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[dev] = st
+	states.m.Store(&m)
+	states.last.Store(st)
+	return st
+}

@@ -1,0 +1,87 @@
+// Package gpuarr is GPU arrays for Go: Array[T] holds a row-major
+// n-dimensional array of a fixed-size number type in device memory,
+// knows its device and which streams touched it, orders those streams by
+// itself, and gives its memory back when released or garbage collected.
+//
+// # Quick start
+//
+//	x, err := gpuarr.FromSlice([]float32{1, 2, 3, 4, 5, 6}, gpuarr.Shape{2, 3})
+//	...
+//	defer x.Release()
+//	rows, err := x.Slice(1, 2)   // a view: shares x's memory
+//	vals, err := rows.ToSlice()  // [4 5 6]
+//
+// Constructors (Empty, Zeros, Ones, Full, FromSlice) take the shape as a
+// Shape value and options last. Custom kernels run on arrays with Launch,
+// each array wrapped in In, Out or InOut to say how the kernel uses it.
+//
+// # Streams
+//
+// Simple code never names a stream: everything runs on device.Default()'s
+// default stream, and operations on existing arrays on the default stream
+// of the array's device. A goroutine that wants its work to overlap with
+// others' takes a stream of its own and passes On(s) to each call:
+//
+//	s, _ := dev.NewStream()
+//	y, _ := gpuarr.Zeros[float32](gpuarr.Shape{n}, gpuarr.On(s))
+//	gpuarr.Launch(k, cfg, gpuarr.In(x), gpuarr.Out(y), uint64(n), gpuarr.On(s))
+//
+// That is the one way to choose where work runs (OnDevice(dev) picks a
+// device's default stream). It needs no manual synchronization for
+// correctness: each array's buffer remembers its last writer (a stream and
+// an event) and the streams that read it since. An operation on stream S
+// that reads an array waits, on the device, for the last write when another
+// stream made it; one that writes also waits for other streams' reads.
+// Events are recorded lazily — only when another stream or the host must
+// wait — so work that stays on one stream makes no driver call beyond its
+// own. Tracking is per buffer: views of one buffer used on different
+// streams are ordered with each other even when they do not overlap.
+//
+// Host reads (ToSlice, CopyToHost) take no stream: if a GPU write may be
+// pending (a dirty bit), they wait for that writer's event alone, then
+// copy; an array nothing wrote since the last host read costs no wait.
+//
+// Capturing streams (CUDA graphs) are not detected yet: the device layer
+// has no capture API so far. When it gets one, tracking must mark arrays
+// written during capture so host reads synchronize (issue 9).
+//
+// # Memory and the garbage collector
+//
+// Arrays allocate from memory.Default of their device (the caching pool),
+// all through one function (alloc.go), where package gcpressure hooks its
+// eager collection. Each Array handle registers a runtime.AddCleanup whose
+// argument is its buffer, never the array: when the handle becomes
+// unreachable the buffer loses a reference, and the last reference returns
+// the memory to the pool — in the order of the stream that allocated it,
+// after every other stream that used it (memory.Resource.RecordUse), so
+// kernels still running keep their data. Release does the same at once,
+// is idempotent, and makes every later use of that handle an error
+// matching ErrReleased; views keep the buffer alive after their parent is
+// released.
+//
+// # Several devices
+//
+// An operation on device B that touches an array of device A uses peer
+// access, which package p2p enables once per pair. When the devices cannot
+// be peers the operation fails with an error naming both devices and the
+// two remedies: copy the array to B (Clone or Copy) or run the operation
+// on A. Copy and Clone between devices go direct with peer access and
+// through pinned host memory without it.
+//
+// # Errors
+//
+// Every failure is an error value naming the operation and the arrays and
+// devices involved: ErrShape (negative extents, overflowing sizes,
+// mismatched shapes or lengths), ErrReleased, ErrArgument, and the device
+// layer's errors (device.ErrOutOfMemory, device.ErrPeerAccessUnsupported,
+// ...) wrapped so errors.Is matches them.
+//
+// # Boundaries
+//
+// This package owns Array, its buffers and their tracking state, the
+// launch API for kernels on arrays, and array copies. It allocates only
+// through memory.Resource and orders streams only through the device
+// package's events; it must not manage memory pools (package memory), run
+// garbage collections itself (package gcpressure), or enable peer access
+// or stage copies except through package p2p.
+package gpuarr

@@ -1,0 +1,65 @@
+package gpuarr
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// event is a pooled device event. Tracking records one only when another
+// stream (or the host) must wait for a point in a stream, and gives it
+// back when no wait can name that point any more. refs counts its holders:
+// the tracking entry that owns it, plus a host read synchronizing on it
+// outside the buffer's lock, so it is not re-recorded elsewhere meanwhile.
+type event struct {
+	ev   *device.Event
+	pool *eventPool
+	refs atomic.Int32
+}
+
+// hold adds a holder.
+func (e *event) hold() { e.refs.Add(1) }
+
+// drop removes a holder; the last one returns the event to its pool.
+// Waits already issued keep the record they were issued for, so reusing
+// the event cannot move them.
+func (e *event) drop() {
+	if e.refs.Add(-1) == 0 {
+		e.pool.put(e)
+	}
+}
+
+// eventPool keeps one device's idle events: creating and destroying
+// events costs driver calls that tracking should not pay per operation.
+type eventPool struct {
+	dev  *device.Device
+	mu   sync.Mutex
+	idle []*event
+}
+
+// get returns an event with one holder.
+func (p *eventPool) get() (*event, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		e := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		e.refs.Store(1)
+		return e, nil
+	}
+	p.mu.Unlock()
+	ev, err := p.dev.NewEvent()
+	if err != nil {
+		return nil, err
+	}
+	e := &event{ev: ev, pool: p}
+	e.refs.Store(1)
+	return e, nil
+}
+
+func (p *eventPool) put(e *event) {
+	p.mu.Lock()
+	p.idle = append(p.idle, e)
+	p.mu.Unlock()
+}

@@ -1,0 +1,82 @@
+package gpuarr
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// ToSlice copies the array to a new slice (row-major).
+func (a *Array[T]) ToSlice() ([]T, error) {
+	if a == nil {
+		return nil, fmt.Errorf("gpuarr.ToSlice: nil array: %w", ErrArgument)
+	}
+	out := make([]T, a.c.n)
+	if err := a.download("ToSlice", out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CopyToHost copies the array into dst, which must have Len elements.
+//
+// Host reads need no stream and take no Option: when GPU work may still be
+// writing the array (a dirty bit set by every write), the read waits for
+// that writer — its event, not the whole device — then copies; reading an
+// array nothing has written since the last host read waits for nothing.
+func (a *Array[T]) CopyToHost(dst []T) error {
+	if a == nil {
+		return fmt.Errorf("gpuarr.CopyToHost: nil array: %w", ErrArgument)
+	}
+	return a.download("CopyToHost", dst)
+}
+
+func (a *Array[T]) download(call string, dst []T) error {
+	c := &a.c
+	if len(dst) != c.n {
+		return shapeError(call, "destination has %d elements, %s has %d", len(dst), c.describe(), c.n)
+	}
+	if c.released.Load() || !c.buf.pin() {
+		return c.releasedError(call)
+	}
+	err := c.buf.syncForHost()
+	if err == nil && c.n > 0 {
+		// Synchronous and unordered with the streams: the wait above
+		// ordered it after the writer.
+		err = c.dev().CopyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), c.ptr(), c.nbytes())
+	}
+	_ = c.buf.unref()
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), err)
+	}
+	return nil
+}
+
+// CopyFromHost copies src, which must have Len elements, into the array.
+// It is a write in stream order (on the array's device's default stream
+// unless an Option says otherwise), ordered after other streams' use of
+// the array; src may be reused as soon as it returns.
+func (a *Array[T]) CopyFromHost(src []T, opts ...Option) error {
+	const call = "CopyFromHost"
+	if a == nil {
+		return fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	}
+	if len(src) != a.c.n {
+		return shapeError(call, "source has %d elements, %s has %d", len(src), a.c.describe(), a.c.n)
+	}
+	s, err := streamFor(call, opts, a.c.dev())
+	if err != nil {
+		return err
+	}
+	return a.upload(call, s, src)
+}
+
+func (a *Array[T]) upload(call string, s *device.Stream, src []T) error {
+	return a.issue(call, s, modeWrite, true, func() error {
+		if len(src) == 0 {
+			return nil
+		}
+		return s.CopyHtoD(a.c.ptr(), unsafe.Pointer(unsafe.SliceData(src)), a.c.nbytes())
+	})
+}

@@ -1,0 +1,133 @@
+package gpuarr
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// Arg is an array argument of Launch, saying how the kernel uses it: In
+// (reads), Out (writes) or InOut (both). The kernel receives the array's
+// device address (its first element).
+type Arg interface{ launchArg() (*core, mode) }
+
+// The wrappers are pointer-shaped (a pointer to the array's core), so
+// passing one as an `any` allocates nothing.
+type (
+	inArg    core
+	outArg   core
+	inOutArg core
+	nilArg   struct{}
+)
+
+func (a *inArg) launchArg() (*core, mode)    { return (*core)(a), modeRead }
+func (a *outArg) launchArg() (*core, mode)   { return (*core)(a), modeWrite }
+func (a *inOutArg) launchArg() (*core, mode) { return (*core)(a), modeReadWrite }
+func (nilArg) launchArg() (*core, mode)      { return nil, 0 }
+
+// In passes a to a kernel that only reads it.
+func In[T Numeric](a *Array[T]) Arg {
+	if a == nil {
+		return nilArg{}
+	}
+	return (*inArg)(&a.c)
+}
+
+// Out passes a to a kernel that writes it (and does not read it).
+func Out[T Numeric](a *Array[T]) Arg {
+	if a == nil {
+		return nilArg{}
+	}
+	return (*outArg)(&a.c)
+}
+
+// InOut passes a to a kernel that reads and writes it.
+func InOut[T Numeric](a *Array[T]) Arg {
+	if a == nil {
+		return nilArg{}
+	}
+	return (*inOutArg)(&a.c)
+}
+
+// maxArrayArgs bounds Launch's arguments (the driver's limit).
+const maxLaunchArgs = 64
+
+// Launch runs kernel k on arrays, ordered by their tracking: the kernel
+// waits (on the device) for other streams' writes to arrays it reads and
+// for other streams' use of arrays it writes, and later work on other
+// streams waits for it in turn. Work that stays on one stream makes no
+// extra driver call.
+//
+// args are the kernel's parameters in order. Arrays are wrapped in In,
+// Out or InOut; other values (device.Ptr, int32, uint32, int64, uint64,
+// float32, float64) pass through as device.Stream.Launch takes them.
+// Options may appear among them and are not kernel parameters; put them
+// last:
+//
+//	err := gpuarr.Launch(k, device.Linear(n, 256),
+//		gpuarr.In(x), gpuarr.In(y), gpuarr.Out(z), uint64(n),
+//		gpuarr.On(s))
+//
+// Without an Option the kernel runs on the default stream of its first
+// array argument's device (device.Default()'s when it has none). An array
+// of another device is used through peer access, which Launch enables the
+// first time; when the devices cannot be peers the error names both and
+// the remedies.
+func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
+	const call = "Launch"
+	if k == nil {
+		return fmt.Errorf("gpuarr.%s: nil kernel: %w", call, ErrArgument)
+	}
+	// One pass: kernel arguments, array accesses (their stream is known
+	// only at the end) and the last option.
+	o := op{call: call}
+	var last Option
+	var kbuf [16]any
+	kargs := kbuf[:0]
+	for i, x := range args {
+		switch v := x.(type) {
+		case Arg:
+			c, m := v.launchArg()
+			if c == nil {
+				return fmt.Errorf("gpuarr.%s %s: argument %d is a nil array: %w", call, k.Name(), i, ErrArgument)
+			}
+			o.add(c, m, nil)
+			kargs = append(kargs, c.ptr())
+		case Option:
+			last = v
+		case interface{ isArray() }:
+			return fmt.Errorf("gpuarr.%s %s: argument %d is an array: wrap it in gpuarr.In, Out or InOut to say how the kernel uses it: %w",
+				call, k.Name(), i, ErrArgument)
+		default:
+			kargs = append(kargs, x)
+		}
+	}
+	if len(kargs) > maxLaunchArgs {
+		return fmt.Errorf("gpuarr.%s %s: %d arguments, at most %d: %w", call, k.Name(), len(kargs), maxLaunchArgs, ErrArgument)
+	}
+	var s *device.Stream
+	var err error
+	switch {
+	case last != nil:
+		s, err = streamFor(call, []Option{last}, nil)
+	case o.n > 0:
+		s = o.at(0).c.dev().DefaultStream()
+	default:
+		s, err = streamFor(call, nil, nil)
+	}
+	if err != nil {
+		return err
+	}
+	for i := 0; i < o.n; i++ {
+		o.at(i).s = s
+	}
+	if err := o.begin(true); err != nil {
+		return err
+	}
+	err = s.Launch(k, cfg, kargs...)
+	o.end()
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	return nil
+}

@@ -1,0 +1,142 @@
+package gpuarr_test
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/gcpressure"
+	"github.com/gpuarr/gpuarr/gpuarr"
+)
+
+// Every use of a released handle is an error naming the array; Release
+// again is a no-op.
+func TestUseAfterRelease(t *testing.T) {
+	dev := testDevice(t)
+	ks := kernels(t, dev)
+	x := must(gpuarr.Zeros[uint32](gpuarr.Shape{4}))
+	other := must(gpuarr.Zeros[uint32](gpuarr.Shape{4}))
+	defer other.Release()
+	require.NoError(t, x.Release())
+	require.NoError(t, x.Release(), "a second Release does nothing")
+	assert.True(t, x.Released())
+
+	uses := map[string]func() error{
+		"ToSlice":      func() error { _, err := x.ToSlice(); return err },
+		"CopyToHost":   func() error { return x.CopyToHost(make([]uint32, 4)) },
+		"CopyFromHost": func() error { return x.CopyFromHost(make([]uint32, 4)) },
+		"Reshape":      func() error { _, err := x.Reshape(gpuarr.Shape{2, 2}); return err },
+		"Slice":        func() error { _, err := x.Slice(0, 1); return err },
+		"Copy":         func() error { return gpuarr.Copy(x, other) },
+		"Copy src":     func() error { return gpuarr.Copy(other, x) },
+		"Clone":        func() error { _, err := gpuarr.Clone(x); return err },
+		"Launch":       func() error { return gpuarr.Launch(ks.Fill, linear(4), gpuarr.Out(x), uint32(1), uint64(4)) },
+		"Launch In":    func() error { return gpuarr.Launch(ks.Copy, linear(4), gpuarr.Out(other), gpuarr.In(x), uint64(4)) },
+	}
+	for name, use := range uses {
+		err := use()
+		require.ErrorIs(t, err, gpuarr.ErrReleased, name)
+		assert.Contains(t, err.Error(), "uint32[4] array on "+dev.String(), name)
+	}
+	assert.Equal(t, []uint32{0, 0, 0, 0}, values(t, other), "a failed launch wrote nothing")
+}
+
+// Views keep the buffer alive after their parent is released, and the
+// memory goes back when the last handle does.
+func TestViewsOutliveParent(t *testing.T) {
+	dev := testDevice(t)
+	base := allocated(t, dev)
+	x := must(gpuarr.FromSlice([]float64{1, 2, 3, 4, 5, 6}, gpuarr.Shape{3, 2}))
+	v := must(x.Slice(1, 3))
+	r := must(v.Reshape(gpuarr.Shape{4}))
+	require.NoError(t, x.Release())
+	require.NoError(t, v.Release())
+	assert.Equal(t, []float64{3, 4, 5, 6}, values(t, r))
+	require.NoError(t, r.CopyFromHost([]float64{9, 9, 9, 9}))
+	assert.Equal(t, []float64{9, 9, 9, 9}, values(t, r))
+	assert.Greater(t, allocated(t, dev), base, "the view still holds the memory")
+	require.NoError(t, r.Release())
+	assert.Equal(t, base, allocated(t, dev))
+}
+
+// Arrays nobody references are freed by their cleanups: the pool's
+// allocated bytes return to where they were.
+func TestCleanupWhenUnreachable(t *testing.T) {
+	dev := testDevice(t)
+	settle := func() {
+		for range 3 {
+			gcpressure.CollectAndWait(5 * time.Second)
+		}
+	}
+	settle()
+	base := allocated(t, dev)
+	var keep *gpuarr.Array[float32]
+	func() {
+		for i := range 100 {
+			a := must(gpuarr.Full(gpuarr.Shape{256}, float32(i)))
+			if i == 50 {
+				keep = must(a.Slice(0, 1)) // a view of a dropped parent
+			}
+		}
+	}()
+	assert.Greater(t, allocated(t, dev), base)
+	settle()
+	assert.Equal(t, []float32{50}, values(t, keep), "the view kept its buffer")
+	assert.Greater(t, allocated(t, dev), base)
+	runtime.KeepAlive(keep)
+	keep = nil
+	settle()
+	assert.Equal(t, base, allocated(t, dev), "every buffer went back to the pool")
+}
+
+// Cleanups run on other goroutines, concurrently with Release and with
+// operations on views of the same buffers; nothing may crash or race.
+func TestReleaseAndCleanupsConcurrently(t *testing.T) {
+	dev := testDevice(t)
+	ks := kernels(t, dev)
+	ss := newStreams(t, dev, 4)
+	base := func() uint64 { gcpressure.CollectAndWait(5 * time.Second); return allocated(t, dev) }()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			s := ss[g]
+			for i := range 200 {
+				x, err := gpuarr.Zeros[uint32](gpuarr.Shape{32}, gpuarr.On(s))
+				if !assert.NoError(t, err) {
+					return
+				}
+				v, err := x.Slice(0, 16)
+				if !assert.NoError(t, err) {
+					return
+				}
+				done := make(chan struct{})
+				go func() { // races the launch below; either order is fine
+					defer close(done)
+					_ = x.Release()
+				}()
+				err = gpuarr.Launch(ks.Fill, linear(16), gpuarr.Out(v), uint32(i), uint64(16), gpuarr.On(ss[(g+i)%4]))
+				assert.NoError(t, err, "the view keeps the buffer")
+				<-done
+				if i%3 == 0 {
+					got, err := v.ToSlice()
+					assert.NoError(t, err)
+					assert.Equal(t, uint32(i), got[15])
+					_ = v.Release()
+				} // else: dropped, for the GC
+				if i%50 == 0 {
+					runtime.GC()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for range 3 {
+		gcpressure.CollectAndWait(5 * time.Second)
+	}
+	assert.Equal(t, base, allocated(t, dev))
+	assert.Zero(t, gpuarr.ReadCounters().FreeErrors)
+}

@@ -1,0 +1,70 @@
+package gpuarr
+
+import "fmt"
+
+// Reshape returns a view of the same elements with another shape of the
+// same element count; one extent may be -1 and is then inferred. The view
+// shares the buffer (writes through either are seen by both) and keeps it
+// alive after the original is released.
+func (a *Array[T]) Reshape(sh Shape) (*Array[T], error) {
+	const call = "Reshape"
+	if a == nil {
+		return nil, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	}
+	if a.c.released.Load() {
+		return nil, a.c.releasedError(call)
+	}
+	sh = append(Shape(nil), sh...)
+	infer := -1
+	for i, d := range sh {
+		if d == -1 {
+			if infer >= 0 {
+				return nil, shapeError(call, "shape %v of %s: more than one extent is -1", sh, a.c.describe())
+			}
+			infer = i
+			sh[i] = 1
+		}
+	}
+	n, err := checkShape(call, sh, a.c.esize)
+	if err != nil {
+		return nil, err
+	}
+	if infer >= 0 {
+		if n == 0 || a.c.n%n != 0 {
+			sh[infer] = -1
+			return nil, shapeError(call, "cannot infer the -1 in %v for the %d elements of %s", sh, a.c.n, a.c.describe())
+		}
+		sh[infer] = a.c.n / n
+		n = a.c.n
+	}
+	if n != a.c.n {
+		return nil, shapeError(call, "shape %v has %d elements, %s has %d", sh, n, a.c.describe(), a.c.n)
+	}
+	return a.view(call, 0, n, sh)
+}
+
+// Slice returns a view of rows [i, j) along the leading axis: for a [5 3]
+// array, Slice(1, 3) is the [2 3] array of rows 1 and 2. It shares the
+// buffer like Reshape.
+func (a *Array[T]) Slice(i, j int) (*Array[T], error) {
+	const call = "Slice"
+	if a == nil {
+		return nil, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	}
+	if a.c.released.Load() {
+		return nil, a.c.releasedError(call)
+	}
+	if len(a.c.shape) == 0 {
+		return nil, shapeError(call, "%s is a scalar: it has no leading axis", a.c.describe())
+	}
+	rows := a.c.shape[0]
+	if i < 0 || j < i || j > rows {
+		return nil, shapeError(call, "rows [%d, %d) out of range for %s (leading extent %d)", i, j, a.c.describe(), rows)
+	}
+	row := 1
+	for _, d := range a.c.shape[1:] {
+		row *= d
+	}
+	sh := append(Shape{j - i}, a.c.shape[1:]...)
+	return a.view(call, uint64(i*row)*uint64(a.c.esize), (j-i)*row, sh)
+}

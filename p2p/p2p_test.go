@@ -1,0 +1,158 @@
+package p2p
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/internal/testkernels"
+)
+
+func testDevice(t *testing.T) *device.Device {
+	t.Helper()
+	dev, err := device.Default()
+	require.NoError(t, err)
+	return dev
+}
+
+func hostPair(t *testing.T) (*device.Device, *device.Device) {
+	t.Helper()
+	devs, err := device.Devices()
+	require.NoError(t, err)
+	if len(devs) < 2 || devs[0].Backend() != "host" {
+		t.Skip("needs two host devices (GPUARR_HOST_DEVICES=2)")
+	}
+	t.Cleanup(func() { host.SetPeerAccess(0, 1, true); Reset() })
+	return devs[0], devs[1]
+}
+
+func newStream(t *testing.T, dev *device.Device) *device.Stream {
+	t.Helper()
+	s, err := dev.NewStream()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func alloc(t *testing.T, dev *device.Device, n uint64) device.Ptr {
+	t.Helper()
+	p, err := dev.Alloc(n)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = dev.Free(p) })
+	return p
+}
+
+func TestEnable(t *testing.T) {
+	d := testDevice(t)
+	require.NoError(t, Enable(d, d))
+	assert.True(t, Enabled(d, d))
+
+	d0, d1 := hostPair(t)
+	host.SetPeerAccess(0, 1, false)
+	Reset()
+	err := Enable(d1, d0)
+	require.ErrorIs(t, err, device.ErrPeerAccessUnsupported)
+	var ae *AccessError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, d1, ae.From)
+	assert.Contains(t, err.Error(), fmt.Sprintf("%s cannot access memory of %s", d1, d0))
+	assert.False(t, Enabled(d1, d0))
+	assert.Equal(t, Staged, Route(d1, d0))
+
+	host.SetPeerAccess(0, 1, true)
+	require.NoError(t, Enable(d1, d0), "failures are not remembered")
+	require.NoError(t, Enable(d1, d0), "already enabled is success")
+	assert.True(t, Enabled(d1, d0))
+	assert.Equal(t, Direct, Route(d0, d1))
+	assert.Equal(t, Local, Route(d0, d0))
+	Reset()
+	assert.False(t, Enabled(d1, d0))
+}
+
+// Staged copies between two streams of one device exercise the pinned
+// buffers, the hand-off and the fences on any backend, a real GPU
+// included. The source is written late by a slow kernel on the source
+// stream, so a copy not ordered after it reads old data.
+func TestCopyStaged(t *testing.T) {
+	old := stageBytes
+	stageBytes = 64 << 10
+	defer func() { stageBytes = old }()
+
+	dev := testDevice(t)
+	ks, err := testkernels.Load(dev)
+	require.NoError(t, err)
+	defer ks.Module.Close()
+	one := device.LaunchConfig{Grid: device.Dim3{X: 1}, Block: device.Dim3{X: 1}}
+
+	var wg sync.WaitGroup
+	for g, n := range []uint64{4, 4096 + 4, 3*stageBytes + 8, 1 << 20} {
+		srcS, dstS := newStream(t, dev), newStream(t, dev)
+		src, dst := alloc(t, dev, n), alloc(t, dev, n)
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(rng.Uint32())
+			}
+			for round := range 5 {
+				data[0]++
+				if !assert.NoError(t, device.Upload(srcS, src, data)) {
+					return
+				}
+				// The last word of the source arrives late.
+				last := uint32(round)<<8 | uint32(g)
+				assert.NoError(t, srcS.Launch(ks.SpinWrite, one, src.Add(n-4), last, uint64(rng.IntN(200_000))))
+				before := Stats()
+				assert.NoError(t, CopyStaged(dstS, dst, srcS, src, n))
+				assert.GreaterOrEqual(t, Stats().Staged, before.Staged+1)
+				got := make([]byte, n)
+				assert.NoError(t, device.Download(dstS, got, dst))
+				want := append(data[:n-4:n-4], byte(last), byte(last>>8), 0, 0)
+				if i := firstDiff(want, got); i >= 0 {
+					t.Errorf("n=%d round %d: byte %d is %#x, want %#x", n, round, i, got[i], want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// With peer access a direct copy between two host devices moves the data.
+func TestCopyDirect(t *testing.T) {
+	d0, d1 := hostPair(t)
+	require.Equal(t, Direct, Route(d1, d0))
+	s := newStream(t, d1)
+	const n = 1 << 16
+	src, dst := alloc(t, d0, n), alloc(t, d1, n)
+	data := make([]byte, n)
+	for i := range data {
+		data[i] = byte(i * 3)
+	}
+	require.NoError(t, device.Upload(s, src, data))
+	before := Stats()
+	require.NoError(t, CopyDirect(s, dst, d1, src, d0, n))
+	assert.Equal(t, before.Direct+1, Stats().Direct)
+	got := make([]byte, n)
+	require.NoError(t, device.Download(s, got, dst))
+	assert.Equal(t, data, got)
+
+	other := newStream(t, d0)
+	require.NoError(t, CopyDirect(other, dst, d1, src, d0, n), "a stream of the source device works too")
+	assert.ErrorIs(t, CopyDirect(s, src, d0, src.Add(8), d0, 8), device.ErrInvalidValue, "a stream of neither device")
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
