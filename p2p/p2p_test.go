@@ -32,6 +32,28 @@ func hostPair(t *testing.T) (*device.Device, *device.Device) {
 	return devs[0], devs[1]
 }
 
+// peerPair returns two devices of the default backend that can be peers:
+// host devices (made peers for the test) or GPUs whose hardware allows it.
+func peerPair(t *testing.T) (*device.Device, *device.Device) {
+	t.Helper()
+	devs, err := device.Devices()
+	require.NoError(t, err)
+	if len(devs) < 2 {
+		t.Skipf("needs two devices (GPUARR_HOST_DEVICES=2 on the host backend); have %d", len(devs))
+	}
+	if devs[0].Backend() == "host" {
+		return hostPair(t)
+	}
+	for _, pair := range [][2]*device.Device{{devs[0], devs[1]}, {devs[1], devs[0]}} {
+		ok, err := pair[0].CanAccessPeer(pair[1])
+		require.NoError(t, err)
+		if !ok {
+			t.Skipf("%s cannot access %s in hardware", pair[0], pair[1])
+		}
+	}
+	return devs[0], devs[1]
+}
+
 func newStream(t *testing.T, dev *device.Device) *device.Stream {
 	t.Helper()
 	s, err := dev.NewStream()
@@ -124,9 +146,10 @@ func TestCopyStaged(t *testing.T) {
 	wg.Wait()
 }
 
-// With peer access a direct copy between two host devices moves the data.
+// With peer access a direct copy between two devices moves the data (two
+// host devices in CI, two GPUs with peer access on a multi-GPU machine).
 func TestCopyDirect(t *testing.T) {
-	d0, d1 := hostPair(t)
+	d0, d1 := peerPair(t)
 	require.Equal(t, Direct, Route(d1, d0))
 	s := newStream(t, d1)
 	const n = 1 << 16
