@@ -2,7 +2,7 @@
 # collect.sh takes what a GPU run brought back (the folder holding
 # summary.txt and results.tar.gz, e.g. the device tool's files_at) and
 #   - unpacks results.tar.gz into .gpu/results/<commit>/ (git-ignored: logs),
-#   - copies the benchmark JSON into bench/results/ for committing,
+#   - copies the benchmark JSON into bench/results/<gpu model>/ for committing,
 #   - prints the run's summary.
 #
 #   bash bench/gpu/collect.sh DIR      (or: make gpu-results DIR=...)
@@ -25,13 +25,17 @@ rm -rf "$dest"
 mkdir -p "$dest"
 cp -R "$tmp"/. "$dest"/
 
-mkdir -p bench/results
+# One folder per GPU model (h100, h200, ...), read off the run's nvidia-smi
+# log, so runs on different machines do not overwrite each other.
+model=$(grep -o -m1 -E 'H[0-9]{3}|A[0-9]{3}|B[0-9]{3}|L[0-9]{1,2}' "$dest/logs/nvidia-smi.log" 2>/dev/null | tr 'A-Z' 'a-z' || true)
+out=bench/results/${model:-unknown}
+mkdir -p "$out"
 n=0
 while IFS= read -r j; do
-	cp "$j" bench/results/
-	echo "bench/results/$(basename "$j")"
+	cp "$j" "$out/"
+	echo "$out/$(basename "$j")"
 	n=$((n + 1))
 done < <(find "$dest/results" -type f -name '*.json' 2>/dev/null | sort)
-echo "collect: $n JSON file(s) into bench/results; logs in $dest/logs"
+echo "collect: $n JSON file(s) into $out; logs in $dest/logs"
 echo
 cat "$dest/summary.txt"
