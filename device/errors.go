@@ -23,6 +23,9 @@ var (
 	ErrIllegalAddress        = driver.ErrIllegalAddress
 	ErrDeviceLost            = driver.ErrDeviceLost
 	ErrClosed                = driver.ErrClosed
+	// ErrStreamCapture matches the CUDA_ERROR_STREAM_CAPTURE_* results: an
+	// operation a capturing stream (or a captured event) does not allow.
+	ErrStreamCapture = driver.ErrStreamCapture
 	// ErrBadConfig is matched by errors from malformed GPUARR_* variables.
 	ErrBadConfig = driver.ErrBadConfig
 )

@@ -18,6 +18,7 @@ type Stream struct {
 	closed    atomic.Bool
 	closeErr  error // set when the stream could not be created
 	spareArgs atomic.Pointer[driver.Args]
+	capturing atomic.Bool // between BeginCapture and EndCapture (capture.go)
 }
 
 // Device is the device the stream belongs to.

@@ -41,9 +41,37 @@
 // pending (a dirty bit), they wait for that writer's event alone, then
 // copy; an array nothing wrote since the last host read costs no wait.
 //
-// Capturing streams (CUDA graphs) are not detected yet: the device layer
-// has no capture API so far. When it gets one, tracking must mark arrays
-// written during capture so host reads synchronize (issue 9).
+// # Stream capture (CUDA graphs)
+//
+// Operations on a stream between device.Stream.BeginCapture and
+// EndCapture are recorded into a graph, not run; the graph's Launch runs
+// them. Tracking checks Stream.IsCapturing, an atomic flag (no driver
+// call, so same-stream use stays free), and follows these rules:
+//
+//   - An array written on a capturing stream is marked captured: its data
+//     exists only once the graph is launched. While the capture goes on, a
+//     host read (ToSlice, CopyToHost) fails with an error matching
+//     device.ErrStreamCapture that names the array (waiting would
+//     invalidate the capture). After EndCapture, tracking cannot know which
+//     stream launches the graph, or when: every host read of a captured
+//     array synchronizes the whole device, and the array stays captured
+//     (a later launch writes it again) until a write outside any capture.
+//     Ordering another stream's use after a graph launch is the caller's
+//     job: launch the graph on that stream, or wait on an event.
+//   - An operation on another stream that must wait for a use made in a
+//     capture still going on fails with device.ErrStreamCapture: CUDA
+//     would silently join that stream into the capture.
+//   - An operation on a capturing stream that must wait for another
+//     stream's work outside the capture does not wait on the device (CUDA
+//     forbids dependencies across a capture's boundary): the CPU waits for
+//     that work's event, so it is done before anything captured can run.
+//   - A host read of an array the capturing stream wrote before
+//     BeginCapture, with no event marking the write, fails with
+//     device.ErrStreamCapture: read it before BeginCapture or after
+//     EndCapture.
+//
+// Allocate and release arrays outside captures: allocations and frees on a
+// capturing stream are not graph nodes here (the host device refuses them).
 //
 // # Memory and the garbage collector
 //

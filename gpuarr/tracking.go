@@ -2,6 +2,7 @@ package gpuarr
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
@@ -21,6 +22,10 @@ type tracking struct {
 	wfresh bool           // wev was recorded after writer's last write
 	dirty  bool           // a GPU write may be pending as the host sees it
 	wseq   uint64         // counts writes, so a host wait knows it is still current
+	// wcap: the last write was issued on a capturing stream, so a graph
+	// launch produces its data, at a time and on a stream tracking cannot
+	// know (see syncForHost).
+	wcap bool
 
 	readers []reader // streams other than writer that read since the last write
 }
@@ -46,11 +51,23 @@ const (
 // the stream's work, so there is nothing left to wait for.
 func closed(err error) bool { return errors.Is(err, device.ErrClosed) }
 
+// captureError refuses to record an event on a capturing stream for
+// another stream or the host to wait on: CUDA would join the waiting
+// stream into the capture (or fail), and the data does not exist before
+// the graph is launched anyway.
+func captureError(s *device.Stream, what string) error {
+	return fmt.Errorf("%s on a stream of %s that is capturing: end the capture "+
+		"(and launch the graph) before using the array elsewhere: %w", what, s.Device(), device.ErrStreamCapture)
+}
+
 // recordWriterLocked returns an event marking the last write, recording it
 // now if needed, or nil when there is nothing to wait for.
 func (t *tracking) recordWriterLocked() (*event, error) {
 	if t.writer == nil {
 		return nil, nil
+	}
+	if t.writer.IsCapturing() {
+		return nil, captureError(t.writer, "last written")
 	}
 	if t.wev != nil && t.wfresh {
 		return t.wev, nil
@@ -77,6 +94,9 @@ func (t *tracking) recordWriterLocked() (*event, error) {
 
 // recordReaderLocked is recordWriterLocked for a reader's last read.
 func (t *tracking) recordReaderLocked(r *reader) (*event, error) {
+	if r.s.IsCapturing() {
+		return nil, captureError(r.s, "read")
+	}
 	if r.ev != nil && r.fresh {
 		return r.ev, nil
 	}
@@ -107,9 +127,19 @@ func (t *tracking) readerIndex(s *device.Stream) int {
 	return -1
 }
 
-// waitOn makes s wait for ev (nil: nothing to wait for).
+// waitOn makes s wait for ev (nil: nothing to wait for). A capturing s
+// may not wait on an event recorded outside its capture (CUDA's capture
+// isolation rule): the CPU waits for ev instead, so the work it marks is
+// done before anything captured after this point can run.
 func waitOn(s *device.Stream, ev *event) error {
 	if ev == nil {
+		return nil
+	}
+	if s.IsCapturing() {
+		if err := ev.ev.Synchronize(); err != nil && !closed(err) {
+			return err
+		}
+		counters.hostSyncs.Add(1)
 		return nil
 	}
 	if err := s.Wait(ev.ev); err != nil {
@@ -158,6 +188,13 @@ func (t *tracking) useLocked(s *device.Stream, m mode) error {
 	}
 
 	if t.writer != s || len(t.readers) > 0 {
+		// Refuse before changing anything when a use to wait for was
+		// made in a capture still going on.
+		for i := range t.readers {
+			if r := &t.readers[i]; r.s != s && r.s.IsCapturing() {
+				return captureError(r.s, "read")
+			}
+		}
 		if t.writer != s && t.readerIndex(s) < 0 {
 			if err := t.waitWriterLocked(s); err != nil {
 				return err
@@ -182,6 +219,7 @@ func (t *tracking) useLocked(s *device.Stream, m mode) error {
 	}
 	t.wfresh = false
 	t.dirty = true
+	t.wcap = s.IsCapturing()
 	t.wseq++
 	return nil
 }
@@ -202,7 +240,31 @@ func (t *tracking) reset() {
 	if t.wev != nil {
 		t.wev.drop()
 	}
-	t.writer, t.wev, t.wfresh, t.dirty = nil, nil, false, false
+	t.writer, t.wev, t.wfresh, t.dirty, t.wcap = nil, nil, false, false, false
+}
+
+// syncCapturedLocked is syncForHost for a buffer whose last write was
+// captured (it unlocks b.mu). While the capture goes on, the data does not
+// exist yet and waiting for the stream would invalidate the capture: an
+// error. Once the capture ended, a graph launch produces the data, on a
+// stream tracking does not know: every host read synchronizes the whole
+// device, and the buffer stays dirty, since a later launch of the same
+// graph writes it again. A write outside a capture ends this.
+func (b *buffer) syncCapturedLocked() error {
+	s := b.trk.writer
+	b.mu.Unlock()
+	dev := b.st.dev
+	if s != nil {
+		if s.IsCapturing() {
+			return fmt.Errorf("written on a stream of %s that is still capturing: "+
+				"end the capture and launch the graph before reading it on the host: %w", s.Device(), device.ErrStreamCapture)
+		}
+		dev = s.Device()
+	}
+	gcpressure.BeforeBlockingWait(b.st.dev)
+	err := dev.Synchronize()
+	counters.hostSyncs.Add(1)
+	return err
 }
 
 // syncForHost makes the host see the buffer's last GPU write: when the
@@ -217,12 +279,22 @@ func (b *buffer) syncForHost() error {
 		b.mu.Unlock()
 		return nil
 	}
+	if t.wcap {
+		return b.syncCapturedLocked()
+	}
 	seq := t.wseq
 	var ev *event
 	s := t.writer
 	if t.wfresh && t.wev != nil {
 		ev = t.wev
 		ev.hold()
+	} else if s != nil && s.IsCapturing() {
+		// Written before the capture began, with no event marking it: the
+		// only waits left would synchronize the capturing stream, which
+		// invalidates its capture.
+		b.mu.Unlock()
+		return fmt.Errorf("written on a stream of %s before its capture began: read it before "+
+			"BeginCapture or after EndCapture: %w", s.Device(), device.ErrStreamCapture)
 	}
 	b.mu.Unlock()
 

@@ -24,6 +24,10 @@
 // pointers); the shim copies them to its stack and builds the parameter
 // array there, so a launch allocates nothing in C or Go.
 //
+// Stream capture uses RELAXED mode: GLOBAL and THREAD_LOCAL tie a capture
+// to the OS thread that began it, which a goroutine cannot promise.
+// EndCapture ends the capture and instantiates its graph in one shim call.
+//
 // Errors are *driver.Error values naming the driver call that failed. A
 // sticky result (illegal address, launch failure, ...) poisons its device:
 // from then on every call on it fails with an error matching

@@ -63,6 +63,13 @@ typedef CUresult (*t_cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
 typedef CUresult (*t_cuModuleUnload)(CUmodule);
 typedef CUresult (*t_cuMemAllocHost)(void **, size_t);
 typedef CUresult (*t_cuMemFreeHost)(void *);
+typedef CUresult (*t_cuStreamBeginCapture)(CUstream, int);
+typedef CUresult (*t_cuStreamEndCapture)(CUstream, CUgraph *);
+typedef CUresult (*t_cuStreamIsCapturing)(CUstream, int *);
+typedef CUresult (*t_cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+typedef CUresult (*t_cuGraphLaunch)(CUgraphExec, CUstream);
+typedef CUresult (*t_cuGraphExecDestroy)(CUgraphExec);
+typedef CUresult (*t_cuGraphDestroy)(CUgraph);
 typedef CUresult (*t_cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                      unsigned, unsigned, CUstream, void **, void **);
 
@@ -394,6 +401,62 @@ gp_ret gp_event_elapsed(gp_h ctx, gp_h start, gp_h end) {
 	memcpy(&bits, &ms, sizeof bits);
 	out.v = bits;
 	return out;
+}
+
+// ---- capture and graphs ----
+
+gp_rc gp_stream_begin_capture(gp_h ctx, gp_h s, int mode) {
+	CTX(ctx);
+	CALL(cuStreamBeginCapture, P(s), mode);
+}
+
+// Ends the capture and instantiates its graph; a graph that fails to
+// instantiate is destroyed here, so Go sees both handles or neither.
+gp_ret gp_stream_end_capture(gp_h ctx, gp_h s) {
+	gp_ret out = {0};
+	CUgraph g = 0;
+	CUgraphExec x = 0;
+	RCTX(out, ctx);
+	if (missing(GP_cuGraphInstantiateWithFlags) || missing(GP_cuGraphDestroy)) {
+		// Check before ending the capture, so a missing symbol leaves the
+		// stream capturing rather than losing the graph.
+		out.rc = pack(GP_SYMBOL_MISSING, missing(GP_cuGraphInstantiateWithFlags)
+		                                     ? GP_cuGraphInstantiateWithFlags
+		                                     : GP_cuGraphDestroy);
+		return out;
+	}
+	RCALL(out, cuStreamEndCapture, P(s), &g);
+	CUresult r = CU(cuGraphInstantiateWithFlags)(&x, g, 0);
+	if (r) {
+		CU(cuGraphDestroy)(g);
+		out.rc = pack(r, GP_cuGraphInstantiateWithFlags);
+		return out;
+	}
+	out.v = (uintptr_t)g;
+	out.w = (uintptr_t)x;
+	return out;
+}
+
+gp_ret gp_stream_is_capturing(gp_h ctx, gp_h s) {
+	gp_ret out = {0};
+	int status = 0;
+	RCTX(out, ctx);
+	RCALL(out, cuStreamIsCapturing, P(s), &status);
+	out.v = (unsigned)status;
+	return out;
+}
+
+gp_rc gp_graph_launch(gp_h ctx, gp_h exec, gp_h s) {
+	CTX(ctx);
+	CALL(cuGraphLaunch, P(exec), P(s));
+}
+
+gp_rc gp_graph_destroy(gp_h ctx, gp_h graph, gp_h exec) {
+	CTX(ctx);
+	if (missing(GP_cuGraphExecDestroy)) return pack(GP_SYMBOL_MISSING, GP_cuGraphExecDestroy);
+	CUresult r = CU(cuGraphExecDestroy)(P(exec));
+	if (r) return pack(r, GP_cuGraphExecDestroy);
+	CALL(cuGraphDestroy, P(graph));
 }
 
 // ---- memory ----

@@ -17,6 +17,8 @@ typedef void *CUevent;
 typedef void *CUmodule;
 typedef void *CUfunction;
 typedef void *CUmemoryPool;
+typedef void *CUgraph;
+typedef void *CUgraphExec;
 
 // Handles cross the Go boundary as integers: cgo then neither checks them as
 // pointers on every call nor lets the GC look at them.
@@ -96,7 +98,14 @@ typedef struct {
 	X(cuModuleUnload, "cuModuleUnload", 0)                                  \
 	X(cuLaunchKernel, "cuLaunchKernel", 0)                                  \
 	X(cuMemAllocHost, "cuMemAllocHost_v2", 0)                               \
-	X(cuMemFreeHost, "cuMemFreeHost", 0)
+	X(cuMemFreeHost, "cuMemFreeHost", 0)                                    \
+	X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", 0)                   \
+	X(cuStreamEndCapture, "cuStreamEndCapture", 0)                          \
+	X(cuStreamIsCapturing, "cuStreamIsCapturing", 0)                        \
+	X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 0)        \
+	X(cuGraphLaunch, "cuGraphLaunch", 0)                                    \
+	X(cuGraphExecDestroy, "cuGraphExecDestroy", 0)                          \
+	X(cuGraphDestroy, "cuGraphDestroy", 0)
 
 #define GP_ENUM(name, sym, alt) GP_##name,
 enum { GP_SYMBOLS(GP_ENUM) GP_NSYM };
@@ -140,6 +149,14 @@ gp_rc gp_event_record(gp_h ctx, gp_h e, gp_h s);
 gp_rc gp_event_query(gp_h ctx, gp_h e);
 gp_rc gp_event_synchronize(gp_h ctx, gp_h e);
 gp_ret gp_event_elapsed(gp_h ctx, gp_h start, gp_h end); // v: float32 bits
+
+// Capture and graphs (capture.go, graph.go). end_capture returns the
+// CUgraph in v and its instantiated CUgraphExec in w.
+gp_rc gp_stream_begin_capture(gp_h ctx, gp_h s, int mode);
+gp_ret gp_stream_end_capture(gp_h ctx, gp_h s);
+gp_ret gp_stream_is_capturing(gp_h ctx, gp_h s); // v: CUstreamCaptureStatus
+gp_rc gp_graph_launch(gp_h ctx, gp_h exec, gp_h s);
+gp_rc gp_graph_destroy(gp_h ctx, gp_h graph, gp_h exec);
 
 // Memory (memory.go, pool.go).
 gp_ret gp_mem_alloc(gp_h ctx, size_t n);

@@ -85,9 +85,30 @@ type Stream interface {
 	Synchronize() error
 	// Query reports whether all work issued so far is done.
 	Query() (bool, error)
+
+	// BeginCapture starts capturing (cuStreamBeginCapture_v2, RELAXED
+	// mode): work issued on the stream from then on is recorded into a
+	// graph instead of running. While it captures, Synchronize, Query,
+	// synchronous downloads and a Synchronize of an event recorded in the
+	// capture fail with StreamCaptureUnsupported.
+	BeginCapture() error
+	// EndCapture ends the capture and instantiates the graph it recorded
+	// (cuStreamEndCapture + cuGraphInstantiateWithFlags).
+	EndCapture() (Graph, error)
+	// Capturing asks the driver whether the stream captures now
+	// (cuStreamIsCapturing reports ACTIVE).
+	Capturing() (bool, error)
+
 	// Handle is a value unique among the device's live streams, for keys
 	// and logs (CUstream address on CUDA).
 	Handle() uintptr
+	Close() error
+}
+
+// Graph is an instantiated graph of captured work (a CUgraphExec and its
+// CUgraph). Each Launch runs the whole graph once, in the order of s.
+type Graph interface {
+	Launch(s Stream) error
 	Close() error
 }
 

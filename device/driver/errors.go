@@ -43,6 +43,8 @@ const (
 	NotSupported             Result = 801
 	StreamCaptureUnsupported Result = 900
 	StreamCaptureInvalidated Result = 901
+	StreamCaptureIsolation   Result = 906
+	CapturedEvent            Result = 907
 	StreamCaptureWrongThread Result = 908
 	Unknown                  Result = 999
 	SymbolMissing            Result = -1 // not a CUresult: the driver library lacks an entry point
@@ -67,6 +69,7 @@ var resultNames = map[Result]string{
 	InvalidPC: "CUDA_ERROR_INVALID_PC", LaunchFailed: "CUDA_ERROR_LAUNCH_FAILED",
 	NotPermitted: "CUDA_ERROR_NOT_PERMITTED", NotSupported: "CUDA_ERROR_NOT_SUPPORTED",
 	StreamCaptureUnsupported: "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", StreamCaptureInvalidated: "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+	StreamCaptureIsolation:   "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
 	StreamCaptureWrongThread: "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", Unknown: "CUDA_ERROR_UNKNOWN",
 	SymbolMissing: "GPUARR_SYMBOL_MISSING", LibraryMissing: "GPUARR_LIBRARY_MISSING", Closed: "GPUARR_CLOSED",
 }

@@ -25,6 +25,15 @@
 // their stream executes the record; a wait blocks the waiting stream's
 // goroutine, never the caller, on the record current at the call.
 //
+// Capture. A capturing stream appends the operations issued on it to its
+// capture instead of its queue; EndCapture returns them as a graph whose
+// Launch queues them again, in order, as one entry on any stream of the
+// device. As in CUDA, Synchronize, Query, a download and an event wait on
+// the host during a capture fail with StreamCaptureUnsupported and
+// invalidate it (EndCapture then fails with StreamCaptureInvalidated); a
+// capturing stream waiting on an event recorded outside the capture fails
+// with StreamCaptureIsolation.
+//
 // Kernels are Go functions registered under their PTX entry names
 // (RegisterKernel). LoadModule checks the PTX as a JIT would and binds its
 // entries to the registered kernels; a launch runs the kernel once, on the
@@ -63,6 +72,11 @@
 //     a free executes, where CUDA trims at synchronizations.
 //   - A kernel runs once per launch, not once per thread; it loops over its
 //     elements itself (Launch.ParallelFor spreads a loop over the cores).
+//   - A stream that is not capturing and waits on an event recorded in a
+//     capture fails with StreamCaptureUnsupported: CUDA would join it into
+//     the capture. Allocations and frees on a capturing stream fail the
+//     same way (CUDA makes them graph nodes). An event recorded in a
+//     capture that has ended counts as reached.
 //   - HideSymbol is per device; names match with or without "_v2".
 //
 // # Boundaries

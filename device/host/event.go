@@ -24,6 +24,23 @@ type event struct {
 type record struct {
 	reached chan struct{} // closed when the stream gets there
 	at      time.Time     // stamped before reached closes (timing events)
+	// capture is set for a record made on a capturing stream: it is not
+	// queued (it only marks a point of the capture), and the host may not
+	// wait for it while the capture lasts.
+	capture *capture
+}
+
+// captureError refuses a host wait on a record made during a capture that
+// is still going on; a record of an ended capture counts as reached.
+func (r *record) captureError(call string, d *device) (refused, ended bool, err error) {
+	if r == nil || r.capture == nil {
+		return false, false, nil
+	}
+	if r.capture.ended.Load() {
+		return false, true, nil
+	}
+	r.capture.invalidated.Store(true)
+	return true, false, driver.Errorf(call, driver.CapturedEvent, "the event was recorded in a capture on %s that is still going on", d)
 }
 
 func (r *record) isReached() bool {
@@ -67,6 +84,16 @@ func (s *stream) Record(e driver.Event) error {
 	if err != nil {
 		return err
 	}
+	if c := s.capturing(); c != nil {
+		// A point of the capture, not work: nothing to queue or replay.
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		if ev.closed {
+			return driver.Errorf(call, driver.Closed, "event of %s is closed", ev.dev)
+		}
+		ev.last = &record{capture: c}
+		return nil
+	}
 	r := &record{reached: make(chan struct{})}
 	// Enqueue under the event's lock, so that the record order of
 	// concurrent Record calls and the event's latest record agree.
@@ -101,6 +128,26 @@ func (s *stream) Wait(e driver.Event) error {
 		return err
 	}
 	r := ev.current()
+	c := s.capturing()
+	if r != nil && r.capture != nil {
+		switch {
+		case r.capture == c || r.capture.ended.Load():
+			return nil // in stream order within the capture, or nothing left to wait for
+		case c != nil:
+			c.invalidated.Store(true)
+			return driver.Errorf(call, driver.StreamCaptureIsolation,
+				"stream %d of %s would wait on an event recorded in another capture", s.handle, s.dev)
+		default:
+			// CUDA would join s into the capture; the host device does not.
+			return driver.Errorf(call, driver.StreamCaptureUnsupported,
+				"stream %d of %s would wait on an event recorded in a capture (joining a capture is not supported on the host device)", s.handle, s.dev)
+		}
+	}
+	if c != nil && r != nil {
+		c.invalidated.Store(true)
+		return driver.Errorf(call, driver.StreamCaptureIsolation,
+			"capturing stream %d of %s would wait on an event recorded outside the capture", s.handle, s.dev)
+	}
 	if r == nil || r.isReached() {
 		return nil
 	}
@@ -112,10 +159,15 @@ func (s *stream) Wait(e driver.Event) error {
 
 // Synchronize blocks until the current record is reached.
 func (e *event) Synchronize() error {
-	if err := e.dev.symbol("cuEventSynchronize"); err != nil {
+	const call = "cuEventSynchronize"
+	if err := e.dev.symbol(call); err != nil {
 		return err
 	}
-	if r := e.current(); r != nil {
+	r := e.current()
+	if refused, ended, err := r.captureError(call, e.dev); refused || ended {
+		return err
+	}
+	if r != nil {
 		<-r.reached
 	}
 	return nil
@@ -124,10 +176,14 @@ func (e *event) Synchronize() error {
 // Query reports whether the current record is reached; an event never
 // recorded counts as reached.
 func (e *event) Query() (bool, error) {
-	if err := e.dev.symbol("cuEventQuery"); err != nil {
+	const call = "cuEventQuery"
+	if err := e.dev.symbol(call); err != nil {
 		return false, err
 	}
 	r := e.current()
+	if refused, ended, err := r.captureError(call, e.dev); refused || ended {
+		return ended, err
+	}
 	return r == nil || r.isReached(), nil
 }
 
@@ -147,6 +203,9 @@ func (e *event) ElapsedSince(start driver.Event) (float32, error) {
 	rs, re := s.current(), e.current()
 	if rs == nil || re == nil {
 		return 0, driver.Errorf(call, driver.InvalidHandle, "both events must have been recorded")
+	}
+	if rs.capture != nil || re.capture != nil {
+		return 0, driver.Errorf(call, driver.CapturedEvent, "an event was recorded in a capture")
 	}
 	if !rs.isReached() || !re.isReached() {
 		return 0, driver.Errorf(call, driver.NotReady, "an event has not been reached yet")

@@ -220,9 +220,13 @@ func (s *stream) Launch(f driver.Function, grid, block driver.Dim3, sharedBytes 
 	case sharedBytes > maxSharedBytes:
 		return driver.Errorf(call, driver.InvalidValue, "kernel %s: %d bytes of shared memory, at most %d", fn.name, sharedBytes, maxSharedBytes)
 	}
-	l := &Launch{Grid: grid, Block: block, SharedBytes: sharedBytes, name: fn.name, dev: s.dev}
+	var a driver.Args
 	if args != nil {
-		l.Args = *args
+		a = *args
 	}
-	return s.enqueue(call, func() error { return l.run(fn.kernel) })
+	// Each run gets a fresh Launch, so a captured launch can be replayed.
+	return s.enqueue(call, func() error {
+		l := &Launch{Grid: grid, Block: block, SharedBytes: sharedBytes, Args: a, name: fn.name, dev: s.dev}
+		return l.run(fn.kernel)
+	})
 }

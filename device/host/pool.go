@@ -67,6 +67,9 @@ func (p *memPool) AllocAsync(n uint64, s driver.Stream) (driver.Ptr, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := st.refuseCapture(call, false); err != nil {
+		return 0, err
+	}
 	if n == 0 {
 		return 0, driver.Errorf(call, driver.InvalidValue, "size 0")
 	}
@@ -150,7 +153,7 @@ func (p *memPool) free(call string, a *allocation, s *stream) error {
 	b := &poolBlock{a: a, stream: s}
 	// Queue before publishing the block, under the pool's lock: work that
 	// reuses it on s then comes after the free (and its poisoning).
-	if err := s.enqueue(call, func() error { p.completed(b); return nil }); err != nil {
+	if err := s.enqueueLive(call, func() error { p.completed(b); return nil }); err != nil {
 		a.freeQueued.Store(false)
 		return err
 	}

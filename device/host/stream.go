@@ -38,6 +38,10 @@ type stream struct {
 	closing bool
 	exited  chan struct{}
 
+	// capture, when not nil, receives the operations issued on the stream
+	// instead of the queue (capture.go).
+	capture *capture
+
 	// The first asynchronous error not yet reported: once to whoever
 	// synchronizes the stream, once to Device.Synchronize.
 	errStream, errDevice error
@@ -52,18 +56,33 @@ func newStream(d *device) *stream {
 
 func (s *stream) Handle() uintptr { return s.handle }
 
-// enqueue appends fn; it fails only on a closed stream.
+// enqueue appends fn, or adds it to the capture while the stream captures;
+// it fails only on a closed stream.
 func (s *stream) enqueue(call string, fn op) error {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		return driver.Errorf(call, driver.Closed, "stream %d of %s is closed", s.handle, s.dev)
 	}
+	if c := s.capture; c != nil {
+		c.ops = append(c.ops, fn)
+		s.mu.Unlock()
+		return nil
+	}
 	s.queue = append(s.queue, fn)
 	s.issued++
 	s.mu.Unlock()
 	s.work.Signal()
 	return nil
+}
+
+// enqueueLive is enqueue for operations that cannot be captured and
+// replayed (frees): during a capture it fails with StreamCaptureUnsupported.
+func (s *stream) enqueueLive(call string, fn op) error {
+	if err := s.refuseCapture(call, false); err != nil {
+		return err
+	}
+	return s.enqueue(call, fn)
 }
 
 // run is the stream's goroutine.
@@ -150,7 +169,11 @@ func (s *stream) takeLocked(forDevice bool) error {
 // Synchronize waits for the work issued so far; it returns the stream's
 // first asynchronous error since the last report.
 func (s *stream) Synchronize() error {
-	if err := s.dev.symbol("cuStreamSynchronize"); err != nil {
+	const call = "cuStreamSynchronize"
+	if err := s.dev.symbol(call); err != nil {
+		return err
+	}
+	if err := s.refuseCapture(call, true); err != nil {
 		return err
 	}
 	return s.drain(false)
@@ -159,7 +182,11 @@ func (s *stream) Synchronize() error {
 // Query reports whether the work issued so far is done, and the stream's
 // pending asynchronous error, if any.
 func (s *stream) Query() (bool, error) {
-	if err := s.dev.symbol("cuStreamQuery"); err != nil {
+	const call = "cuStreamQuery"
+	if err := s.dev.symbol(call); err != nil {
+		return false, err
+	}
+	if err := s.refuseCapture(call, true); err != nil {
 		return false, err
 	}
 	s.mu.Lock()
@@ -212,6 +239,9 @@ func (s *stream) CopyDtoH(dst unsafe.Pointer, src driver.Ptr, n uint64) error {
 		return err
 	}
 	if err := span(call, src, n); err != nil {
+		return err
+	}
+	if err := s.refuseCapture(call, true); err != nil {
 		return err
 	}
 	ran := make(chan struct{})
@@ -333,6 +363,9 @@ func (s *stream) AllocAsync(n uint64) (driver.Ptr, error) {
 	if err := s.dev.symbol(call); err != nil {
 		return 0, err
 	}
+	if err := s.refuseCapture(call, false); err != nil {
+		return 0, err
+	}
 	a, err := s.dev.allocate(call, n, nil)
 	if err != nil {
 		return 0, err
@@ -353,6 +386,9 @@ func (s *stream) FreeAsync(p driver.Ptr) error {
 	}
 	if a.pool != nil {
 		return a.pool.free(call, a, s)
+	}
+	if err := s.refuseCapture(call, false); err != nil {
+		return err
 	}
 	if !a.freeQueued.CompareAndSwap(false, true) {
 		return driver.Errorf(call, driver.InvalidValue, "%v is already being freed", p)

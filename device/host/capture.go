@@ -1,0 +1,156 @@
+package host
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// Stream capture: while a stream captures, the operations issued on it are
+// appended to the capture instead of its queue; EndCapture turns them into
+// a graph whose Launch queues them again, in order, on any stream of the
+// device. Operations are closures over their arguments (uploads over a
+// snapshot of their source, launches over a copy of their arguments), so
+// running one again replays it.
+//
+// As in CUDA, waiting on the host for a capturing stream (Synchronize,
+// Query, a download into host memory, an event recorded in the capture)
+// fails with StreamCaptureUnsupported and invalidates the capture (CUDA
+// invalidates every capture such a call touches), so
+// EndCapture then fails with StreamCaptureInvalidated.
+
+type capture struct {
+	ops         []op
+	invalidated atomic.Bool // a forbidden call was made: EndCapture fails
+	ended       atomic.Bool // set by EndCapture; records made during it stop refusing
+}
+
+// refuseCapture fails when the stream captures; invalidate marks the
+// capture broken as CUDA does for calls that would synchronize it.
+func (s *stream) refuseCapture(call string, invalidate bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.capture
+	if c == nil {
+		return nil
+	}
+	if invalidate {
+		c.invalidated.Store(true)
+	}
+	return driver.Errorf(call, driver.StreamCaptureUnsupported, "stream %d of %s is capturing", s.handle, s.dev)
+}
+
+// capturing returns the stream's active capture, or nil.
+func (s *stream) capturing() *capture {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.capture
+}
+
+// BeginCapture makes the stream record work instead of running it.
+func (s *stream) BeginCapture() error {
+	const call = "cuStreamBeginCapture_v2"
+	if err := s.dev.symbol(call); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closing:
+		return driver.Errorf(call, driver.Closed, "stream %d of %s is closed", s.handle, s.dev)
+	case s.capture != nil:
+		return driver.Errorf(call, driver.StreamCaptureUnsupported, "stream %d of %s is already capturing", s.handle, s.dev)
+	}
+	s.capture = &capture{}
+	return nil
+}
+
+// EndCapture stops capturing and returns the graph of the captured work.
+func (s *stream) EndCapture() (driver.Graph, error) {
+	const call = "cuStreamEndCapture"
+	if err := s.dev.symbol(call); err != nil {
+		return nil, err
+	}
+	if err := s.dev.symbol("cuGraphInstantiateWithFlags"); err != nil {
+		return nil, err // as the shim: the stream keeps capturing
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.capture
+	if c == nil {
+		return nil, driver.Errorf(call, driver.InvalidValue, "stream %d of %s is not capturing", s.handle, s.dev)
+	}
+	s.capture = nil
+	c.ended.Store(true)
+	if c.invalidated.Load() {
+		return nil, driver.Errorf(call, driver.StreamCaptureInvalidated,
+			"the capture on stream %d of %s was invalidated by a call that would synchronize it", s.handle, s.dev)
+	}
+	return &graph{dev: s.dev, ops: c.ops}, nil
+}
+
+// Capturing reports whether the stream captures now.
+func (s *stream) Capturing() (bool, error) {
+	if err := s.dev.symbol("cuStreamIsCapturing"); err != nil {
+		return false, err
+	}
+	return s.capturing() != nil, nil
+}
+
+// graph is the captured work of one capture.
+type graph struct {
+	dev *device
+	ops []op
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Launch queues the captured operations on st; on a capturing stream they
+// join that capture (a child graph, in CUDA's terms).
+func (g *graph) Launch(st driver.Stream) error {
+	const call = "cuGraphLaunch"
+	if err := g.dev.symbol(call); err != nil {
+		return err
+	}
+	s, err := asStream(call, st)
+	if err != nil {
+		return err
+	}
+	if s.dev != g.dev {
+		return driver.Errorf(call, driver.InvalidValue, "graph of %s launched on a stream of %s", g.dev, s.dev)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return driver.Errorf(call, driver.Closed, "graph of %s is closed", g.dev)
+	}
+	// One queue entry for the whole graph: its operations stay contiguous
+	// and in order even when other goroutines issue on st meanwhile.
+	ops := g.ops
+	return s.enqueue(call, func() error {
+		var first error
+		for _, fn := range ops {
+			if err := fn(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	})
+}
+
+// Close destroys the graph; launches already queued still run.
+func (g *graph) Close() error {
+	const call = "cuGraphExecDestroy"
+	if err := g.dev.symbol(call); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return driver.Errorf(call, driver.Closed, "graph of %s closed twice", g.dev)
+	}
+	g.closed = true
+	return nil
+}
