@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 // Reading is one look at a device's memory: the bytes live in allocations
@@ -155,7 +157,7 @@ func (c *Collector) MaybeCollect(read func() Reading, blocking bool) bool {
 			when = "before a blocking wait"
 		}
 		fmt.Fprintf(c.cfg.Log, "gpuarr gc: eager collection %s at pressure %.2f freed %s in %v\n",
-			when, p, FormatBytes(freed), took.Round(time.Microsecond))
+			when, p, memory.FormatBytes(freed), took.Round(time.Microsecond))
 	}
 	return true
 }
@@ -229,18 +231,4 @@ func (c *Collector) Counters() Counters {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.counters
-}
-
-// FormatBytes renders a byte count with a binary unit.
-func FormatBytes(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

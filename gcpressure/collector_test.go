@@ -182,9 +182,3 @@ func TestCollectAndWaitRunsCleanups(t *testing.T) {
 	assert.Equal(t, int64(100), ran.Load())
 	assert.True(t, WaitForCleanups(time.Millisecond), "nothing left queued")
 }
-
-func TestFormatBytes(t *testing.T) {
-	assert.Equal(t, "512 B", FormatBytes(512))
-	assert.Equal(t, "1.5 KiB", FormatBytes(1536))
-	assert.Equal(t, "4.0 GiB", FormatBytes(4<<30))
-}

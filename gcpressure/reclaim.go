@@ -92,7 +92,7 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 		r.mu.Unlock()
 		if r.log != nil {
 			fmt.Fprintf(r.log, "gpuarr gc: reclaim on %s for %s: ladder exhausted, the allocator releases cached segments next\n",
-				dev, FormatBytes(need))
+				dev, memory.FormatBytes(need))
 		}
 		return false
 	}
@@ -139,7 +139,7 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 			note = " (shared a collection under way)"
 		}
 		fmt.Fprintf(r.log, "gpuarr gc: reclaim on %s for %s: level %d (%s) freed %s in %v%s\n",
-			dev, FormatBytes(need), level, levelNames[level], FormatBytes(freed), took.Round(time.Microsecond), note)
+			dev, memory.FormatBytes(need), level, levelNames[level], memory.FormatBytes(freed), took.Round(time.Microsecond), note)
 	}
 	// A failed synchronization (a poisoned device) is no reason to skip
 	// the collection; the allocator's own error will tell the story.

@@ -123,7 +123,7 @@ func TestLadderOrder(t *testing.T) {
 				if c.freeAt == "collect" {
 					assert.Equal(t, uint64(1), r.Counters().Collections)
 					assert.Equal(t, heldBytes, r.Counters().BytesFreed)
-					assert.Contains(t, debug.String(), "level 1 (collect) freed "+FormatBytes(heldBytes))
+					assert.Contains(t, debug.String(), "level 1 (collect) freed "+memory.FormatBytes(heldBytes))
 				}
 				require.NoError(t, pool.EmptyCache())
 			})

@@ -10,6 +10,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 // SystemMemory is the memory the process can use: the machine's, narrowed
@@ -156,5 +158,5 @@ func (sm SystemMemory) String() string {
 	if sm.Cgroup {
 		src = "cgroup"
 	}
-	return fmt.Sprintf("%s available of %s (%s)", FormatBytes(sm.Available), FormatBytes(sm.Total), src)
+	return fmt.Sprintf("%s available of %s (%s)", memory.FormatBytes(sm.Available), memory.FormatBytes(sm.Total), src)
 }
