@@ -29,6 +29,22 @@
 // result, its name and the failing call, and matches the sentinels below
 // with errors.Is on every backend.
 //
+// Matrix products and CUDA C. Two optional backend capabilities
+// (driver.BLAS, driver.Compiler) sit beside the driver calls:
+//
+//	s.Gemm(device.Gemm{Type: device.Float32, M: m, N: n, K: k, ...}) // column-major, in s's order
+//	mod, err := dev.LoadCUDA(`extern "C" __global__ void k(float *x) { ... }`)
+//
+// On CUDA, Gemm is cuBLAS (libcublas.so.13, else .12) and CompileCUDA is
+// NVRTC (libnvrtc.so.13, else .12), each dlopened on first use, from the
+// loader's path or the toolkit's directories (GPUARR_CUBLAS_LIB and
+// GPUARR_NVRTC_LIB name another file). Without the library the call fails
+// with an error matching ErrNotSupported that names it; a source that does
+// not compile matches ErrCompile and carries NVRTC's log. The host device
+// multiplies with gonum's BLAS, in stream order, and cannot compile CUDA C.
+// HideSymbol("libcublas") and HideSymbol("libnvrtc") make either library
+// look missing, on both backends, for tests.
+//
 // This package owns devices, contexts, streams, events, modules and raw
 // allocations. It knows nothing of arrays, caching allocators or the GC:
 // those live in memory, gcpressure and gpuarr.

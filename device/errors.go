@@ -26,6 +26,9 @@ var (
 	// ErrStreamCapture matches the CUDA_ERROR_STREAM_CAPTURE_* results: an
 	// operation a capturing stream (or a captured event) does not allow.
 	ErrStreamCapture = driver.ErrStreamCapture
+	// ErrCompile matches CUDA C that NVRTC refused (CompileCUDA, LoadCUDA);
+	// the error carries the compiler's log.
+	ErrCompile = driver.ErrCompile
 	// ErrBadConfig is matched by errors from malformed GPUARR_* variables.
 	ErrBadConfig = driver.ErrBadConfig
 )

@@ -85,6 +85,23 @@ func (s *Stream) Launch(k *Kernel, cfg LaunchConfig, args ...any) error {
 	return s.drv.Launch(k.drv, cfg.Grid.Norm(), cfg.Block.Norm(), cfg.SharedBytes, a)
 }
 
+// LaunchArgs is Launch with arguments already marshalled (by code that
+// builds them without boxing each in an interface, such as package
+// gpuarr's fused kernels). a must match the kernel's .param list; the
+// caller may reuse it once LaunchArgs returns.
+func (s *Stream) LaunchArgs(k *Kernel, cfg LaunchConfig, a *driver.Args) error {
+	if err := s.check("Stream.LaunchArgs"); err != nil {
+		return err
+	}
+	if k.mod.closed.Load() {
+		return closedError("Stream.LaunchArgs of " + k.Name() + " from a closed module")
+	}
+	if k.mod.dev != s.dev {
+		return invalid("Stream.LaunchArgs", "kernel %s was loaded on %s, stream is on %s", k.Name(), k.mod.dev, s.dev)
+	}
+	return s.drv.Launch(k.drv, cfg.Grid.Norm(), cfg.Block.Norm(), cfg.SharedBytes, a)
+}
+
 func marshalArgs(a *driver.Args, kernel string, args []any) error {
 	a.Reset()
 	for i, v := range args {

@@ -25,13 +25,18 @@ type Array[T Numeric] struct {
 // copies need no type parameter. It is the first field of Array, so a
 // pointer to it keeps the Array alive.
 type core struct {
-	buf      *buffer
-	off      uint64 // bytes from the start of buf to the first element
-	n        int    // elements
-	esize    uintptr
-	elem     string // element type name, for messages
-	shape    Shape  // dims[:len] when the rank fits, else its own slice
-	dims     [4]int
+	buf   *buffer
+	off   uint64 // bytes from the start of buf to the first element
+	n     int    // elements
+	esize uintptr
+	elem  string // element type name, for messages
+	shape Shape  // dims[:len] when the rank fits, else its own slice
+	dims  [4]int
+	// strides are the element steps along each axis of a strided view
+	// (Transpose, StepSlice); nil for the usual contiguous row-major
+	// layout. off is then the first element's offset and n counts the
+	// view's elements, not the memory they span.
+	strides  []int
 	released atomic.Bool
 	cleanup  runtime.Cleanup
 }
@@ -45,6 +50,9 @@ func (c *core) setShape(sh Shape) {
 	}
 	copy(c.shape, sh)
 }
+
+// contiguous reports whether the elements are packed row-major from ptr().
+func (c *core) contiguous() bool { return c.strides == nil }
 
 func (c *core) dev() *device.Device { return c.buf.st.dev }
 func (c *core) ptr() device.Ptr     { return c.buf.ptr.Add(c.off) }
@@ -74,9 +82,12 @@ func (a *Array[T]) Len() int { return a.c.n }
 // Bytes is the size of the elements in bytes.
 func (a *Array[T]) Bytes() uint64 { return a.c.nbytes() }
 
-// Strides are the row-major steps between neighbours along each axis, in
-// elements (the last axis is contiguous).
+// Strides are the steps between neighbours along each axis, in elements:
+// row-major (the last axis contiguous) except for strided views.
 func (a *Array[T]) Strides() []int {
+	if a.c.strides != nil {
+		return append([]int(nil), a.c.strides...)
+	}
 	st := make([]int, len(a.c.shape))
 	step := 1
 	for i := len(st) - 1; i >= 0; i-- {

@@ -45,7 +45,16 @@ func full[T Numeric](call string, sh Shape, v T, opts []Option) (*Array[T], erro
 		return nil, err
 	}
 	pat := unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))
-	err = a.issue(call, s, modeWrite, true, func() error { return fillPattern(s, a.c.ptr(), a.c.nbytes(), pat) })
+	done := false
+	err = a.issue(call, s, modeWrite, true, func() (err error) {
+		done, err = memsetFill(s, a.c.ptr(), a.c.nbytes(), pat)
+		return err
+	})
+	if err == nil && !done {
+		// A value whose bytes do not repeat within 4 (most float64s):
+		// one fused kernel writing the scalar.
+		err = evalInto(call, &a.c, Scalar(v).n, s)
+	}
 	if err != nil {
 		_ = a.Release()
 		return nil, err

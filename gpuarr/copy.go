@@ -26,9 +26,23 @@ func Copy[T Numeric](dst, src *Array[T], opts ...Option) error {
 	if !dst.c.shape.Equal(src.c.shape) {
 		return shapeError(call, "dst is %s, src is %s", dst.c.describe(), src.c.describe())
 	}
+	if !dst.c.contiguous() {
+		return stridedError(call, &dst.c)
+	}
 	s, err := streamFor(call, opts, dst.c.dev())
 	if err != nil {
 		return err
+	}
+	if !src.c.contiguous() {
+		if s.Device() == src.c.dev() && s.Device() == dst.c.dev() {
+			return EvalInto(dst, src, On(s))
+		}
+		packed, _, err := src.compact()
+		if err != nil {
+			return fmt.Errorf("gpuarr.%s: %w", call, err)
+		}
+		defer packed.Release()
+		src = packed
 	}
 	return copyCores(call, &dst.c, &src.c, s)
 }
@@ -47,6 +61,17 @@ func Clone[T Numeric](src *Array[T], opts ...Option) (*Array[T], error) {
 	s, err := streamFor(call, opts, src.c.dev())
 	if err != nil {
 		return nil, err
+	}
+	if !src.c.contiguous() {
+		if s.Device() == src.c.dev() {
+			return Eval[T](src, On(s))
+		}
+		packed, _, err := src.compact()
+		if err != nil {
+			return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
+		}
+		defer packed.Release()
+		src = packed
 	}
 	dst, err := newArray[T](call, src.c.shape, s)
 	if err != nil {

@@ -11,8 +11,9 @@ import (
 // devState is what the package keeps per device: the memory resource
 // arrays allocate from and the pool of tracking events.
 type devState struct {
-	dev    *device.Device
-	events eventPool
+	dev     *device.Device
+	events  eventPool
+	kernels kernelCache
 
 	resOnce sync.Once
 	res     memory.Resource

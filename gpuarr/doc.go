@@ -15,6 +15,29 @@
 // Shape value and options last. Custom kernels run on arrays with Launch,
 // each array wrapped in In, Out or InOut to say how the kernel uses it.
 //
+// # Expressions, reductions, matmul, random numbers
+//
+// Elementwise arithmetic is lazy: Add, Sub, Mul, Div, Neg, Abs, Minimum,
+// Maximum, Pow, Exp, Log, Sqrt, Tanh, Sigmoid, FMA, Clamp, Cast, the
+// comparisons (Less, ..., giving a Mask) and Where build an Expr[T]
+// without computing anything. Eval (into a new array) or EvalInto (into an
+// existing one) compiles the whole tree into one kernel — generated as PTX
+// by Go code and JIT-compiled by the driver, so no CUDA toolkit is needed;
+// the host backend runs the same program in Go — and caches it per device
+// by the tree's shape and types (scalar values are parameters):
+//
+//	// z = x*y + 1 in one pass over memory
+//	z, err := gpuarr.Eval(gpuarr.Add(gpuarr.Mul(x, y), gpuarr.Scalar[float32](1)))
+//
+// Operands broadcast with NumPy's rules; strided views (Transpose,
+// Permute, Step) are read in place. Reductions (Sum, Prod, Min, Max,
+// Mean, ArgMin, ArgMax; all elements or one Axis) accept an expression
+// and fuse it (Sum(Mul(x, x)) reads x once). Matmul multiplies matrices
+// with cuBLAS (gonum on the host). RNG draws Uniform and Normal numbers
+// that are the same on every backend for the same seed. The semantics
+// every backend shares (integer division by zero, NaN in Minimum, casts
+// that saturate) are in internal/expr's package doc and on each function.
+//
 // # Streams
 //
 // Simple code never names a stream: everything runs on device.Default()'s
@@ -107,7 +130,10 @@
 // # Boundaries
 //
 // This package owns Array, its buffers and their tracking state, the
-// launch API for kernels on arrays, and array copies. It allocates only
+// launch API for kernels on arrays, array copies, and the expression
+// front end (building, broadcasting, lowering to internal/expr programs,
+// the per-device kernel cache). Code generation is internal/ptxgen's and
+// the host evaluator internal/hosteval's. It allocates only
 // through memory.Resource and orders streams only through the device
 // package's events; it must not manage memory pools (package memory), run
 // garbage collections itself (package gcpressure), or enable peer access

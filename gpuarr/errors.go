@@ -1,6 +1,9 @@
 package gpuarr
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors, matched with errors.Is. Errors from the device layer
 // (device.ErrOutOfMemory, device.ErrPeerAccessUnsupported, ...) pass
@@ -15,3 +18,16 @@ var (
 	// the wrong device, an unwrapped array in Launch, ...).
 	ErrArgument = errors.New("bad argument")
 )
+
+var (
+	errNilArray = fmt.Errorf("nil array in an expression: %w", ErrArgument)
+	errNilExpr  = fmt.Errorf("zero Expr or Mask (build one from arrays with the expression functions): %w", ErrArgument)
+)
+
+var errNilRNG = fmt.Errorf("nil *RNG: %w", ErrArgument)
+
+// stridedError refuses a strided view where contiguous memory is needed.
+func stridedError(call string, c *core) error {
+	return fmt.Errorf("gpuarr.%s: %s is a strided view (Transpose, Permute, Step); "+
+		"make a contiguous copy with Clone first: %w", call, c.describe(), ErrArgument)
+}

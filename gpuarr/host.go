@@ -37,6 +37,15 @@ func (a *Array[T]) download(call string, dst []T) error {
 	if len(dst) != c.n {
 		return shapeError(call, "destination has %d elements, %s has %d", len(dst), c.describe(), c.n)
 	}
+	if !c.contiguous() {
+		// A strided view: compact it on the device, then read that.
+		packed, _, err := a.compact()
+		if err != nil {
+			return fmt.Errorf("gpuarr.%s: %w", call, err)
+		}
+		defer packed.Release()
+		return packed.download(call, dst)
+	}
 	if c.released.Load() || !c.buf.pin() {
 		return c.releasedError(call)
 	}
@@ -64,6 +73,9 @@ func (a *Array[T]) CopyFromHost(src []T, opts ...Option) error {
 	}
 	if len(src) != a.c.n {
 		return shapeError(call, "source has %d elements, %s has %d", len(src), a.c.describe(), a.c.n)
+	}
+	if !a.c.contiguous() {
+		return stridedError(call, &a.c)
 	}
 	s, err := streamFor(call, opts, a.c.dev())
 	if err != nil {

@@ -91,6 +91,9 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 			if c == nil {
 				return fmt.Errorf("gpuarr.%s %s: argument %d is a nil array: %w", call, k.Name(), i, ErrArgument)
 			}
+			if !c.contiguous() {
+				return fmt.Errorf("gpuarr.%s %s: argument %d: %w", call, k.Name(), i, stridedError(call, c))
+			}
 			o.add(c, m, nil)
 			kargs = append(kargs, c.ptr())
 		case Option:

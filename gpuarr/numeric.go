@@ -10,6 +10,10 @@ type Numeric interface {
 		~float32 | ~float64
 }
 
+// Float is the floating-point element types: the ones math functions
+// (Exp, Log, ...) and Matmul accept.
+type Float interface{ ~float32 | ~float64 }
+
 // elemName is T's name for messages ("float32"), without formatting on the
 // hot path for the predeclared types.
 func elemName[T Numeric]() string {

@@ -54,8 +54,11 @@ func streamFor(call string, opts []Option, fallback *device.Device) (*device.Str
 				return nil, fmt.Errorf("gpuarr.%s: gpuarr.OnDevice(nil): %w", call, ErrArgument)
 			}
 			s = (*device.Device)(o).DefaultStream()
-		default:
+		case nil:
 			return nil, fmt.Errorf("gpuarr.%s: nil Option: %w", call, ErrArgument)
+		default:
+			// An option of another kind (Axis, TF32): the operation that
+			// takes it reads it; it does not choose a stream.
 		}
 	}
 	if s != nil {

@@ -14,6 +14,9 @@ func (a *Array[T]) Reshape(sh Shape) (*Array[T], error) {
 	if a.c.released.Load() {
 		return nil, a.c.releasedError(call)
 	}
+	if !a.c.contiguous() {
+		return nil, stridedError(call, &a.c)
+	}
 	sh = append(Shape(nil), sh...)
 	infer := -1
 	for i, d := range sh {
@@ -61,10 +64,13 @@ func (a *Array[T]) Slice(i, j int) (*Array[T], error) {
 	if i < 0 || j < i || j > rows {
 		return nil, shapeError(call, "rows [%d, %d) out of range for %s (leading extent %d)", i, j, a.c.describe(), rows)
 	}
+	sh := append(Shape{j - i}, a.c.shape[1:]...)
+	if !a.c.contiguous() {
+		return a.stridedView(call, i*a.c.strides[0], sh, a.c.strides)
+	}
 	row := 1
 	for _, d := range a.c.shape[1:] {
 		row *= d
 	}
-	sh := append(Shape{j - i}, a.c.shape[1:]...)
 	return a.view(call, uint64(i*row)*uint64(a.c.esize), (j-i)*row, sh)
 }

@@ -183,6 +183,8 @@ if [[ $MODE == all || $MODE == bench ]]; then
 	while read -r n dir; do
 		run_program bench "$n" "$ROOT" "$BENCH_LIMIT" -out "$RES"
 	done < <(manifest bench)
+	# Peer scripts run after every benchmark program: kernels_peers.py
+	# reads $RES/kernels.json (bench/kernels) for its sizes and its ratios.
 	while read -r n dir; do
 		if ! command -v python3 >/dev/null; then
 			record SKIP peer "$n" 0 "python3 not found"

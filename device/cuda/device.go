@@ -164,6 +164,8 @@ type device struct {
 		sync.Mutex
 		m map[driver.Ptr]uint64
 	}
+
+	blas blasHandles // idle cuBLAS handles (blas.go)
 }
 
 func (d *device) String() string { return fmt.Sprintf("cuda:%d (%s)", d.info.Ordinal, d.info.Name) }

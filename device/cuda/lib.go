@@ -88,7 +88,13 @@ func symName(i int) string {
 // hideSymbol makes a driver entry point look missing until restore runs.
 // The table is shared by every device of the process, so the symbol is
 // hidden for all of them. Hides nest; unknown names hide nothing.
+// "libcublas" and "libnvrtc" hide those whole libraries (extlib.go).
 func hideSymbol(name string) (restore func()) {
+	if n := libHideCounter(name); n != nil {
+		n.Add(1)
+		var once sync.Once
+		return func() { once.Do(func() { n.Add(-1) }) }
+	}
 	i, ok := symbols().index[name]
 	if !ok {
 		return func() {}

@@ -134,6 +134,9 @@ static inline gp_rc use_ctx(gp_h ctx) {
 	return 0;
 }
 
+// The same, for the cuBLAS wrappers (blas.c), which live outside this file.
+gp_rc gp_use_ctx(gp_h ctx) { return use_ctx(ctx); }
+
 // Wrapper bodies: CALL for gp_rc wrappers, RCALL for gp_ret ones (out.rc).
 #define CALL(name, ...)                                          \
 	do {                                                         \

@@ -8,6 +8,7 @@ package cuda
 import "C"
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -20,6 +21,11 @@ type stream struct {
 	dev    *device
 	h      C.gp_h
 	closed atomic.Bool
+
+	// blasH is the stream's cuBLAS handle once it multiplied (blas.go);
+	// blasMu keeps it to one call at a time.
+	blasMu sync.Mutex
+	blasH  C.gp_h
 }
 
 func (d *device) NewStream() (driver.Stream, error) {
@@ -92,6 +98,9 @@ func (s *stream) Close() error {
 	if rc := C.gp_stream_destroy(s.dev.ctx, s.h); rc != 0 {
 		return s.dev.fail(int64(rc), "")
 	}
+	// The stream's work is done (destroy synchronized it): its cuBLAS
+	// handle may serve another stream.
+	s.releaseBlas()
 	return nil
 }
 

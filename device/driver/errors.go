@@ -50,6 +50,7 @@ const (
 	SymbolMissing            Result = -1 // not a CUresult: the driver library lacks an entry point
 	LibraryMissing           Result = -2 // not a CUresult: the driver library could not be loaded
 	Closed                   Result = -3 // not a CUresult: the object was closed or freed
+	CompileFailed            Result = -4 // not a CUresult: CUDA C source did not compile (NVRTC)
 )
 
 var resultNames = map[Result]string{
@@ -72,6 +73,7 @@ var resultNames = map[Result]string{
 	StreamCaptureIsolation:   "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
 	StreamCaptureWrongThread: "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", Unknown: "CUDA_ERROR_UNKNOWN",
 	SymbolMissing: "GPUARR_SYMBOL_MISSING", LibraryMissing: "GPUARR_LIBRARY_MISSING", Closed: "GPUARR_CLOSED",
+	CompileFailed: "GPUARR_COMPILE_FAILED",
 }
 
 // Name is the result's cuda.h name, or "CUresult(N)" for codes the project
@@ -112,6 +114,7 @@ var (
 	ErrDeviceLost            = errors.New("device context is unusable after a sticky error")
 	ErrClosed                = errors.New("use of a closed or freed object")
 	ErrStreamCapture         = errors.New("operation not permitted while a stream is capturing")
+	ErrCompile               = errors.New("CUDA C failed to compile")
 )
 
 // Error is a failed driver call: the call that failed, its result code and,
@@ -141,6 +144,7 @@ var resultText = map[Result]string{
 	PeerAccessUnsupported: "peer access is not supported between these devices",
 	NotSupported:          "not supported", SymbolMissing: "the driver library lacks this entry point",
 	LibraryMissing: "the driver library could not be loaded", Closed: "the object was closed or freed",
+	CompileFailed: "CUDA C compilation failed",
 }
 
 // Is matches the sentinel that corresponds to the error's result code.
@@ -176,6 +180,8 @@ func (e *Error) Is(target error) bool {
 		return e.Code == Closed
 	case ErrStreamCapture:
 		return e.Code >= StreamCaptureUnsupported && e.Code <= StreamCaptureWrongThread
+	case ErrCompile:
+		return e.Code == CompileFailed
 	}
 	return false
 }

@@ -41,6 +41,27 @@ func RegisterKernel(name string, k Kernel) {
 	registry.kernels[name] = k
 }
 
+// EnsureKernel registers k for name unless a kernel already has that name,
+// and reports whether it registered k. It is for generated kernels whose
+// entry name is derived from their content (package gpuarr's fused
+// expressions), so that one name always means the same kernel and a
+// second registration is redundant rather than a conflict.
+func EnsureKernel(name string, k Kernel) bool {
+	if name == "" || k == nil {
+		panic("host.EnsureKernel: empty name or nil kernel")
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if _, dup := registry.kernels[name]; dup {
+		return false
+	}
+	if registry.kernels == nil {
+		registry.kernels = map[string]Kernel{}
+	}
+	registry.kernels[name] = k
+	return true
+}
+
 func lookupKernel(name string) (Kernel, bool) {
 	registry.mu.RLock()
 	defer registry.mu.RUnlock()

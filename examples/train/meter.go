@@ -20,6 +20,7 @@ type meter struct {
 	first, prev gcpressure.Totals
 	ooms0       uint64
 	epochs      []float64 // seconds
+	loss        float64   // the last epoch's loss
 }
 
 func newMeter(res memory.Resource) *meter {
@@ -68,11 +69,12 @@ type summary struct {
 	ooms    uint64
 	failure error
 	mem     memory.Stats
+	loss    float64
 }
 
 func (m *meter) summary(total time.Duration, err error) summary {
 	st := m.res.Stats()
-	s := summary{total: total, epochs: m.epochs, gc: delta(gcpressure.Stats(), m.first), ooms: st.OOMs - m.ooms0, failure: err, mem: st}
+	s := summary{total: total, epochs: m.epochs, gc: delta(gcpressure.Stats(), m.first), ooms: st.OOMs - m.ooms0, failure: err, mem: st, loss: m.loss}
 	if err != nil && errors.Is(err, device.ErrOutOfMemory) && s.ooms == 0 {
 		s.ooms = 1 // failed outside the pool's count (Limit adaptor, driver)
 	}
@@ -96,7 +98,7 @@ func (s summary) text(mode Mode) string {
 	if len(s.epochs) > 0 {
 		fmt.Fprintf(&b, ", median epoch %v", time.Duration(report.Percentile(append([]float64(nil), s.epochs...), 50)*1e9).Round(10*time.Microsecond))
 	}
-	b.WriteString(")\n")
+	fmt.Fprintf(&b, ", final loss %.3g)\n", s.loss)
 	g := s.gc
 	fmt.Fprintf(&b, "  gc: %d collections (%d eager, %d skipped by the time budget; %d by the reclaim ladder), %v in all (%.1f%% of the run), longest pause %v\n",
 		g.Collections(), g.Eager.Collections, g.Eager.Skipped, g.Reclaim.Collections, g.GCTime().Round(10*time.Microsecond),
@@ -134,6 +136,7 @@ func (s summary) report(dev *device.Device, cfg Config) *report.Report {
 		"max_pause_ms":       float64(g.MaxPause()) / 1e6,
 		"ooms":               float64(s.ooms),
 		"peak_used_bytes":    float64(s.mem.AllocatedBytes.Peak),
+		"final_loss":         s.loss,
 	}
 	if len(s.epochs) > 0 {
 		sm := report.Summarize(append([]float64(nil), s.epochs...))

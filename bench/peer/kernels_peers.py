@@ -1,0 +1,537 @@
+#!/usr/bin/env python3
+"""kernels_peers: the PyTorch and CuPy side of issue 6's kernel benchmarks.
+
+Times, on the same GPU and at the same sizes as bench/kernels:
+
+  1. a + b, float32, n elements: torch.add(a, b, out=c), cupy.add(a, b,
+     out=c) (device time, cuda events; gbps = 3 arrays x 4 B x n / time);
+  2. a*b + c: PyTorch eager a*b+c (two kernels and a temporary; the result
+     allocated), torch.addcmul(c, a, b, out=d) (one kernel), CuPy a*b+c and
+     cupy.fuse'd a*b+c;
+  3. torch.sum(a), cupy.sum(a): device time, and host wall time of a batch
+     with one synchronize;
+  4. torch.matmul of two n x n float32 matrices with
+     torch.backends.cuda.matmul.allow_tf32 = False (allocating, and out=),
+     cupy.matmul (TFLOP/s = 2n^3 / time);
+  5. a + b on 1,024 elements from Python, host time per op: batches of
+     calls, synchronized between batches (torch.add(a, b, out=c), a + b,
+     cupy.add(out=), and the interpreter's empty loop).
+
+Row names match bench/kernels' rows. When DIR (--out) already holds
+kernels.json from bench/kernels (the GPU bundle runs the Go programs
+first), its sizes are used, and "vs gpuarr" rows give the ratios against
+the issue's targets (met: 1 or 0) when both ran on the same device.
+
+Writes DIR/kernels_peers.json in the bench/report schema (benchmark, device,
+backend, driver_version, date, commit, notes, rows of name/labels/metrics).
+Without torch, CuPy or a GPU it writes what it could measure and a note, and
+exits 0.
+
+    python3 bench/peer/kernels_peers.py --out bench/results
+"""
+
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import platform
+import re
+import sys
+import time
+
+# Row names shared with bench/kernels (stream.go, matmul.go, small.go).
+CASE_ADD = "a + b, float32"
+CASE_FUSED = "a*b + c, float32"
+CASE_SUM = "Sum, float32"
+CASE_MATMUL = "matmul, float32, no TF32"
+CASE_SMALL = "small a + b, float32, host time per op"
+CASE_VS = "vs gpuarr"
+
+# Targets from issue 6 (bench/kernels/main.go has the same).
+TARGET_ADD = 0.95     # gpuarr GB/s / torch.add(out=)'s
+TARGET_FUSED = 1.3    # torch eager a*b+c time / gpuarr fused time
+TARGET_SUM = 0.90     # torch.sum time / gpuarr Sum time
+TARGET_MATMUL = 0.95  # gpuarr TFLOP/s / torch.matmul's
+TARGET_SMALL = 1.0    # torch.add(out=) host time / gpuarr EvalInto's
+
+
+def percentile(samples, p):
+    """Nearest rank, as bench/report.Percentile."""
+    if not samples:
+        return 0.0
+    s = sorted(samples)
+    rank = int(p / 100.0 * len(s) + 0.5) - 1
+    return s[min(max(rank, 0), len(s) - 1)]
+
+
+def summarize(samples):
+    return {
+        "p50_ns": percentile(samples, 50),
+        "p99_ns": percentile(samples, 99),
+        "min_ns": min(samples) if samples else 0.0,
+        "mean_ns": sum(samples) / len(samples) if samples else 0.0,
+    }
+
+
+def size_label(n):
+    if n > 0 and n & (n - 1) == 0:
+        return "2^%d" % (n.bit_length() - 1)
+    return str(n)
+
+
+def driver_version():
+    """cuDriverGetVersion through libcuda (0 when there is none)."""
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        v = ctypes.c_int(0)
+        if lib.cuDriverGetVersion(ctypes.byref(v)) == 0:
+            return v.value
+    except OSError:
+        pass
+    return 0
+
+
+def go_time(dt):
+    """The date as Go's time.Time marshals it (RFC 3339, UTC)."""
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class Report:
+    def __init__(self):
+        self.device = "none"
+        self.backend = "none"
+        self.notes = []
+        self.rows = []
+
+    def add(self, name, path, size, metrics):
+        self.rows.append({"name": name, "labels": {"path": path, "size": size}, "metrics": metrics})
+        return metrics
+
+    def note(self, text):
+        self.notes.append(text)
+
+    def find(self, name, path):
+        for r in self.rows:
+            if r["name"] == name and r["labels"].get("path") == path:
+                return r["metrics"]
+        return None
+
+    def write(self, out_dir):
+        doc = {
+            "benchmark": "kernels_peers",
+            "device": self.device,
+            "backend": self.backend,
+            "driver_version": driver_version(),
+            "date": go_time(datetime.datetime.now(datetime.timezone.utc)),
+            "commit": os.environ.get("GPUARR_COMMIT", ""),
+            "notes": self.notes,
+            "rows": self.rows,
+        }
+        if out_dir:
+            os.makedirs(out_dir, exist_ok=True)
+            with open(os.path.join(out_dir, "kernels_peers.json"), "w") as f:
+                f.write(json.dumps(doc, indent=2) + "\n")
+        return doc
+
+    def markdown(self):
+        keys = ["p50_ns", "p99_ns", "gbps", "tflops", "ratio", "target", "met"]
+        lines = [
+            "### kernels_peers — %s (driver %d)" % (self.device, driver_version()),
+            "",
+            "| case | path | size | " + " | ".join(keys) + " |",
+            "|" + " --- |" * (3 + len(keys)),
+        ]
+        for r in self.rows:
+            m = r["metrics"]
+            cells = [r["name"], r["labels"].get("path", ""), r["labels"].get("size", "")]
+            cells += ["%.4g" % m[k] if k in m else "—" for k in keys]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines += [""] + self.notes
+        return "\n".join(lines)
+
+
+class Sizes:
+    def __init__(self, n, mat, small):
+        self.n, self.mat, self.small = n, mat, small
+
+
+def sizes_from(gp, sizes):
+    """The sizes bench/kernels used, read from its size labels."""
+    for r in gp.get("rows", []):
+        size = r.get("labels", {}).get("size", "")
+        m = re.fullmatch(r"2\^(\d+)", size)
+        if r["name"] in (CASE_ADD, CASE_FUSED, CASE_SUM) and m:
+            sizes.n = 1 << int(m.group(1))
+        m = re.fullmatch(r"(\d+)×\d+", size)
+        if r["name"] == CASE_MATMUL and m:
+            sizes.mat = int(m.group(1))
+        if r["name"] == CASE_SMALL and size.isdigit():
+            sizes.small = int(size)
+    return sizes
+
+
+def interleave(samples, paths):
+    """Runs each path's sample function in rotating order, samples times."""
+    for i in range(samples):
+        for j in range(len(paths)):
+            paths[(i + j) % len(paths)]()
+
+
+def device_times(make_event, elapsed_ms, sync, samples, batch, ops, warm=3):
+    """Per-op device nanoseconds of each path in ops: samples of `batch`
+    calls between two timing events, paths interleaved."""
+    start, end = make_event(), make_event()
+    for op in ops:
+        for _ in range(warm):
+            op()
+    sync()
+    got = [[] for _ in ops]
+
+    def sampler(k):
+        def run():
+            op = ops[k]
+            start.record()
+            for _ in range(batch):
+                op()
+            end.record()
+            end.synchronize()
+            got[k].append(elapsed_ms(start, end) * 1e6 / batch)
+        return run
+
+    interleave(samples, [sampler(k) for k in range(len(ops))])
+    return got
+
+
+def host_times(sync, batches, batch, ops, warm=5):
+    """Per-op host nanoseconds of each path: batches of `batch` calls with
+    sync (untimed) after each batch, paths interleaved."""
+    for _ in range(warm):
+        for op in ops:
+            for _ in range(batch):
+                op()
+            sync()
+    got = [[] for _ in ops]
+
+    def sampler(k):
+        def run():
+            op = ops[k]
+            t = time.perf_counter_ns()
+            for _ in range(batch):
+                op()
+            got[k].append((time.perf_counter_ns() - t) / batch)
+            sync()
+        return run
+
+    interleave(batches, [sampler(k) for k in range(len(ops))])
+    return got
+
+
+def wall_times(sync, samples, batch, op):
+    """Host nanoseconds per op of batches of `batch` calls and one sync."""
+    out = []
+    for _ in range(samples):
+        t = time.perf_counter_ns()
+        for _ in range(batch):
+            op()
+        sync()
+        out.append((time.perf_counter_ns() - t) / batch)
+    return out
+
+
+def with_rate(m, gbytes=None, flops=None):
+    if gbytes is not None and m["p50_ns"] > 0:
+        m["gbps"] = gbytes / m["p50_ns"]
+        m["bytes_per_op"] = gbytes
+    if flops is not None and m["p50_ns"] > 0:
+        m["tflops"] = flops / m["p50_ns"] / 1e3
+        m["flops_per_op"] = flops
+    return m
+
+
+def guarded(rep, label, case, done):
+    """Runs one case; a failure becomes a note, and the arrays the case
+    made (its locals) are freed by done() either way."""
+    try:
+        case()
+    except Exception as e:  # report, measure the other cases
+        rep.note("%s not measured: %s: %s." % (label, type(e).__name__, str(e).strip()[:300]))
+    finally:
+        done()
+
+
+def bench_torch(rep, sz, args):
+    try:
+        import torch
+    except Exception as e:  # ImportError, or a broken install
+        rep.note("PyTorch not measured: import torch failed (%s)." % e)
+        return False
+    if not torch.cuda.is_available():
+        rep.note("PyTorch %s not measured: torch.cuda.is_available() is False." % torch.__version__)
+        return False
+    dev = torch.cuda.current_device()
+    rep.device, rep.backend = torch.cuda.get_device_name(dev), "cuda"
+    f32 = torch.float32
+    ev = lambda: torch.cuda.Event(enable_timing=True)
+    ms = lambda s, e: s.elapsed_time(e)
+    sync = torch.cuda.synchronize
+
+    def full(shape, v):
+        return torch.full(shape, v, dtype=f32, device="cuda")
+
+    def dtimes(ops, samples=args.samples, batch=args.op_batch):
+        return device_times(ev, ms, sync, samples, batch, ops)
+
+    def done():
+        sync()
+        torch.cuda.empty_cache()
+
+    n, size = sz.n, size_label(sz.n)
+
+    def case_add():
+        a, b, c = full((n,), 1.25), full((n,), 2.5), torch.empty(n, dtype=f32, device="cuda")
+        t, = dtimes([lambda: torch.add(a, b, out=c)])
+        rep.add(CASE_ADD, "torch.add(a, b, out=c)", size, with_rate(summarize(t), gbytes=12.0 * n))
+
+    def case_fused():
+        a, b, c = full((n,), 1.5), full((n,), 2.0), full((n,), 0.25)
+        d = torch.empty(n, dtype=f32, device="cuda")
+        eager, addcmul = dtimes([lambda: a * b + c, lambda: torch.addcmul(c, a, b, out=d)])
+        rep.add(CASE_FUSED, "torch eager a*b + c (2 kernels, a temporary, result allocated)", size,
+                with_rate(summarize(eager), gbytes=16.0 * n))
+        rep.add(CASE_FUSED, "torch.addcmul(c, a, b, out=d) (one kernel)", size,
+                with_rate(summarize(addcmul), gbytes=16.0 * n))
+
+    def case_sum():
+        x = full((n,), 0.5)
+        t, = dtimes([lambda: torch.sum(x)])
+        rep.add(CASE_SUM, "torch.sum(x), device time", size, with_rate(summarize(t), gbytes=4.0 * n))
+        w = wall_times(sync, args.samples, args.op_batch, lambda: torch.sum(x))
+        rep.add(CASE_SUM, "torch.sum(x), host wall, torch.cuda.synchronize per batch", size,
+                with_rate(summarize(w), gbytes=4.0 * n))
+
+    def case_matmul():
+        m = sz.mat
+        torch.backends.cuda.matmul.allow_tf32 = False
+        if hasattr(torch, "set_float32_matmul_precision"):
+            torch.set_float32_matmul_precision("highest")
+        a, b = full((m, m), 1.0), full((m, m), 0.5)
+        c = torch.empty((m, m), dtype=f32, device="cuda")
+        alloc, into = dtimes([lambda: torch.matmul(a, b), lambda: torch.matmul(a, b, out=c)],
+                             samples=max(5, args.samples // 3), batch=max(1, args.op_batch // 5))
+        flops = 2.0 * m ** 3
+        rep.add(CASE_MATMUL, "torch.matmul(a, b), allow_tf32=False", "%d×%d" % (m, m),
+                with_rate(summarize(alloc), flops=flops))
+        rep.add(CASE_MATMUL, "torch.matmul(a, b, out=c), allow_tf32=False", "%d×%d" % (m, m),
+                with_rate(summarize(into), flops=flops))
+
+    def case_small():
+        k = sz.small
+        a, b, c = full((k,), 1.0), full((k,), 2.0), torch.empty(k, dtype=f32, device="cuda")
+        into, plus = host_times(sync, args.batches, args.launch_batch,
+                                [lambda: torch.add(a, b, out=c), lambda: a + b])
+        rep.add(CASE_SMALL, "torch.add(a, b, out=c)", str(k), summarize(into))
+        rep.add(CASE_SMALL, "torch a + b (result allocated)", str(k), summarize(plus))
+
+    for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sum", case_sum),
+                       ("matmul", case_matmul), ("small a + b", case_small)):
+        guarded(rep, "PyTorch " + name, case, done)
+    rep.note("PyTorch %s (CUDA %s) on %s; matmul with torch.backends.cuda.matmul.allow_tf32 = False." % (
+        torch.__version__, torch.version.cuda, rep.device))
+    return True
+
+
+def bench_cupy(rep, sz, args):
+    try:
+        import cupy
+    except Exception as e:
+        rep.note("CuPy not measured: import cupy failed (%s)." % e)
+        return False
+    try:
+        if cupy.cuda.runtime.getDeviceCount() == 0:
+            rep.note("CuPy %s not measured: no CUDA device." % cupy.__version__)
+            return False
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        name = props["name"]
+        rep.device = name.decode() if isinstance(name, bytes) else name
+        rep.backend = "cuda"
+    except Exception as e:
+        rep.note("CuPy not measured: %s." % e)
+        return False
+    f32 = cupy.float32
+    ev = cupy.cuda.Event
+    ms = cupy.cuda.get_elapsed_time
+    sync = cupy.cuda.Device().synchronize
+    pool = cupy.get_default_memory_pool()
+
+    def dtimes(ops, samples=args.samples, batch=args.op_batch):
+        return device_times(ev, ms, sync, samples, batch, ops)
+
+    def done():
+        sync()
+        pool.free_all_blocks()
+
+    n, size = sz.n, size_label(sz.n)
+
+    def case_add():
+        a, b, c = cupy.full(n, 1.25, f32), cupy.full(n, 2.5, f32), cupy.empty(n, f32)
+        t, = dtimes([lambda: cupy.add(a, b, out=c)])
+        rep.add(CASE_ADD, "cupy.add(a, b, out=c)", size, with_rate(summarize(t), gbytes=12.0 * n))
+
+    def case_fused():
+        a, b, c = cupy.full(n, 1.5, f32), cupy.full(n, 2.0, f32), cupy.full(n, 0.25, f32)
+        plain, = dtimes([lambda: a * b + c])
+        rep.add(CASE_FUSED, "cupy a*b + c (2 kernels, a temporary)", size, with_rate(summarize(plain), gbytes=16.0 * n))
+
+        def mul_add(x, y, z):  # a named function: cupy.fuse names its kernel after it
+            return x * y + z
+        fused = cupy.fuse(mul_add)
+        fz, = dtimes([lambda: fused(a, b, c)])
+        rep.add(CASE_FUSED, "cupy.fuse(a*b + c) (one kernel)", size, with_rate(summarize(fz), gbytes=16.0 * n))
+
+    def case_sum():
+        x = cupy.full(n, 0.5, f32)
+        t, = dtimes([lambda: cupy.sum(x)])
+        rep.add(CASE_SUM, "cupy.sum(x), device time", size, with_rate(summarize(t), gbytes=4.0 * n))
+
+    def case_matmul():
+        m = sz.mat
+        a, b = cupy.full((m, m), 1.0, f32), cupy.full((m, m), 0.5, f32)
+        t, = dtimes([lambda: cupy.matmul(a, b)], samples=max(5, args.samples // 3), batch=max(1, args.op_batch // 5))
+        rep.add(CASE_MATMUL, "cupy.matmul(a, b)", "%d×%d" % (m, m), with_rate(summarize(t), flops=2.0 * m ** 3))
+
+    def case_small():
+        k = sz.small
+        a, b, c = cupy.full(k, 1.0, f32), cupy.full(k, 2.0, f32), cupy.empty(k, f32)
+        into, = host_times(sync, args.batches, args.launch_batch, [lambda: cupy.add(a, b, out=c)])
+        rep.add(CASE_SMALL, "cupy.add(a, b, out=c)", str(k), summarize(into))
+
+    for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sum", case_sum),
+                       ("matmul", case_matmul), ("small a + b", case_small)):
+        guarded(rep, "CuPy " + name, case, done)
+    rep.note("CuPy %s on %s (CUPY_TF32 %s: matmul in full float32 unless it is 1)." % (
+        cupy.__version__, rep.device, os.environ.get("CUPY_TF32", "unset")))
+    return True
+
+
+def compare(rep, gp):
+    """Adds the "vs gpuarr" rows: the issue's ratios, gpuarr's rows against
+    this script's, and whether each target is met."""
+    g = {(r["name"], r["labels"].get("path")): r["metrics"] for r in gp.get("rows", [])}
+
+    def one(label, gname, gpath, pname, ppath, ratio, target, higher_better=True):
+        gm, pm = g.get((gname, gpath)), rep.find(pname, ppath)
+        if not gm or not pm or gm.get("p50_ns", 0) <= 0 or pm.get("p50_ns", 0) <= 0:
+            return
+        r = ratio(gm, pm)
+        m = {"ratio": r, "gpuarr_p50_ns": gm["p50_ns"], "peer_p50_ns": pm["p50_ns"]}
+        if target is not None:
+            m["target"] = target
+            m["met"] = 1.0 if (r >= target if higher_better else r <= target) else 0.0
+            if not m["met"]:
+                rep.note("Missed: %s is %.3f (target %s %.2f)." % (label, r, "≥" if higher_better else "≤", target))
+        rep.add(CASE_VS, label, "", m)
+
+    by_time = lambda gm, pm: pm["p50_ns"] / gm["p50_ns"]  # > 1: gpuarr faster
+    one("a + b: gpuarr EvalInto GB/s / torch.add(out=) GB/s",
+        CASE_ADD, "gpuarr.EvalInto(c, Add(a, b))", CASE_ADD, "torch.add(a, b, out=c)", by_time, TARGET_ADD)
+    one("a + b: gpuarr EvalInto GB/s / cupy.add(out=) GB/s",
+        CASE_ADD, "gpuarr.EvalInto(c, Add(a, b))", CASE_ADD, "cupy.add(a, b, out=c)", by_time, None)
+    fused = "gpuarr.EvalInto(d, Add(Mul(a, b), c))"
+    one("a*b + c: torch eager time / gpuarr fused EvalInto time",
+        CASE_FUSED, fused, CASE_FUSED, "torch eager a*b + c (2 kernels, a temporary, result allocated)", by_time, TARGET_FUSED)
+    one("a*b + c: cupy a*b + c time / gpuarr fused EvalInto time",
+        CASE_FUSED, fused, CASE_FUSED, "cupy a*b + c (2 kernels, a temporary)", by_time, TARGET_FUSED)
+    one("a*b + c: torch eager time / gpuarr FMA EvalInto time",
+        CASE_FUSED, "gpuarr.EvalInto(d, FMA(a, b, c))", CASE_FUSED,
+        "torch eager a*b + c (2 kernels, a temporary, result allocated)", by_time, None)
+    one("a*b + c: torch eager time / gpuarr Eval (allocating) + Release time",
+        CASE_FUSED, "gpuarr.Eval(Add(Mul(a, b), c)) + Release", CASE_FUSED,
+        "torch eager a*b + c (2 kernels, a temporary, result allocated)", by_time, None)
+    one("a*b + c: torch.addcmul(out=) time / gpuarr fused EvalInto time (both one kernel)",
+        CASE_FUSED, fused, CASE_FUSED, "torch.addcmul(c, a, b, out=d) (one kernel)", by_time, None)
+    one("Sum: torch.sum time / gpuarr.Sum time (device)",
+        CASE_SUM, "gpuarr.Sum(x) + Release, device time", CASE_SUM, "torch.sum(x), device time", by_time, TARGET_SUM)
+    one("Sum: torch.sum time / gpuarr.Sum time (host wall, sync per batch)",
+        CASE_SUM, "gpuarr.Sum(x) + Release, host wall, dev.Synchronize per batch", CASE_SUM,
+        "torch.sum(x), host wall, torch.cuda.synchronize per batch", by_time, None)
+    one("matmul: gpuarr.Matmul TFLOP/s / torch.matmul TFLOP/s",
+        CASE_MATMUL, "gpuarr.Matmul(a, b) + Release", CASE_MATMUL, "torch.matmul(a, b), allow_tf32=False", by_time, TARGET_MATMUL)
+    one("matmul: gpuarr.MatmulInto TFLOP/s / torch.matmul(out=) TFLOP/s",
+        CASE_MATMUL, "gpuarr.MatmulInto(c, a, b)", CASE_MATMUL, "torch.matmul(a, b, out=c), allow_tf32=False", by_time, None)
+    one("small a + b: torch.add(out=) host time / gpuarr EvalInto host time (> 1: gpuarr faster)",
+        CASE_SMALL, "gpuarr.EvalInto(c, Add(a, b))", CASE_SMALL, "torch.add(a, b, out=c)", by_time, TARGET_SMALL)
+    one("small a + b: torch a + b host time / gpuarr Eval + Release host time",
+        CASE_SMALL, "gpuarr.Eval(Add(a, b)) + Release", CASE_SMALL, "torch a + b (result allocated)", by_time, None)
+    one("small a + b: cupy.add(out=) host time / gpuarr EvalInto host time",
+        CASE_SMALL, "gpuarr.EvalInto(c, Add(a, b))", CASE_SMALL, "cupy.add(a, b, out=c)", by_time, None)
+    rep.note("vs gpuarr: ratio is the peer's median time over gpuarr's (for a + b and matmul that is gpuarr's GB/s or TFLOP/s over the peer's), so above 1 gpuarr is faster; gpuarr's figures come from kernels.json (commit %s) of the same run; met is 1 when the issue's target holds." % (
+        gp.get("commit") or "unknown"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="", help="directory for kernels_peers.json (none: print only); "
+                    "its kernels.json, if any, gives the sizes and the ratios")
+    ap.add_argument("--gpuarr", default="", help="bench/kernels' JSON (default: OUT/kernels.json)")
+    ap.add_argument("--n", type=int, default=0, help="elements of cases 1-3 (default: kernels.json's, else 2^28)")
+    ap.add_argument("--matmul", type=int, default=0, help="matmul size (default: kernels.json's, else 8192)")
+    ap.add_argument("--small", type=int, default=0, help="elements of case 5 (default: kernels.json's, else 1024)")
+    ap.add_argument("--quick", action="store_true", help="small sizes and few samples")
+    ap.add_argument("--samples", type=int, default=30)
+    ap.add_argument("--op-batch", type=int, default=10)
+    ap.add_argument("--batches", type=int, default=200)
+    ap.add_argument("--launch-batch", type=int, default=256)
+    args = ap.parse_args()
+
+    sizes = Sizes(1 << 28, 8192, 1024)
+    if args.quick:
+        sizes = Sizes(1 << 20, 256, 1024)
+        args.samples, args.op_batch, args.batches, args.launch_batch = 10, 2, 40, 64
+    gpath = args.gpuarr or (os.path.join(args.out, "kernels.json") if args.out else "")
+    gp = None
+    if gpath and os.path.exists(gpath):
+        try:
+            with open(gpath) as f:
+                gp = json.load(f)
+            sizes = sizes_from(gp, sizes)
+        except Exception as e:
+            print("kernels_peers: cannot read %s: %s" % (gpath, e), file=sys.stderr)
+            gp = None
+    for attr, v in (("n", args.n), ("mat", args.matmul), ("small", args.small)):
+        if v > 0:
+            setattr(sizes, attr, v)
+
+    rep = Report()
+    rep.add(CASE_SMALL, "python loop + call (floor)", str(sizes.small),
+            summarize(host_times(lambda: None, args.batches, args.launch_batch, [lambda: None])[0]))
+    measured = []
+    for name, bench in (("PyTorch", bench_torch), ("CuPy", bench_cupy)):
+        try:
+            measured.append(bench(rep, sizes, args))
+        except Exception as e:  # report, don't fail the GPU run
+            rep.note("%s measurement failed: %s: %s." % (name, type(e).__name__, e))
+            measured.append(False)
+    rep.note("Sizes: n = %d (a + b, a*b + c, sum), matmul %d², small op %d elements%s. Device time from cuda events around "
+             "%d ops per sample, %d samples (matmul: fewer); host time per op from Python %s: %d batches of %d calls, "
+             "synchronized between batches." % (
+                 sizes.n, sizes.mat, sizes.small, " (from kernels.json)" if gp else "", args.op_batch, args.samples,
+                 platform.python_version(), args.batches, args.launch_batch))
+    if not any(measured):
+        rep.note("Neither PyTorch nor CuPy could be measured on this machine.")
+    if gp is None:
+        rep.note("No bench/kernels JSON at %s: no ratios against gpuarr." % (gpath or "(no --out)"))
+    elif gp.get("backend") != "cuda" or rep.backend != "cuda":
+        rep.note("No ratios against gpuarr: kernels.json ran on %s (%s), this script on %s (%s)." % (
+            gp.get("device"), gp.get("backend"), rep.device, rep.backend))
+    else:
+        if gp.get("device") != rep.device:
+            rep.note("Device names differ: kernels.json says %s, the frameworks %s." % (gp.get("device"), rep.device))
+        compare(rep, gp)
+    rep.write(args.out)
+    print(rep.markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+package device
+
+import (
+	"math"
+
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// DType is the element type of a matrix product.
+type DType = driver.DType
+
+// The element types Gemm supports.
+const (
+	Float32 = driver.Float32
+	Float64 = driver.Float64
+)
+
+// Gemm is one matrix product in BLAS's column-major convention; see
+// driver.Gemm. Row-major callers multiply transposes: row-major C = A·B
+// is column-major Cᵀ = Bᵀ·Aᵀ, which reads the same memory.
+type Gemm = driver.Gemm
+
+// Gemm queues a matrix product on s (cuBLAS on CUDA, gonum on the host).
+// It returns once the work is queued. Without a BLAS library the error
+// matches ErrNotSupported and names it; bad sizes or leading dimensions
+// match ErrInvalidValue. A product with M or N zero does nothing.
+func (s *Stream) Gemm(g Gemm) error {
+	const call = "Stream.Gemm"
+	if err := s.check(call); err != nil {
+		return err
+	}
+	if err := checkGemm(&g); err != nil {
+		return err
+	}
+	b, ok := s.drv.(driver.BLAS)
+	if !ok {
+		return driver.Errorf(call, driver.NotSupported, "the %s backend has no BLAS (%s)", s.dev.Backend(), driver.BLASLibrary)
+	}
+	if g.M == 0 || g.N == 0 {
+		return nil
+	}
+	return b.Gemm(g)
+}
+
+// checkGemm refuses what BLAS libraries would reject (or misread): sizes
+// beyond int32, leading dimensions shorter than a column, missing pointers.
+func checkGemm(g *Gemm) error {
+	const call = "Stream.Gemm"
+	if g.Type.Size() == 0 {
+		return invalid(call, "element type %v: want Float32 or Float64", g.Type)
+	}
+	if g.M < 0 || g.N < 0 || g.K < 0 || g.M > math.MaxInt32 || g.N > math.MaxInt32 || g.K > math.MaxInt32 {
+		return invalid(call, "sizes M=%d N=%d K=%d out of range [0, 2³¹)", g.M, g.N, g.K)
+	}
+	aRows, aCols, bRows, bCols := g.Extents()
+	for _, m := range []struct {
+		name       string
+		rows, cols int
+		ld         int
+		p          Ptr
+	}{{"A", aRows, aCols, g.LDA, g.A}, {"B", bRows, bCols, g.LDB, g.B}, {"C", g.M, g.N, g.LDC, g.C}} {
+		if m.ld < max(1, m.rows) || m.ld > math.MaxInt32 {
+			return invalid(call, "LD%s=%d for a %d×%d column-major %s: want at least %d", m.name, m.ld, m.rows, m.cols, m.name, max(1, m.rows))
+		}
+		if m.p == 0 && m.rows > 0 && m.cols > 0 && g.M > 0 && g.N > 0 {
+			return invalid(call, "%s is a null pointer", m.name)
+		}
+	}
+	return nil
+}

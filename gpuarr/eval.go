@@ -1,0 +1,123 @@
+package gpuarr
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/internal/expr"
+)
+
+// Eval computes e into a new array of e's shape with one fused kernel. It
+// runs on the default stream of the device of e's first array (the
+// Option's stream when one is given), ordered after other streams' writes
+// to the arrays it reads, like any operation. Every array in e must be
+// reachable from that device (its own, or a peer's).
+func Eval[T Numeric](e Operand[T], opts ...Option) (*Array[T], error) {
+	const call = "Eval"
+	n := operandNode(e)
+	if n == nil {
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, errNilExpr)
+	}
+	if n.err != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, n.err)
+	}
+	s, err := streamFor(call, opts, firstDevice(n))
+	if err != nil {
+		return nil, err
+	}
+	out, err := newArray[T](call, n.shape, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := evalInto(call, &out.c, n, s); err != nil {
+		_ = out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// EvalInto computes e into dst, whose shape e must broadcast to. dst may
+// be one of e's operands (y = y*2 + x in place: each element is read
+// before it is written); it must be contiguous. It runs on the default
+// stream of dst's device unless an Option says otherwise.
+func EvalInto[T Numeric](dst *Array[T], e Operand[T], opts ...Option) error {
+	const call = "EvalInto"
+	if dst == nil {
+		return fmt.Errorf("gpuarr.%s: nil destination: %w", call, ErrArgument)
+	}
+	n := operandNode(e)
+	if n == nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, errNilExpr)
+	}
+	if n.err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, n.err)
+	}
+	if sh, err := broadcastShapes(n.shape, dst.c.shape); err != nil || !sh.Equal(dst.c.shape) {
+		return shapeError(call, "the expression's shape %v does not broadcast to %s", n.shape, dst.c.describe())
+	}
+	if !dst.c.contiguous() {
+		return fmt.Errorf("gpuarr.%s: %s is a strided view; evaluate into a contiguous array: %w", call, dst.c.describe(), ErrArgument)
+	}
+	s, err := streamFor(call, opts, dst.c.dev())
+	if err != nil {
+		return err
+	}
+	return evalInto(call, &dst.c, n, s)
+}
+
+// elementwiseBlock is the block size of elementwise kernels.
+const elementwiseBlock = 256
+
+// evalInto lowers root over dst's shape, finds (or compiles) its kernel
+// and launches it on s, claiming dst and the inputs like any operation.
+func evalInto(call string, dst *core, root *node, s *device.Stream) error {
+	l, err := lowerTree(root, dst.shape, -1)
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	defer l.free()
+	if dst.n == 0 {
+		return nil
+	}
+	l.vectorize(dst, l.prog.ValueType())
+	st := stateOf(s.Device())
+	l.key = l.prog.AppendKey(l.key[:0])
+	k, err := st.kernel(&l.prog, l.key)
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	a := &l.args
+	a.Reset()
+	ok := a.Append(driver.ArgPtr, uint64(dst.ptr())) && a.Append(driver.ArgU64, uint64(l.n)) && l.appendLeafArgs(a)
+	if !ok {
+		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, ErrArgument)
+	}
+	cfg := gridFor(s.Device(), uint64(l.n)/uint64(max(1, l.prog.Vector)), elementwiseBlock)
+	o := op{call: call}
+	l.addReads(&o, s)
+	o.add(dst, modeWrite, s)
+	if err := o.begin(true); err != nil {
+		return err
+	}
+	err = s.LaunchArgs(k, cfg, a)
+	o.end()
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	return nil
+}
+
+// gridFor is a grid-stride launch over work items: enough blocks to fill
+// the device (8 resident blocks of 256 threads per multiprocessor), fewer
+// when there is less work.
+func gridFor(dev *device.Device, items uint64, block uint32) device.LaunchConfig {
+	cfg := device.Linear(max(items, 1), block)
+	if sms := dev.Info().Multiprocessors; sms > 0 {
+		cfg.Grid.X = min(cfg.Grid.X, uint32(sms*8))
+	}
+	return cfg
+}
+
+// ensure the expression layer's types stay in step with the IR.
+var _ = expr.Float32

@@ -1,0 +1,111 @@
+package gpuarr
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/hosteval"
+	"github.com/gpuarr/gpuarr/internal/ptxgen"
+)
+
+// kernelCache maps program keys to loaded kernels, per device. Lookups
+// take no lock (a copy-on-write map); a miss compiles under the lock, so
+// each program compiles once per device however many goroutines ask.
+type kernelCache struct {
+	m  atomic.Pointer[map[string]*device.Kernel]
+	mu sync.Mutex
+}
+
+var kernelStats struct {
+	compiles    atomic.Uint64
+	hits        atomic.Uint64
+	compileNano atomic.Int64
+}
+
+// KernelStats counts the fused kernels compiled (each expression shape
+// once per device), the materializations that found theirs in the cache,
+// and the total time spent generating and JIT-compiling.
+type KernelStats struct {
+	Compiles    uint64
+	Hits        uint64
+	CompileTime time.Duration
+}
+
+// ReadKernelStats returns the process-wide kernel cache counters.
+func ReadKernelStats() KernelStats {
+	return KernelStats{
+		Compiles:    kernelStats.compiles.Load(),
+		Hits:        kernelStats.hits.Load(),
+		CompileTime: time.Duration(kernelStats.compileNano.Load()),
+	}
+}
+
+// kernel returns the device's kernel for p, compiling it on first use.
+// key is p's key (callers build it in a reused buffer).
+func (st *devState) kernel(p *expr.Program, key []byte) (*device.Kernel, error) {
+	if m := st.kernels.m.Load(); m != nil {
+		if k := (*m)[string(key)]; k != nil {
+			kernelStats.hits.Add(1)
+			return k, nil
+		}
+	}
+	st.kernels.mu.Lock()
+	defer st.kernels.mu.Unlock()
+	old := st.kernels.m.Load()
+	if old != nil {
+		if k := (*old)[string(key)]; k != nil {
+			kernelStats.hits.Add(1)
+			return k, nil
+		}
+	}
+	start := time.Now()
+	// The program lives in a pooled buffer: the kernel (the host's keeps
+	// its program) gets a copy of its own.
+	k, err := compile(st.dev, cloneProgram(p))
+	if err != nil {
+		return nil, err
+	}
+	kernelStats.compiles.Add(1)
+	kernelStats.compileNano.Add(int64(time.Since(start)))
+	m := make(map[string]*device.Kernel, 1)
+	if old != nil {
+		m = make(map[string]*device.Kernel, len(*old)+1)
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[string(key)] = k
+	st.kernels.m.Store(&m)
+	return k, nil
+}
+
+// compile generates p's PTX and loads it. The host backend checks the PTX
+// like a JIT and runs package hosteval's evaluation of the same program.
+func compile(dev *device.Device, p *expr.Program) (*device.Kernel, error) {
+	src, err := ptxgen.Generate(p, dev.PTXHeader())
+	if err != nil {
+		return nil, fmt.Errorf("generating the kernel: %w\n%s", err, p)
+	}
+	name := p.EntryName()
+	if dev.Backend() == "host" {
+		host.EnsureKernel(name, hosteval.Kernel(p))
+	}
+	mod, err := dev.LoadPTX(src)
+	if err != nil {
+		return nil, fmt.Errorf("loading kernel %s on %s: %w", name, dev, err)
+	}
+	return mod.Kernel(name)
+}
+
+func cloneProgram(p *expr.Program) *expr.Program {
+	c := *p
+	c.Code = append([]expr.Instr(nil), p.Code...)
+	c.Inputs = append([]expr.Input(nil), p.Inputs...)
+	c.Scalars = append([]expr.DType(nil), p.Scalars...)
+	return &c
+}

@@ -1,0 +1,370 @@
+package gpuarr
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/internal/expr"
+)
+
+// Lowering turns an expression tree into an expr.Program (what the kernel
+// computes, the kernel cache's key) and the values its parameters take
+// (addresses, dims, strides, scalar values, which are not in the key).
+
+// maxKernelRank bounds the axes a kernel indexes after merging the ones
+// that can be merged.
+const maxKernelRank = 8
+
+// leaf is one Memory or Random input.
+type leaf struct {
+	c       *core
+	rnd     *randomSrc
+	strides []int // element steps over the iteration space
+	strided bool
+}
+
+type lowered struct {
+	prog    expr.Program
+	leaves  []leaf
+	scalars []uint64
+	memo    []memoEntry
+	space   Shape // iteration space, reduced axis last
+	dims    []int // space with mergeable axes merged (len = prog.Rank)
+	n       int
+
+	// Reused buffers: a lowered comes from a pool, so a materialization
+	// of a cached expression allocates nothing here.
+	strideBuf []int
+	key       []byte
+	args      driver.Args
+}
+
+type memoEntry struct {
+	n *node
+	i int32
+}
+
+var loweredPool = sync.Pool{New: func() any { return new(lowered) }}
+
+// newLowered takes a lowered from the pool, empty, for space.
+func newLowered(space Shape) *lowered {
+	l := loweredPool.Get().(*lowered)
+	l.prog = expr.Program{Code: l.prog.Code[:0], Inputs: l.prog.Inputs[:0], Scalars: l.prog.Scalars[:0], ArgIndex: -1}
+	l.leaves, l.scalars, l.memo = l.leaves[:0], l.scalars[:0], l.memo[:0]
+	l.space = append(l.space[:0], space...)
+	l.dims, l.strideBuf = nil, l.strideBuf[:0]
+	l.n = space.Len()
+	return l
+}
+
+// free returns l to the pool, dropping its references to arrays.
+func (l *lowered) free() {
+	clear(l.leaves)
+	clear(l.memo)
+	loweredPool.Put(l)
+}
+
+// lowerTree builds the program computing root over space (root's shape
+// broadcasts to it). axis ≥ 0 moves that axis of space last (a reduction
+// along it). The caller frees the result.
+func lowerTree(root *node, space Shape, axis int) (*lowered, error) {
+	l := newLowered(space)
+	if _, err := l.build(root); err != nil {
+		l.free()
+		return nil, err
+	}
+	permuted := axis >= 0 && axis != len(space)-1
+	anyStrided := false
+	for i := range l.leaves {
+		lf := &l.leaves[i]
+		lf.strided = lf.rnd != nil || permuted || !lf.c.contiguous() || !lf.c.shape.Equal(space)
+		l.prog.Inputs[i].Strided = lf.strided
+		anyStrided = anyStrided || lf.strided
+	}
+	if !anyStrided {
+		l.prog.Index64 = l.needs64()
+		return l, nil
+	}
+	// Strides over the iteration space, for every leaf (collapse needs
+	// them all aligned).
+	for i := range l.leaves {
+		lf := &l.leaves[i]
+		if lf.rnd != nil {
+			lf.strides = broadcastStrides(lf.rnd.shape, rowMajorStrides(lf.rnd.shape), l.space)
+		} else {
+			st := lf.c.strides
+			if st == nil {
+				st = rowMajorStrides(lf.c.shape)
+			}
+			lf.strides = broadcastStrides(lf.c.shape, st, l.space)
+		}
+	}
+	if permuted {
+		moveLast := func(v []int) {
+			x := v[axis]
+			copy(v[axis:], v[axis+1:])
+			v[len(v)-1] = x
+		}
+		moveLast(l.space)
+		for i := range l.leaves {
+			moveLast(l.leaves[i].strides)
+		}
+	}
+	if err := l.collapse(); err != nil {
+		l.free()
+		return nil, err
+	}
+	l.prog.Index64 = l.needs64()
+	return l, nil
+}
+
+// build appends the instructions computing n (once per node) and returns
+// n's instruction index.
+func (l *lowered) build(n *node) (int32, error) {
+	if n == nil {
+		return 0, errNilExpr
+	}
+	if n.err != nil {
+		return 0, n.err
+	}
+	for _, m := range l.memo {
+		if m.n == n {
+			return m.i, nil
+		}
+	}
+	in := expr.Instr{Op: n.op, T: n.t, A: -1, B: -1, C: -1}
+	switch n.op {
+	case expr.OpInput:
+		for i, lf := range l.leaves {
+			if lf.c == n.arr {
+				in.Aux = int32(i)
+				return l.emit(n, in), nil
+			}
+		}
+		in.Aux = int32(len(l.leaves))
+		l.leaves = append(l.leaves, leaf{c: n.arr})
+		l.prog.Inputs = append(l.prog.Inputs, expr.Input{Kind: expr.Memory, T: n.t})
+	case expr.OpRandom:
+		in.Aux = int32(len(l.leaves))
+		l.leaves = append(l.leaves, leaf{rnd: n.rnd})
+		l.prog.Inputs = append(l.prog.Inputs, expr.Input{Kind: expr.Random, T: n.t, Normal: n.rnd.normal})
+	case expr.OpScalar:
+		in.Aux = int32(len(l.scalars))
+		l.scalars = append(l.scalars, n.bits)
+		l.prog.Scalars = append(l.prog.Scalars, n.t)
+	case expr.OpConst:
+		in.Const = n.value
+	default:
+		for k := 0; k < n.op.Arity(); k++ {
+			a, err := l.build(n.args[k])
+			if err != nil {
+				return 0, err
+			}
+			switch k {
+			case 0:
+				in.A = a
+			case 1:
+				in.B = a
+			default:
+				in.C = a
+			}
+		}
+	}
+	return l.emit(n, in), nil
+}
+
+func (l *lowered) emit(n *node, in expr.Instr) int32 {
+	i := int32(len(l.prog.Code))
+	l.prog.Code = append(l.prog.Code, in)
+	l.memo = append(l.memo, memoEntry{n, i})
+	return i
+}
+
+// collapse merges neighbouring axes that every strided leaf steps through
+// as one (stride[d] = stride[d+1]·extent[d+1]) and drops extent-1 axes,
+// so most views and broadcasts index with one or two axes.
+func (l *lowered) collapse() error {
+	dims := make([]int, 0, len(l.space))
+	keep := make([]int, 0, len(l.space)) // which space axes survive, outermost first
+	for d, e := range l.space {
+		if e != 1 {
+			keep = append(keep, d)
+		}
+	}
+	strides := make([][]int, len(l.leaves))
+	for i := range l.leaves {
+		strides[i] = make([]int, 0, len(keep))
+	}
+	for _, d := range keep {
+		e := l.space[d]
+		if len(dims) > 0 {
+			last := len(dims) - 1
+			merge := true
+			for i, lf := range l.leaves {
+				if lf.strided && strides[i][last] != lf.strides[d]*e {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				dims[last] *= e
+				for i, lf := range l.leaves {
+					if lf.strided {
+						strides[i][last] = lf.strides[d]
+					}
+				}
+				continue
+			}
+		}
+		dims = append(dims, e)
+		for i, lf := range l.leaves {
+			strides[i] = append(strides[i], lf.strides[d])
+		}
+	}
+	if len(dims) == 0 {
+		// Everything has extent 1: one axis of one element.
+		dims = append(dims, 1)
+		for i := range strides {
+			strides[i] = append(strides[i], 0)
+		}
+	}
+	if len(dims) > maxKernelRank {
+		return fmt.Errorf("the expression's operands need %d axes that cannot be merged, at most %d (make some operands contiguous with Clone): %w",
+			len(dims), maxKernelRank, ErrShape)
+	}
+	l.dims = dims
+	for i := range l.leaves {
+		l.leaves[i].strides = strides[i]
+	}
+	l.prog.Rank = len(dims)
+	return nil
+}
+
+// needs64 reports whether some index or offset reaches 2³¹.
+func (l *lowered) needs64() bool {
+	if uint64(l.n) >= math.MaxInt32 {
+		return true
+	}
+	for _, lf := range l.leaves {
+		if !lf.strided {
+			continue
+		}
+		var span uint64
+		for d, st := range lf.strides {
+			a := st
+			if a < 0 {
+				a = -a
+			}
+			span += uint64(a) * uint64(l.dims[d]-1)
+		}
+		if span >= math.MaxInt32 {
+			return true
+		}
+	}
+	return false
+}
+
+// vectorize sets the program's vector width when every operand is
+// contiguous, at least 4 bytes wide and aligned for 16-byte accesses.
+// out is nil for a reduction (which writes one value per group).
+func (l *lowered) vectorize(out *core, outT expr.DType) {
+	l.prog.Vector = 1
+	maxSize := outT.Size()
+	for i, lf := range l.leaves {
+		if lf.strided {
+			return
+		}
+		maxSize = max(maxSize, l.prog.Inputs[i].T.Size())
+	}
+	if out != nil && outT.Size() < 4 {
+		return
+	}
+	if out == nil {
+		maxSize = 4
+		for _, in := range l.prog.Inputs {
+			maxSize = max(maxSize, in.T.Size())
+		}
+	}
+	for _, in := range l.prog.Inputs {
+		if in.T.Size() < 4 {
+			return
+		}
+	}
+	v := 16 / maxSize
+	if out != nil && uint64(out.ptr())%uint64(v*outT.Size()) != 0 {
+		return
+	}
+	for i, lf := range l.leaves {
+		if uint64(lf.c.ptr())%uint64(v*l.prog.Inputs[i].T.Size()) != 0 {
+			return
+		}
+	}
+	l.prog.Vector = v
+}
+
+// appendLeafArgs marshals dims, inputs and scalars (the parameters after
+// the kind-specific head).
+func (l *lowered) appendLeafArgs(a *driver.Args) bool {
+	ok := true
+	for _, d := range l.dims {
+		ok = ok && a.Append(driver.ArgU64, uint64(d))
+	}
+	for _, lf := range l.leaves {
+		if lf.rnd != nil {
+			ok = ok && a.Append(driver.ArgU64, lf.rnd.seed) && a.Append(driver.ArgU64, lf.rnd.stream)
+		} else {
+			ok = ok && a.Append(driver.ArgPtr, uint64(lf.c.ptr()))
+		}
+		if lf.strided {
+			for _, st := range lf.strides {
+				ok = ok && a.Append(driver.ArgI64, uint64(int64(st)))
+			}
+		}
+	}
+	for j, t := range l.prog.Scalars {
+		bits := l.scalars[j]
+		switch t.ParamType() {
+		case expr.Float32:
+			ok = ok && a.Append(driver.ArgF32, bits)
+		case expr.Float64:
+			ok = ok && a.Append(driver.ArgF64, bits)
+		case expr.Int32:
+			ok = ok && a.Append(driver.ArgI32, bits)
+		case expr.Uint32:
+			ok = ok && a.Append(driver.ArgU32, bits)
+		case expr.Int64:
+			ok = ok && a.Append(driver.ArgI64, bits)
+		default:
+			ok = ok && a.Append(driver.ArgU64, bits)
+		}
+	}
+	return ok
+}
+
+// addReads declares the program's array inputs to op o on stream s.
+func (l *lowered) addReads(o *op, s *device.Stream) {
+	for _, lf := range l.leaves {
+		if lf.c != nil {
+			o.add(lf.c, modeRead, s)
+		}
+	}
+}
+
+// firstDevice is the device of the first array in the tree, or nil.
+func firstDevice(n *node) *device.Device {
+	if n == nil {
+		return nil
+	}
+	if n.op == expr.OpInput && n.arr != nil {
+		return n.arr.dev()
+	}
+	for _, a := range n.args {
+		if d := firstDevice(a); d != nil {
+			return d
+		}
+	}
+	return nil
+}

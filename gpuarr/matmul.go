@@ -1,0 +1,202 @@
+package gpuarr
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device"
+)
+
+// tf32Option lets float32 products use TF32 tensor cores.
+type tf32Option struct{}
+
+func (tf32Option) isOption() {}
+
+// TF32 lets Matmul of float32 arrays use TF32 tensor cores: several times
+// faster on Ampere and later GPUs, with products rounded to about 10 bits
+// of mantissa (sums stay float32). float64 products ignore it. Without it
+// Matmul computes in full float32 precision.
+func TF32() Option { return tf32Option{} }
+
+func wantTF32(opts []Option) bool {
+	for _, o := range opts {
+		if _, ok := o.(tf32Option); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Matmul returns the matrix product a·b of an [m k] and a [k n] array, a
+// new [m n] array on the stream's device. It runs on cuBLAS on a GPU (one
+// SGEMM or DGEMM, queued without synchronizing) and on gonum's BLAS on the
+// host device; without cuBLAS it fails with an error matching
+// device.ErrNotSupported that names the library.
+//
+// Without a stream option it runs on the default stream of a's device.
+// Operands may be row-major arrays, views with a row pitch, or transposed
+// views; other strided views must be cloned first. Vectors (1-D arrays)
+// are refused: reshape them to [1 n] or [n 1].
+func Matmul[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
+	const call = "Matmul"
+	if err := matmulOperands(call, a, b); err != nil {
+		return nil, err
+	}
+	m, n, err := matmulShape(call, a, b)
+	if err != nil {
+		return nil, err
+	}
+	s, err := streamFor(call, opts, a.c.dev())
+	if err != nil {
+		return nil, err
+	}
+	c, err := newArray[T](call, Shape{m, n}, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := matmul(call, c, a, b, s, wantTF32(opts)); err != nil {
+		_ = c.Release()
+		return nil, err
+	}
+	return c, nil
+}
+
+// MatmulInto computes a·b into c, which must be [m n] for an [m k] a and a
+// [k n] b and must not share memory with them. It runs on the default
+// stream of c's device unless an option says otherwise; see Matmul.
+func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
+	const call = "MatmulInto"
+	if c == nil {
+		return fmt.Errorf("gpuarr.%s: nil result array: %w", call, ErrArgument)
+	}
+	if err := matmulOperands(call, a, b); err != nil {
+		return err
+	}
+	m, n, err := matmulShape(call, a, b)
+	if err != nil {
+		return err
+	}
+	if c.c.released.Load() {
+		return c.c.releasedError(call)
+	}
+	if len(c.c.shape) != 2 || c.c.shape[0] != m || c.c.shape[1] != n {
+		return shapeError(call, "result %s should be [%d %d] for %s times %s", c.c.describe(), m, n, a.c.describe(), b.c.describe())
+	}
+	if c.c.buf == a.c.buf || c.c.buf == b.c.buf {
+		return fmt.Errorf("gpuarr.%s: the result %s shares memory with an operand; write to a separate array: %w", call, c.c.describe(), ErrArgument)
+	}
+	s, err := streamFor(call, opts, c.c.dev())
+	if err != nil {
+		return err
+	}
+	return matmul(call, c, a, b, s, wantTF32(opts))
+}
+
+// matmulOperands refuses nil, released and non-2-D operands.
+func matmulOperands[T Float](call string, a, b *Array[T]) error {
+	for _, x := range []struct {
+		name string
+		arr  *Array[T]
+	}{{"a", a}, {"b", b}} {
+		if x.arr == nil {
+			return fmt.Errorf("gpuarr.%s: nil array %s: %w", call, x.name, ErrArgument)
+		}
+		if x.arr.c.released.Load() {
+			return x.arr.c.releasedError(call)
+		}
+		if r := len(x.arr.c.shape); r != 2 {
+			return shapeError(call, "%s is %s: Matmul multiplies 2-D arrays (reshape a vector to [1 n] or [n 1])", x.name, x.arr.c.describe())
+		}
+	}
+	return nil
+}
+
+// matmulShape checks that a's columns meet b's rows and returns the
+// result's [m n].
+func matmulShape[T Float](call string, a, b *Array[T]) (m, n int, err error) {
+	if a.c.shape[1] != b.c.shape[0] {
+		return 0, 0, shapeError(call, "a is %s and b is %s: a's %d columns do not match b's %d rows",
+			a.c.describe(), b.c.describe(), a.c.shape[1], b.c.shape[0])
+	}
+	return a.c.shape[0], b.c.shape[1], nil
+}
+
+// matLayout is how a 2-D array lies in memory as BLAS sees it: row-major
+// with rows ld elements apart (so column-major, its transpose), or
+// column-major with columns ld apart (a transposed view of a row-major
+// array).
+type matLayout struct {
+	rowMajor bool
+	ld       int
+}
+
+// layoutOf reads c's layout; ok is false for strides BLAS cannot take.
+// Along an axis of extent one the stride does not matter.
+func layoutOf(c *core) (l matLayout, ok bool) {
+	r, k := c.shape[0], c.shape[1]
+	if c.contiguous() {
+		return matLayout{true, max(1, k)}, true
+	}
+	s0, s1 := c.strides[0], c.strides[1]
+	if (s1 == 1 || k <= 1) && (r <= 1 || s0 >= max(1, k)) {
+		if r <= 1 {
+			s0 = max(1, k)
+		}
+		return matLayout{true, s0}, true
+	}
+	if (s0 == 1 || r <= 1) && (k <= 1 || s1 >= max(1, r)) {
+		if k <= 1 {
+			s1 = max(1, r)
+		}
+		return matLayout{false, s1}, true
+	}
+	return matLayout{}, false
+}
+
+// matmul issues c = a·b on s, ordered by the arrays' tracking like a
+// kernel launch.
+func matmul[T Float](call string, c, a, b *Array[T], s *device.Stream, tf32 bool) error {
+	var ls [3]matLayout
+	for i, x := range []*core{&a.c, &b.c, &c.c} {
+		l, ok := layoutOf(x)
+		if !ok {
+			return fmt.Errorf("gpuarr.%s: %s has strides %v, which a matrix product cannot read directly: Clone it first: %w",
+				call, x.describe(), x.strides, ErrArgument)
+		}
+		ls[i] = l
+	}
+	la, lb, lc := ls[0], ls[1], ls[2]
+	m, k, n := a.c.shape[0], a.c.shape[1], b.c.shape[1]
+
+	g := device.Gemm{Type: device.Float64, Alpha: 1, Beta: 0, TF32: tf32, LDC: lc.ld}
+	if sizeOf[T]() == 4 {
+		g.Type = device.Float32
+	}
+	// BLAS is column-major. A row-major C is the column-major Cᵀ = Bᵀ·Aᵀ
+	// over the same memory; a transposed-view C is column-major C = A·B.
+	// Each operand is transposed for BLAS unless its memory already is
+	// the matrix the product needs.
+	if lc.rowMajor {
+		g.M, g.N, g.K = n, m, k
+		g.A, g.LDA, g.TransA = b.c.ptr(), lb.ld, !lb.rowMajor
+		g.B, g.LDB, g.TransB = a.c.ptr(), la.ld, !la.rowMajor
+	} else {
+		g.M, g.N, g.K = m, n, k
+		g.A, g.LDA, g.TransA = a.c.ptr(), la.ld, la.rowMajor
+		g.B, g.LDB, g.TransB = b.c.ptr(), lb.ld, lb.rowMajor
+	}
+	g.C = c.c.ptr()
+
+	o := op{call: call}
+	o.add(&a.c, modeRead, s)
+	o.add(&b.c, modeRead, s)
+	o.add(&c.c, modeWrite, s)
+	if err := o.begin(true); err != nil {
+		return err
+	}
+	err := s.Gemm(g)
+	o.end()
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %s times %s: %w", call, a.c.describe(), b.c.describe(), err)
+	}
+	return nil
+}

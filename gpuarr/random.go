@@ -1,0 +1,54 @@
+package gpuarr
+
+import (
+	"sync/atomic"
+
+	"github.com/gpuarr/gpuarr/internal/expr"
+)
+
+// RNG is a counter-based random number generator (Philox4x32-10): the
+// numbers depend only on the seed, the draw and the element's position,
+// so they are the same on every device and backend, in any launch
+// configuration. Each draw (Uniform, Normal) takes the next stream of the
+// generator, so successive draws differ; an RNG is safe for concurrent
+// use (draws are then numbered in the order they happen).
+//
+//	g := gpuarr.NewRNG(42)
+//	w, err := gpuarr.Eval(gpuarr.Mul(gpuarr.Normal[float32](g, gpuarr.Shape{256, 128}), gpuarr.Scalar[float32](0.01)))
+type RNG struct {
+	seed uint64
+	next atomic.Uint64
+}
+
+// NewRNG returns a generator whose first draw is stream 0 of seed.
+func NewRNG(seed uint64) *RNG { return &RNG{seed: seed} }
+
+// Seed is the generator's seed.
+func (g *RNG) Seed() uint64 { return g.seed }
+
+// randomSrc is one draw: a Philox stream addressed by element position.
+type randomSrc struct {
+	seed, stream uint64
+	normal       bool
+	shape        Shape
+}
+
+func draw[T Float](g *RNG, sh Shape, normal bool) Expr[T] {
+	if g == nil {
+		return Expr[T]{&node{err: errNilRNG}}
+	}
+	if _, err := checkShape("RNG", sh, 8); err != nil {
+		return Expr[T]{&node{err: err}}
+	}
+	sh = append(Shape(nil), sh...)
+	src := &randomSrc{seed: g.seed, stream: g.next.Add(1) - 1, normal: normal, shape: sh}
+	return Expr[T]{&node{op: expr.OpRandom, t: dtypeOf[T](), rnd: src, shape: sh}}
+}
+
+// Uniform is an expression of shape sh whose elements are uniform in
+// [0, 1), drawn from g's next stream. Each evaluation of the same Expr
+// gives the same numbers.
+func Uniform[T Float](g *RNG, sh Shape) Expr[T] { return draw[T](g, sh, false) }
+
+// Normal is like Uniform with standard normal elements (Box–Muller).
+func Normal[T Float](g *RNG, sh Shape) Expr[T] { return draw[T](g, sh, true) }

@@ -1,0 +1,327 @@
+package expr
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"hash/fnv"
+	"strings"
+)
+
+// Op is an instruction's operation.
+type Op uint8
+
+const (
+	// Leaves.
+	OpInput  Op = iota // element of Inputs[Aux] (a Memory input), type T = its type
+	OpRandom           // a random value from Inputs[Aux] (a Random input); T is Float32 or Float64
+	OpScalar           // the scalar parameter Scalars[Aux] (T = its type)
+	OpConst            // the constant Const converted to T
+
+	// Unary (operand A).
+	OpNeg
+	OpAbs
+	OpExp  // floats only
+	OpLog  // floats only
+	OpSqrt // floats only
+	OpTanh // floats only
+	OpNot  // Bool only
+	OpCast // A converted to T (see the package doc)
+
+	// Binary (operands A, B of type T; comparisons: of the operands' type, result Bool).
+	OpAdd
+	OpSub
+	OpMul
+	OpDiv
+	OpMin
+	OpMax
+	OpPow // floats only
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+	OpEq
+	OpNe
+	OpAnd // Bool only
+	OpOr  // Bool only
+
+	// Ternary.
+	OpFMA   // A·B + C, fused for floats (one rounding)
+	OpWhere // A (Bool) ? B : C
+
+	numOps
+)
+
+var opNames = [...]string{"input", "random", "scalar", "const", "neg", "abs", "exp", "log", "sqrt", "tanh", "not", "cast",
+	"add", "sub", "mul", "div", "min", "max", "pow", "lt", "le", "gt", "ge", "eq", "ne", "and", "or", "fma", "where"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return "op?"
+}
+
+// Arity is the number of operands (A, B, C) the op reads.
+func (o Op) Arity() int {
+	switch {
+	case o <= OpConst:
+		return 0
+	case o <= OpCast:
+		return 1
+	case o <= OpOr:
+		return 2
+	}
+	return 3
+}
+
+// IsCompare reports whether o compares two values into a Bool.
+func (o Op) IsCompare() bool { return o >= OpLt && o <= OpNe }
+
+// Instr is one SSA instruction: its result has type T; A, B, C index
+// earlier instructions of the same Program.
+type Instr struct {
+	Op      Op
+	T       DType
+	A, B, C int32
+	Aux     int32   // Input or scalar index (leaves)
+	Const   float64 // OpConst's value
+}
+
+// InputKind says what an input is.
+type InputKind uint8
+
+const (
+	Memory InputKind = iota // an array in device memory
+	Random                  // a Philox stream (see the package doc)
+)
+
+// Input is one array or random operand.
+type Input struct {
+	Kind    InputKind
+	T       DType // element type (Random: the generated type)
+	Normal  bool  // Random only: normal instead of uniform
+	Strided bool  // addressed through dims and strides (always true for Random)
+}
+
+// ReduceOp is what a reduction computes per group.
+type ReduceOp uint8
+
+const (
+	NoReduce ReduceOp = iota
+	Sum
+	Prod
+	Min // NaN if any element is NaN
+	Max
+	Mean   // Sum / count
+	ArgMin // position k of the first minimum (the first NaN, if any); Int64
+	ArgMax
+)
+
+var reduceNames = [...]string{"none", "sum", "prod", "min", "max", "mean", "argmin", "argmax"}
+
+func (r ReduceOp) String() string {
+	if int(r) < len(reduceNames) {
+		return reduceNames[r]
+	}
+	return "reduce?"
+}
+
+// IsArg reports whether r yields positions.
+func (r ReduceOp) IsArg() bool { return r == ArgMin || r == ArgMax }
+
+// Stage says what a reduction kernel writes.
+type Stage uint8
+
+const (
+	// Final: out[g] = the group's result, of type ResultType.
+	Final Stage = iota
+	// Partial: each group is split into bpg parts; block part p of group
+	// g reduces positions k ≡ chunks of its part and writes its partial
+	// accumulator (AccType) to out[g·bpg+p] (Arg: the value to out, in
+	// the input's type, and its position k (Int64) to out2). A Final
+	// program over the partials (groups × bpg, contiguous) finishes.
+	Partial
+)
+
+// Program is one fused kernel.
+type Program struct {
+	Code    []Instr // the last instruction is the value per element
+	Inputs  []Input
+	Scalars []DType
+	Rank    int  // dims parameters (0 when no input is Strided or Random)
+	Index64 bool // 64-bit index arithmetic needed
+	Vector  int  // elements per vector access; 0 or 1: none
+
+	Reduce ReduceOp
+	Stage  Stage
+	// ArgIndex ≥ 0 (Arg reductions in the Final stage over partials):
+	// positions come from Inputs[ArgIndex] (Int64) at the same element,
+	// not from k; that input is not used by Code.
+	ArgIndex int
+}
+
+// ValueType is the type of the per-element value (the last instruction).
+func (p *Program) ValueType() DType { return p.Code[len(p.Code)-1].T }
+
+// AccType is the accumulator of a reduction of values of type t: Sum,
+// Prod and Mean accumulate floats in Float64, signed integers in Int64
+// and unsigned in Uint64 (wrapping, so narrowing the result is the same
+// as accumulating in t); Min, Max and the Arg reductions keep t.
+func AccType(r ReduceOp, t DType) DType {
+	switch r {
+	case Sum, Prod, Mean:
+		switch {
+		case t.IsFloat():
+			return Float64
+		case t.IsSigned():
+			return Int64
+		default:
+			return Uint64
+		}
+	}
+	return t
+}
+
+// ResultType is the element type a Final reduction writes: Int64 for the
+// Arg reductions, the value type otherwise (Mean of integers truncates
+// toward zero after a float64 division; Sum and Prod narrow by wrapping;
+// floats round to nearest).
+func ResultType(r ReduceOp, t DType) DType {
+	if r.IsArg() {
+		return Int64
+	}
+	return t
+}
+
+// OutType is the type the kernel writes to out.
+func (p *Program) OutType() DType {
+	switch {
+	case p.Reduce == NoReduce:
+		return p.ValueType()
+	case p.Stage == Partial && p.Reduce.IsArg():
+		return p.ValueType()
+	case p.Stage == Partial:
+		return AccType(p.Reduce, p.ValueType())
+	}
+	return ResultType(p.Reduce, p.ValueType())
+}
+
+// Param is one kernel parameter: its name (for PTX and messages) and type
+// (Uint64 for addresses, counts and dims; Int64 for strides).
+type Param struct {
+	Name string
+	T    DType
+}
+
+// Params lists the kernel's parameters in order (see the package doc).
+func (p *Program) Params() []Param {
+	var ps []Param
+	u := func(name string) { ps = append(ps, Param{name, Uint64}) }
+	u("out")
+	if p.Reduce == NoReduce {
+		u("n")
+	} else {
+		if p.Stage == Partial && p.Reduce.IsArg() {
+			u("out2")
+		}
+		u("groups")
+		u("glen")
+		u("bpg")
+		u("count")
+	}
+	for d := 0; d < p.Rank; d++ {
+		u(fmt.Sprintf("dim%d", d))
+	}
+	for i, in := range p.Inputs {
+		u(fmt.Sprintf("in%d", i))
+		if in.Kind == Random {
+			u(fmt.Sprintf("in%d_stream", i))
+		}
+		if in.Strided {
+			for d := 0; d < p.Rank; d++ {
+				ps = append(ps, Param{fmt.Sprintf("in%d_stride%d", i, d), Int64})
+			}
+		}
+	}
+	for j, t := range p.Scalars {
+		ps = append(ps, Param{fmt.Sprintf("s%d", j), t.ParamType()})
+	}
+	return ps
+}
+
+// Key is a canonical encoding of the program: two programs with equal
+// keys compile to the same kernel. It is binary (not for reading) and
+// cheap, since every materialization computes one to look its kernel up.
+func (p *Program) Key() string { return string(p.AppendKey(nil)) }
+
+// AppendKey appends the key to b (see Key), allocating nothing when b has
+// room.
+func (p *Program) AppendKey(b []byte) []byte {
+	flags := byte(0)
+	if p.Index64 {
+		flags |= 1
+	}
+	b = append(b, byte(p.Rank), byte(p.Vector), flags, byte(p.Reduce), byte(p.Stage), byte(p.ArgIndex+1),
+		byte(len(p.Inputs)), byte(len(p.Scalars)))
+	for _, in := range p.Inputs {
+		k := byte(in.Kind)
+		if in.Normal {
+			k |= 2
+		}
+		if in.Strided {
+			k |= 4
+		}
+		b = append(b, k, byte(in.T))
+	}
+	for _, t := range p.Scalars {
+		b = append(b, byte(t))
+	}
+	for _, in := range p.Code {
+		b = append(b, byte(in.Op), byte(in.T))
+		b = binary.LittleEndian.AppendUint32(b, uint32(in.A))
+		b = binary.LittleEndian.AppendUint32(b, uint32(in.B))
+		b = binary.LittleEndian.AppendUint32(b, uint32(in.C))
+		b = binary.LittleEndian.AppendUint32(b, uint32(in.Aux))
+		if in.Op == OpConst {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(in.Const))
+		}
+	}
+	return b
+}
+
+// EntryName is the kernel's PTX entry point: gpuarr_ew_ or gpuarr_red_
+// and a hash of the key.
+func (p *Program) EntryName() string {
+	h := fnv.New64a()
+	h.Write([]byte(p.Key()))
+	kind := "ew"
+	if p.Reduce != NoReduce {
+		kind = "red"
+	}
+	return fmt.Sprintf("gpuarr_%s_%016x", kind, h.Sum64())
+}
+
+// String is a readable listing, for errors and debugging.
+func (p *Program) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "program %s (rank %d, vector %d, index64 %t, reduce %s, stage %d)\n", p.EntryName(), p.Rank, p.Vector, p.Index64, p.Reduce, p.Stage)
+	for i, in := range p.Code {
+		fmt.Fprintf(&b, "  %%%d = %s.%s", i, in.Op, in.T)
+		switch {
+		case in.Op == OpInput || in.Op == OpRandom:
+			fmt.Fprintf(&b, " in%d", in.Aux)
+		case in.Op == OpScalar:
+			fmt.Fprintf(&b, " s%d", in.Aux)
+		case in.Op == OpConst:
+			fmt.Fprintf(&b, " %g", in.Const)
+		}
+		for k, a := range []int32{in.A, in.B, in.C}[:in.Op.Arity()] {
+			if k >= 0 {
+				fmt.Fprintf(&b, " %%%d", a)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,61 @@
+// Package ptxgen turns an expr.Program into PTX text: one .entry per
+// module, named p.EntryName(), taking exactly p.Params(), preceded by the
+// caller's header and by the math library functions (mathlib.go) the
+// program calls. Generate validates the program first (expr.Validate) and
+// refuses what it cannot compile with an error naming the problem.
+//
+// # Registers
+//
+// Every instruction gets fresh virtual registers (ptxas allocates the real
+// ones): Bool in %p predicates, integers of up to 32 bits in %r (.b32),
+// 64-bit integers in %rd, float32 in %f, float64 in %fd. Integers of 8 and
+// 16 bits compute in 32 bits and are re-normalized (sign- or zero-extended
+// from their width) after every operation that can leave their range, so
+// wrapping, comparisons and division behave as in the narrow type; they
+// load with ld.global.s8/u8/s16/u16 straight into 32-bit registers and
+// store truncating. Scalars, constants and whatever depends only on them
+// are computed once before the loops.
+//
+// # Elementwise kernels
+//
+// A 1-D launch of any shape. With Vector V > 1 a grid-stride loop walks
+// vectors of V elements (ld.global.v4.f32, v2.f64, …, one st.global.vN
+// per iteration, no division), then a second grid-stride loop takes the
+// n mod V tail, element by element; with V = 1 only the second loop runs.
+// Indexes are 32-bit unless Index64 (the first index and the step are
+// computed in 64 bits and the step clamped to 2³¹, so huge grids cannot
+// wrap them). A contiguous input is read at base + i·size; a strided or
+// Random input decomposes i over dims (div/mul/sub per dimension, the only
+// divisions) and dots the indexes with its strides. Loads are plain
+// ld.global: out may alias an input element for element.
+//
+// # Reduction kernels
+//
+// A 1-D grid of blocks whose size is a multiple of 32, at most 1024. Work
+// item b = g·bpg + q is part q of group g; blocks take work items in a
+// block-stride loop. Within an item, thread tid reduces positions
+// k = q·ntid + tid, stepping by bpg·ntid, into an accumulator (AccType, or
+// the value type and an s64 position for ArgMin/ArgMax). With Vector > 1
+// (groups == 1, contiguous, aligned) threads read V elements at a time,
+// two vectors per iteration into two accumulators, and part 0 takes the
+// glen mod V tail. Then the block combines: shfl.sync.down within each
+// warp (64-bit values as two 32-bit halves), one 8-byte slot per warp in
+// .shared memory, bar.sync, the first warp combines the slots, and thread
+// 0 writes out[g] (Final, in ResultType; Mean divides by count in
+// float64) or out[b] (Partial, the accumulator; Arg: value to out[b] and
+// position to out2[b]). A Final kernel must be launched with bpg = 1.
+//
+// Every combination is commutative given positions (ties and NaNs go to
+// the lower position, position -1 loses), so threads, lanes and warps may
+// combine in any order. Each thread sums sequentially, so for float
+// accuracy the caller keeps glen / (bpg·ntid) to a few thousand elements.
+//
+// # Semantics
+//
+// As documented in package expr: float arithmetic with .rn (never
+// contracted into FMA), FMA with fma.rn, integer division guarded against
+// x/0 (0) and MinInt/-1 (MinInt), float Min/Max returning NaN when either
+// operand is NaN, Ne true on NaN (setp.neu), float→int by cvt.rzi plus a
+// clamp for narrow types and an explicit NaN → 0 (the GPU's cvt gives the
+// integer indefinite value for NaN).
+package ptxgen

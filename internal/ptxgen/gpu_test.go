@@ -1,0 +1,552 @@
+package ptxgen
+
+import (
+	le "encoding/binary"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/expr"
+)
+
+// These tests launch generated kernels; they need a CUDA device
+// (GPUARR_DEVICE=cuda) and are skipped on the host backend, which runs
+// registered Go kernels rather than PTX.
+
+func cudaDevice(t testing.TB) *device.Device {
+	dev, err := device.Default()
+	require.NoError(t, err)
+	if dev.Backend() != "cuda" {
+		t.Skip("needs a CUDA device (GPUARR_DEVICE=cuda)")
+	}
+	return dev
+}
+
+// launchSpec describes one launch of a generated kernel.
+type launchSpec struct {
+	inputs  [][]byte  // per input: its bytes (nil for Random)
+	strides [][]int64 // per strided input
+	dims    []uint64
+	seeds   [][2]uint64 // per Random input: seed, stream
+	scalars []any
+	n       uint64 // elementwise
+	groups  uint64 // reduction
+	glen    uint64
+	bpg     uint64
+	outLen  int // bytes
+	out2Len int
+	grid    uint32
+	block   uint32
+}
+
+// run generates p, launches it once and returns out and out2.
+func run(t *testing.T, dev *device.Device, p *expr.Program, ls launchSpec) (out, out2 []byte) {
+	t.Helper()
+	ptx, err := Generate(p, dev.PTXHeader())
+	require.NoError(t, err)
+	m, err := dev.LoadPTX(ptx)
+	require.NoError(t, err, "%s", numberLines(ptx))
+	defer m.Close()
+	k, err := m.Kernel(p.EntryName())
+	require.NoError(t, err)
+	s := dev.DefaultStream()
+	alloc := func(b []byte, n int) device.Ptr {
+		ptr, err := dev.Alloc(uint64(max(n, 8)))
+		require.NoError(t, err)
+		t.Cleanup(func() { dev.Free(ptr) })
+		if b != nil {
+			require.NoError(t, device.Upload(s, ptr, b))
+		}
+		return ptr
+	}
+	// Poison the outputs so that unwritten elements show.
+	poison := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 0xA5
+		}
+		return b
+	}
+	outP := alloc(poison(ls.outLen), ls.outLen)
+	var args []any
+	args = append(args, outP)
+	var out2P device.Ptr
+	if p.Reduce == expr.NoReduce {
+		args = append(args, ls.n)
+	} else {
+		if p.Stage == expr.Partial && p.Reduce.IsArg() {
+			out2P = alloc(poison(ls.out2Len), ls.out2Len)
+			args = append(args, out2P)
+		}
+		args = append(args, ls.groups, ls.glen, ls.bpg, ls.glen)
+	}
+	for _, d := range ls.dims {
+		args = append(args, d)
+	}
+	for i, in := range p.Inputs {
+		if in.Kind == expr.Random {
+			args = append(args, ls.seeds[i][0], ls.seeds[i][1])
+		} else {
+			args = append(args, alloc(ls.inputs[i], len(ls.inputs[i])))
+		}
+		if in.Strided {
+			for _, st := range ls.strides[i] {
+				args = append(args, st)
+			}
+		}
+	}
+	args = append(args, ls.scalars...)
+	block := max(ls.block, 256)
+	grid := ls.grid
+	if grid == 0 {
+		grid = 7
+	}
+	require.NoError(t, s.Launch(k, device.LaunchConfig{Grid: device.Dim3{X: grid}, Block: device.Dim3{X: block}}, args...))
+	require.NoError(t, s.Synchronize())
+	out = make([]byte, ls.outLen)
+	require.NoError(t, device.Download(s, out, outP))
+	if out2P != 0 {
+		out2 = make([]byte, ls.out2Len)
+		require.NoError(t, device.Download(s, out2, out2P))
+	}
+	return out, out2
+}
+
+func bytesOf[T any](xs []T) []byte {
+	if len(xs) == 0 {
+		return nil
+	}
+	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(&xs[0])), len(xs)*int(unsafe.Sizeof(xs[0])))...)
+}
+
+func fromBytes[T any](b []byte) []T {
+	var z T
+	n := len(b) / int(unsafe.Sizeof(z))
+	out := make([]T, n)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), len(b)), b)
+	return out
+}
+
+func TestGPUElementwise(t *testing.T) {
+	dev := cudaDevice(t)
+	stubMath(t)
+
+	t.Run("add_f32_vec4", func(t *testing.T) {
+		for _, n := range []int{0, 1, 3, 4, 1000003} {
+			a, b := make([]float32, n), make([]float32, n)
+			for i := range a {
+				a[i], b[i] = float32(i)*0.5, float32(n-i)
+			}
+			for _, v := range []int{1, 4} {
+				for _, idx64 := range []bool{false, true} {
+					p := binary(expr.OpAdd, expr.Float32)
+					p.Vector, p.Index64 = v, idx64
+					out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: uint64(n), outLen: 4 * n, grid: 5})
+					got := fromBytes[float32](out)
+					for i := range got {
+						require.Equal(t, a[i]+b[i], got[i], "n %d v %d i %d", n, v, i)
+					}
+				}
+			}
+		}
+	})
+
+	t.Run("int_div", func(t *testing.T) {
+		a8 := []int8{-128, -128, 127, 7, -7, 7, -7, 0, 5, -128}
+		b8 := []int8{-1, 1, -1, 2, 2, -2, -2, 0, 0, 0}
+		p := binary(expr.OpDiv, expr.Int8)
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a8), bytesOf(b8)}, n: uint64(len(a8)), outLen: len(a8)})
+		for i, x := range fromBytes[int8](out) {
+			want := int8(0)
+			if b8[i] != 0 {
+				want = a8[i] / b8[i]
+			}
+			assert.Equal(t, want, x, "%d / %d", a8[i], b8[i])
+		}
+		a64 := []int64{math.MinInt64, math.MinInt64, 9, -9, 3}
+		b64 := []int64{-1, 2, -4, 0, 7}
+		p = binary(expr.OpDiv, expr.Int64)
+		out, _ = run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a64), bytesOf(b64)}, n: uint64(len(a64)), outLen: 8 * len(a64)})
+		for i, x := range fromBytes[int64](out) {
+			want := int64(0)
+			if b64[i] != 0 {
+				want = a64[i] / b64[i]
+			}
+			assert.Equal(t, want, x, "%d / %d", a64[i], b64[i])
+		}
+		au := []uint16{65535, 7, 0, 100}
+		bu := []uint16{2, 0, 3, 7}
+		p = binary(expr.OpDiv, expr.Uint16)
+		out, _ = run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(au), bytesOf(bu)}, n: 4, outLen: 8})
+		for i, x := range fromBytes[uint16](out) {
+			want := uint16(0)
+			if bu[i] != 0 {
+				want = au[i] / bu[i]
+			}
+			assert.Equal(t, want, x)
+		}
+	})
+
+	t.Run("wrap_narrow", func(t *testing.T) {
+		a := []uint8{200, 255, 0, 17}
+		b := []uint8{100, 1, 1, 15}
+		for _, c := range []struct {
+			op expr.Op
+			f  func(x, y uint8) uint8
+		}{{expr.OpAdd, func(x, y uint8) uint8 { return x + y }}, {expr.OpSub, func(x, y uint8) uint8 { return x - y }},
+			{expr.OpMul, func(x, y uint8) uint8 { return x * y }}} {
+			out, _ := run(t, dev, binary(c.op, expr.Uint8), launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: 4, outLen: 4})
+			for i, x := range out {
+				assert.Equal(t, c.f(a[i], b[i]), x, "%s %d %d", c.op, a[i], b[i])
+			}
+		}
+		// int8: (a·b + 100) compared to 0, as an int16 0/1 (checks normalization before a comparison).
+		x := []int8{100, -100, 10, -128}
+		y := []int8{2, 2, 3, -1}
+		p := &expr.Program{
+			Inputs: []expr.Input{mem(expr.Int8), mem(expr.Int8)},
+			Code: []expr.Instr{in(expr.Int8, 0), in(expr.Int8, 1), bin(expr.OpMul, expr.Int8, 0, 1), cst(expr.Int8, 0),
+				bin(expr.OpLt, expr.Bool, 2, 3), un(expr.OpCast, expr.Int16, 4), un(expr.OpAbs, expr.Int8, 0),
+				un(expr.OpCast, expr.Int16, 6), bin(expr.OpMul, expr.Int16, 5, 7)},
+		}
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(x), bytesOf(y)}, n: 4, outLen: 8})
+		for i, v := range fromBytes[int16](out) {
+			prod := x[i] * y[i]
+			abs := x[i]
+			if abs < 0 {
+				abs = -abs
+			}
+			want := int16(0)
+			if prod < 0 {
+				want = int16(abs)
+			}
+			assert.Equal(t, want, v, "%d·%d", x[i], y[i])
+		}
+	})
+
+	t.Run("minmax_nan_ne", func(t *testing.T) {
+		nan := float32(math.NaN())
+		a := []float32{1, nan, 3, -0.5, nan}
+		b := []float32{2, 1, nan, -0.25, nan}
+		for _, op := range []expr.Op{expr.OpMin, expr.OpMax} {
+			out, _ := run(t, dev, binary(op, expr.Float32), launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: 5, outLen: 20})
+			got := fromBytes[float32](out)
+			for i := range a {
+				switch {
+				case a[i] != a[i] || b[i] != b[i]:
+					assert.True(t, got[i] != got[i], "%s(%v, %v) = %v", op, a[i], b[i], got[i])
+				case op == expr.OpMin:
+					assert.Equal(t, min(a[i], b[i]), got[i])
+				default:
+					assert.Equal(t, max(a[i], b[i]), got[i])
+				}
+			}
+		}
+		p := &expr.Program{
+			Inputs: []expr.Input{mem(expr.Float32), mem(expr.Float32)},
+			Code: []expr.Instr{in(expr.Float32, 0), in(expr.Float32, 1), bin(expr.OpNe, expr.Bool, 0, 1),
+				un(expr.OpCast, expr.Uint8, 2)},
+		}
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: 5, outLen: 5})
+		for i := range a {
+			want := uint8(0)
+			if a[i] != b[i] {
+				want = 1
+			}
+			assert.Equal(t, want, out[i], "%v != %v", a[i], b[i])
+		}
+	})
+
+	t.Run("casts", func(t *testing.T) {
+		nan := math.NaN()
+		xs := []float64{nan, 1e300, -1e300, 200.9, -200.9, -0.7, 3.99, 127.5, -128.9, 65535.2, 0}
+		for _, to := range []expr.DType{expr.Int8, expr.Uint8, expr.Int16, expr.Uint16, expr.Int32, expr.Uint32, expr.Int64, expr.Uint64} {
+			p := &expr.Program{Inputs: []expr.Input{mem(expr.Float64)}, Code: []expr.Instr{in(expr.Float64, 0), un(expr.OpCast, to, 0)}}
+			out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(xs)}, n: uint64(len(xs)), outLen: len(xs) * to.Size()})
+			for i, x := range xs {
+				want := constInt(to, x)
+				var got uint64
+				switch to.Size() {
+				case 1:
+					got = uint64(out[i])
+					want &= 0xff
+				case 2:
+					got = uint64(le.LittleEndian.Uint16(out[2*i:]))
+					want &= 0xffff
+				case 4:
+					got = uint64(le.LittleEndian.Uint32(out[4*i:]))
+					want &= 0xffffffff
+				default:
+					got = le.LittleEndian.Uint64(out[8*i:])
+				}
+				assert.Equal(t, want, got, "%v → %s", x, to)
+			}
+		}
+		// int8 → uint64, int16, float32; uint32 → int8; bool → float
+		ys := []int8{-1, -128, 127, 0}
+		p := &expr.Program{Inputs: []expr.Input{mem(expr.Int8)}, Code: []expr.Instr{in(expr.Int8, 0), un(expr.OpCast, expr.Uint64, 0)}}
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(ys)}, n: 4, outLen: 32})
+		for i, v := range fromBytes[uint64](out) {
+			assert.Equal(t, uint64(int64(ys[i])), v)
+		}
+		us := []uint32{0xFFFFFFFF, 0x80, 0x7F, 300}
+		p = &expr.Program{Inputs: []expr.Input{mem(expr.Uint32)}, Code: []expr.Instr{in(expr.Uint32, 0), un(expr.OpCast, expr.Int8, 0),
+			un(expr.OpCast, expr.Float32, 1)}}
+		out, _ = run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(us)}, n: 4, outLen: 16})
+		for i, v := range fromBytes[float32](out) {
+			assert.Equal(t, float32(int8(us[i])), v)
+		}
+	})
+
+	t.Run("strided", func(t *testing.T) {
+		// out[i,j] = a[j,i] (transpose view) + b[j] (broadcast over rows) · s0, rank 2, 3×5.
+		const R, C = 3, 5
+		a := make([]float32, R*C) // stored as C×R
+		for i := range a {
+			a[i] = float32(i)
+		}
+		b := []int8{1, -2, 3, -4, 5}
+		for _, idx64 := range []bool{false, true} {
+			p := &expr.Program{
+				Rank: 2, Index64: idx64,
+				Inputs:  []expr.Input{strided(expr.Float32), strided(expr.Int8)},
+				Scalars: []expr.DType{expr.Float32},
+				Code: []expr.Instr{in(expr.Float32, 0), in(expr.Int8, 1), un(expr.OpCast, expr.Float32, 1), sc(expr.Float32, 0),
+					tern(expr.OpFMA, expr.Float32, 2, 3, 0)},
+			}
+			out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, dims: []uint64{R, C},
+				strides: [][]int64{{1, R}, {0, 1}}, scalars: []any{float32(0.5)}, n: R * C, outLen: 4 * R * C, grid: 2, block: 256})
+			got := fromBytes[float32](out)
+			for i := range R {
+				for j := range C {
+					assert.Equal(t, float32(math.FMA(float64(b[j]), 0.5, float64(a[j*R+i]))), got[i*C+j], "[%d,%d]", i, j)
+				}
+			}
+		}
+	})
+}
+
+func TestGPUReduce(t *testing.T) {
+	dev := cudaDevice(t)
+	stubMath(t)
+
+	t.Run("sum_f32", func(t *testing.T) {
+		for _, n := range []int{0, 1, 5, 1 << 20, 1000003} {
+			a := make([]float32, n)
+			var want float64
+			for i := range a {
+				a[i] = float32(i%1000) * 0.25
+				want += float64(a[i])
+			}
+			for _, v := range []int{1, 4} {
+				p := unary(expr.OpNeg, expr.Float32)
+				p.Vector, p.Reduce, p.ArgIndex, p.Index64 = v, expr.Sum, -1, n%2 == 1
+				out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: uint64(n), bpg: 1, outLen: 4, grid: 20})
+				assert.InEpsilon(t, float32(-want)-1, fromBytes[float32](out)[0]-1, 1e-6, "n %d v %d", n, v)
+				// Partial sums over several parts add up to the same.
+				for _, bpg := range []uint64{3, 64} {
+					p.Stage = expr.Partial
+					out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: uint64(n), bpg: bpg, outLen: 8 * int(bpg), grid: 20})
+					var got float64
+					for _, x := range fromBytes[float64](out) {
+						got += x
+					}
+					assert.InEpsilon(t, -want-1, got-1, 1e-12, "n %d v %d bpg %d", n, v, bpg)
+				}
+			}
+		}
+	})
+
+	t.Run("groups", func(t *testing.T) {
+		// 5 groups of 333 int16 values: min, max, sum (wrapping), mean, prod, partial sums.
+		const G, L = 5, 333
+		a := make([]int16, G*L)
+		for i := range a {
+			a[i] = int16((i*7919)%2001 - 1000)
+		}
+		for _, r := range []expr.ReduceOp{expr.Min, expr.Max, expr.Sum, expr.Mean, expr.Prod} {
+			p := unary(expr.OpAbs, expr.Int16)
+			p.Code[1].Op = expr.OpNeg
+			p.Reduce, p.ArgIndex = r, -1
+			out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: G, glen: L, bpg: 1, outLen: 2 * G, grid: 3})
+			got := fromBytes[int16](out)
+			for g := range G {
+				var mn, mx, sum, prod int64 = math.MaxInt64, math.MinInt64, 0, 1
+				for k := range L {
+					x := int64(-a[g*L+k])
+					mn, mx, sum, prod = min(mn, x), max(mx, x), sum+x, prod*x
+				}
+				want := map[expr.ReduceOp]int16{expr.Min: int16(mn), expr.Max: int16(mx), expr.Sum: int16(sum),
+					expr.Mean: int16(math.Trunc(float64(sum) / L)), expr.Prod: int16(prod)}[r]
+				assert.Equal(t, want, got[g], "%s group %d", r, g)
+			}
+		}
+		p := unary(expr.OpNeg, expr.Int16)
+		p.Reduce, p.Stage, p.ArgIndex = expr.Sum, expr.Partial, -1
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: G, glen: L, bpg: 3, outLen: 8 * G * 3, grid: 4})
+		got := fromBytes[int64](out)
+		for g := range G {
+			var sum int64
+			for k := range L {
+				sum += int64(-a[g*L+k])
+			}
+			assert.Equal(t, sum, got[3*g]+got[3*g+1]+got[3*g+2], "group %d", g)
+		}
+	})
+
+	t.Run("arg", func(t *testing.T) {
+		nan := float32(math.NaN())
+		const L = 3000
+		mk := func(f func(k int) float32) []float32 {
+			a := make([]float32, L)
+			for k := range a {
+				a[k] = f(k)
+			}
+			return a
+		}
+		cases := []struct {
+			name       string
+			a          []float32
+			amin, amax int64
+		}{
+			{"ties", mk(func(k int) float32 { return float32(k%10) - 5 }), 0, 9},
+			{"nan", mk(func(k int) float32 {
+				if k == 1234 || k == 2000 {
+					return nan
+				}
+				return float32(k)
+			}), 1234, 1234},
+			{"inf", mk(func(int) float32 { return float32(math.Inf(1)) }), 0, 0},
+			{"last", mk(func(k int) float32 { return float32(-k) }), L - 1, 0},
+		}
+		for _, c := range cases {
+			for _, v := range []int{1, 2, 4} {
+				for _, r := range []expr.ReduceOp{expr.ArgMin, expr.ArgMax} {
+					want := c.amin
+					if r == expr.ArgMax {
+						want = c.amax
+					}
+					p := &expr.Program{Vector: v, Reduce: r, ArgIndex: -1, Index64: v == 2, Inputs: []expr.Input{mem(expr.Float32)},
+						Code: []expr.Instr{in(expr.Float32, 0)}}
+					out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(c.a)}, groups: 1, glen: L, bpg: 1, outLen: 8, grid: 3})
+					assert.Equal(t, want, fromBytes[int64](out)[0], "%s %s v%d", c.name, r, v)
+
+					// Two stages: partials (values, positions), then Final with ArgIndex.
+					for _, bpg := range []int{6, 40} {
+						p.Stage = expr.Partial
+						vals, pos := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(c.a)}, groups: 1, glen: L, bpg: uint64(bpg),
+							outLen: 4 * bpg, out2Len: 8 * bpg, grid: 4})
+						f := &expr.Program{Reduce: r, ArgIndex: 1, Inputs: []expr.Input{mem(expr.Float32), mem(expr.Int64)},
+							Code: []expr.Instr{in(expr.Float32, 0)}}
+						out, _ = run(t, dev, f, launchSpec{inputs: [][]byte{vals, pos}, groups: 1, glen: uint64(bpg), bpg: 1, outLen: 8, grid: 1})
+						assert.Equal(t, want, fromBytes[int64](out)[0], "%s %s v%d two stages bpg %d", c.name, r, v, bpg)
+					}
+				}
+			}
+		}
+		// Empty group: -1.
+		p := &expr.Program{Reduce: expr.ArgMax, ArgIndex: -1, Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{make([]byte, 8)}, groups: 1, glen: 0, bpg: 1, outLen: 8, grid: 1})
+		assert.Equal(t, int64(-1), fromBytes[int64](out)[0])
+	})
+}
+
+// TestGPUBandwidth times a+b and sum on float32 (2²⁸ elements by default,
+// PTXGEN_BENCH_LOG2N to change) and logs the bandwidth.
+func TestGPUBandwidth(t *testing.T) {
+	dev := cudaDevice(t)
+	lg := 28
+	if s := os.Getenv("PTXGEN_BENCH_LOG2N"); s != "" {
+		lg, _ = strconv.Atoi(s)
+	}
+	n := uint64(1) << lg
+	s := dev.DefaultStream()
+	bufs := make([]device.Ptr, 3)
+	for i := range bufs {
+		p, err := dev.Alloc(4 * n)
+		require.NoError(t, err)
+		defer dev.Free(p)
+		bufs[i] = p
+	}
+	sm := dev.Info().Multiprocessors
+	time1 := func(name string, p *expr.Program, bytes float64, cfg device.LaunchConfig, args ...any) {
+		ptx, err := Generate(p, dev.PTXHeader())
+		require.NoError(t, err)
+		m, err := dev.LoadPTX(ptx)
+		require.NoError(t, err)
+		defer m.Close()
+		k, err := m.Kernel(p.EntryName())
+		require.NoError(t, err)
+		require.NoError(t, s.Launch(k, cfg, args...))
+		require.NoError(t, s.Synchronize())
+		best := time.Duration(math.MaxInt64)
+		for range 20 {
+			start := time.Now()
+			require.NoError(t, s.Launch(k, cfg, args...))
+			require.NoError(t, s.Synchronize())
+			best = min(best, time.Since(start))
+		}
+		t.Logf("%s grid %d: %v, %.0f GB/s", name, cfg.Grid.X, best, bytes/best.Seconds()/1e9)
+	}
+	add := binary(expr.OpAdd, expr.Float32)
+	add.Vector = 4
+	for _, grid := range []uint32{uint32(sm) * 8, uint32(sm) * 32, uint32(n / 4 / 256)} {
+		time1("add f32 v4", add, 12*float64(n), device.LaunchConfig{Grid: device.Dim3{X: grid}, Block: device.Dim3{X: 256}}, bufs[2], n, bufs[0], bufs[1])
+	}
+	add1 := binary(expr.OpAdd, expr.Float32)
+	time1("add f32 v1", add1, 12*float64(n), device.Linear(n, 256), bufs[2], n, bufs[0], bufs[1])
+	sum := &expr.Program{Vector: 4, Reduce: expr.Sum, Stage: expr.Partial, ArgIndex: -1, Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
+	for _, bpg := range []uint64{uint64(sm) * 4, uint64(sm) * 8, uint64(sm) * 16} {
+		time1("sum f32 v4 partial bpg "+strconv.Itoa(int(bpg)), sum, 4*float64(n),
+			device.LaunchConfig{Grid: device.Dim3{X: uint32(bpg)}, Block: device.Dim3{X: 256}}, bufs[2], uint64(1), n, bpg, n, bufs[0])
+	}
+}
+
+// TestGPUMathAndRandom runs the real math library (mathlib.go) through
+// generated kernels: exp, and Philox uniform and normal values whose
+// counter is the random input's strided offset.
+func TestGPUMathAndRandom(t *testing.T) {
+	dev := cudaDevice(t)
+	const R, C = 37, 29
+	a := make([]float32, R*C)
+	for i := range a {
+		a[i] = float32(i%50)*0.37 - 9
+	}
+	seed, stream := uint64(0x1234_5678_9abc_def0), uint64(7)
+	for _, idx64 := range []bool{false, true} {
+		p := &expr.Program{
+			Rank: 2, Index64: idx64,
+			Inputs: []expr.Input{mem(expr.Float32), {Kind: expr.Random, T: expr.Float32, Strided: true}},
+			Code: []expr.Instr{in(expr.Float32, 0), un(expr.OpExp, expr.Float32, 0), {Op: expr.OpRandom, T: expr.Float32, Aux: 1},
+				bin(expr.OpAdd, expr.Float32, 1, 2)},
+		}
+		// The random input is read transposed: counter = i + j·R.
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), nil}, dims: []uint64{R, C}, strides: [][]int64{nil, {1, R}},
+			seeds: [][2]uint64{{}, {seed, stream}}, n: R * C, outLen: 4 * R * C, grid: 3})
+		got := fromBytes[float32](out)
+		for i := range R {
+			for j := range C {
+				k := i*C + j
+				want := expF32Model(a[k]) + uniformF32Model(seed, uint64(i+j*R), stream)
+				require.Equal(t, want, got[k], "[%d,%d] index64 %t", i, j, idx64)
+			}
+		}
+		q := &expr.Program{
+			Rank: 1, Index64: idx64,
+			Inputs: []expr.Input{{Kind: expr.Random, T: expr.Float64, Normal: true, Strided: true}},
+			Code:   []expr.Instr{{Op: expr.OpRandom, T: expr.Float64, Aux: 0}},
+		}
+		// Every other counter: stride 2.
+		out, _ = run(t, dev, q, launchSpec{dims: []uint64{1000}, strides: [][]int64{{2}}, seeds: [][2]uint64{{seed, stream}}, n: 1000, outLen: 8000, grid: 2})
+		for i, x := range fromBytes[float64](out) {
+			assert.InEpsilon(t, normalF64Model(seed, uint64(2*i), stream), x, 1e-14, "normal %d", i)
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package ptxgen
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The math library: PTX device functions (.func, .param calling
+// convention) for what the GPU has no instruction for, and the Philox
+// generator. Kernels include the definitions they call (FuncDefs) and call
+// them with CallFunc.
+//
+// Functions and their signatures (argument and result PTX types):
+//
+//	exp_f32(f32) f32      exp_f64(f64) f64
+//	log_f32(f32) f32      log_f64(f64) f64
+//	tanh_f32(f32) f32     tanh_f64(f64) f64
+//	pow_f32(f32, f32) f32 pow_f64(f64, f64) f64
+//	rand_uniform_f32(u64 seed, u64 counter, u64 stream) f32
+//	rand_uniform_f64(u64 seed, u64 counter, u64 stream) f64
+//	rand_normal_f32(u64 seed, u64 counter, u64 stream) f32
+//	rand_normal_f64(u64 seed, u64 counter, u64 stream) f64
+//
+// The .func symbols are the names prefixed "gpuarr_". Every function is
+// plain IEEE arithmetic (add, mul, fma and div with .rn, no .approx
+// instruction), so its result is the same on every GPU and equals its Go
+// model in the tests bit for bit. Accuracy: float32 functions within 4 ulp
+// (measured ≤ 1.5), float64 within 1e-14 relative (measured ≤ 5e-16; pow:
+// 1e-14·max(1, |y·ln x|)); special values as Go's math package, NaN
+// payloads aside (the GPU's arithmetic returns its canonical NaN).
+//
+// Where these differ from Go's math package on amd64, Go is the one off:
+// its Exp returns +Inf from x ≈ 709.4 on (exp(709.78) = 1.797e308 is
+// finite; exp_f64 returns it) and its Log (so Pow too) is wrong for
+// subnormal x (Log(5e-324) = −709.09, log_f64 gives −744.44). pow_f64 at
+// the very edge of overflow or underflow may give the last finite value or
+// the first nonzero one where the exact result rounds past it
+// (pow(2, 1024) = 1.797e308, not +Inf), and integer powers are not always
+// exact (pow(3, 3) may be 27·(1 ± 2⁻⁵²)); see mathlib_pow.go.
+
+// mathSig is a function's PTX signature: result and argument types.
+type mathSig struct {
+	ret  string
+	args []string
+}
+
+var (
+	mathUnary32  = mathSig{"f32", []string{"f32"}}
+	mathUnary64  = mathSig{"f64", []string{"f64"}}
+	mathRandom32 = mathSig{"f32", []string{"u64", "u64", "u64"}}
+	mathRandom64 = mathSig{"f64", []string{"u64", "u64", "u64"}}
+)
+
+// mathSigs holds every function's signature; CallFunc needs only this, so the
+// definitions below can call one another through CallFunc.
+var mathSigs = map[string]mathSig{
+	"exp_f32": mathUnary32, "exp_f64": mathUnary64,
+	"log_f32": mathUnary32, "log_f64": mathUnary64,
+	"tanh_f32": mathUnary32, "tanh_f64": mathUnary64,
+	"pow_f32": {"f32", []string{"f32", "f32"}}, "pow_f64": {"f64", []string{"f64", "f64"}},
+	"cos2pi_f64":       mathUnary64, // cos(2π·u) for u in [0, 1): Box-Muller's
+	"rand_uniform_f32": mathRandom32, "rand_uniform_f64": mathRandom64,
+	"rand_normal_f32": mathRandom32, "rand_normal_f64": mathRandom64,
+}
+
+// libFuncs builds every function once: name → definition.
+var libFuncs = sync.OnceValue(func() map[string]funcDef {
+	return map[string]funcDef{
+		"exp_f32":          expF32Func(),
+		"exp_f64":          expF64Func(),
+		"log_f32":          logF32Func(),
+		"log_f64":          logF64Func(),
+		"tanh_f32":         tanhF32Func(),
+		"tanh_f64":         tanhF64Func(),
+		"pow_f32":          powF32Func(),
+		"pow_f64":          powF64Func(),
+		"cos2pi_f64":       cos2piF64Func(),
+		"rand_uniform_f32": randUniformF32Func(),
+		"rand_uniform_f64": randUniformF64Func(),
+		"rand_normal_f32":  randNormalF32Func(),
+		"rand_normal_f64":  randNormalF64Func(),
+	}
+})
+
+// FuncNames lists the functions FuncDefs and CallFunc know, sorted.
+func FuncNames() []string {
+	names := make([]string, 0, len(mathSigs))
+	for n := range mathSigs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// FuncDefs returns the PTX definitions of the named functions and of the
+// functions they call, each once, callees first, to be placed after the
+// module header and before the kernels. An unknown name is an error.
+func FuncDefs(names []string) (string, error) {
+	funcs := libFuncs()
+	var (
+		b    strings.Builder
+		done = map[string]bool{}
+		emit func(string)
+	)
+	emit = func(name string) {
+		if done[name] {
+			return
+		}
+		done[name] = true
+		def := funcs[name]
+		for _, d := range def.deps {
+			emit(d)
+		}
+		b.WriteString(def.text)
+	}
+	for _, name := range names {
+		if _, ok := funcs[name]; !ok {
+			return "", fmt.Errorf("ptxgen.FuncDefs: unknown math library function %q (known: %s)", name, strings.Join(FuncNames(), ", "))
+		}
+		emit(name)
+	}
+	return b.String(), nil
+}
+
+// CallFunc returns PTX lines (a { } scope of .param declarations,
+// st.param, call and ld.param) that call function name with the given
+// argument registers and store its result in register ret. The registers
+// must have the PTX types of the signature above. An unknown name or a
+// wrong argument count is a bug in the caller, and CallFunc panics.
+func CallFunc(name, ret string, args ...string) string {
+	def, ok := mathSigs[name]
+	if !ok {
+		panic(fmt.Sprintf("ptxgen.CallFunc: unknown math library function %q", name))
+	}
+	if len(args) != len(def.args) {
+		panic(fmt.Sprintf("ptxgen.CallFunc: %s takes %d arguments, got %d", name, len(def.args), len(args)))
+	}
+	var b strings.Builder
+	b.WriteString("\t{\n")
+	params := make([]string, len(args))
+	for i, t := range def.args {
+		params[i] = fmt.Sprintf("%s%d", callArg, i)
+		fmt.Fprintf(&b, "\t.param .%s %s;\n", mathParamType(t), params[i])
+	}
+	fmt.Fprintf(&b, "\t.param .%s %s;\n", mathParamType(def.ret), callRet)
+	for i, t := range def.args {
+		fmt.Fprintf(&b, "\tst.param.%s [%s], %s;\n", t, params[i], args[i])
+	}
+	fmt.Fprintf(&b, "\tcall.uni (%s), %s, (%s);\n", callRet, mathSymbol(name), strings.Join(params, ", "))
+	fmt.Fprintf(&b, "\tld.param.%s %s, [%s];\n", def.ret, ret, callRet)
+	b.WriteString("\t}\n")
+	return b.String()
+}

@@ -1,0 +1,393 @@
+package ptxgen
+
+import (
+	endian "encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/host"
+)
+
+// Each library function evaluated by a kernel over arrays of arguments on
+// the default device. On a GPU this runs the PTX, which must reproduce its
+// Go model bit for bit (NaN payloads aside) and meet the accuracy promises
+// against Go's math package; on the host backend the entry runs the model
+// itself, so there the test checks the model and the plumbing.
+
+// mlModels are the models on raw bits (a float32 in the low 32 bits).
+var mlModels = map[string]func(a, b, c uint64) uint64{
+	"exp_f32":  unaryF32(expF32Model),
+	"log_f32":  unaryF32(logF32Model),
+	"tanh_f32": unaryF32(tanhF32Model),
+	"pow_f32": func(a, b, _ uint64) uint64 {
+		return uint64(math.Float32bits(powF32Model(math.Float32frombits(uint32(a)), math.Float32frombits(uint32(b)))))
+	},
+	"exp_f64":    unaryF64(expF64Model),
+	"log_f64":    unaryF64(logF64Model),
+	"tanh_f64":   unaryF64(tanhF64Model),
+	"cos2pi_f64": unaryF64(cos2piModel),
+	"pow_f64": func(a, b, _ uint64) uint64 {
+		return math.Float64bits(powF64Model(math.Float64frombits(a), math.Float64frombits(b)))
+	},
+	"rand_uniform_f32": func(a, b, c uint64) uint64 { return uint64(math.Float32bits(uniformF32Model(a, b, c))) },
+	"rand_uniform_f64": func(a, b, c uint64) uint64 { return math.Float64bits(uniformF64Model(a, b, c)) },
+	"rand_normal_f32":  func(a, b, c uint64) uint64 { return uint64(math.Float32bits(normalF32Model(a, b, c))) },
+	"rand_normal_f64":  func(a, b, c uint64) uint64 { return math.Float64bits(normalF64Model(a, b, c)) },
+}
+
+func unaryF32(f func(float32) float32) func(a, b, c uint64) uint64 {
+	return func(a, _, _ uint64) uint64 { return uint64(math.Float32bits(f(math.Float32frombits(uint32(a))))) }
+}
+
+func unaryF64(f func(float64) float64) func(a, b, c uint64) uint64 {
+	return func(a, _, _ uint64) uint64 { return math.Float64bits(f(math.Float64frombits(a))) }
+}
+
+func mlSize(t string) int {
+	if t == "f32" {
+		return 4
+	}
+	return 8
+}
+
+// mlEvalPTX is a module with entry gpuarr_mleval_<name>(out, in0, in1, in2,
+// n): out[i] = name(in0[i], …) for i < n.
+func mlEvalPTX(name string) (entry, ptx string, err error) {
+	s := mathSigs[name]
+	entry = "gpuarr_mleval_" + name
+	defs, err := FuncDefs([]string{name})
+	if err != nil {
+		return "", "", err
+	}
+	var b strings.Builder
+	b.WriteString(mlHeader + "\n" + defs + "\n")
+	fmt.Fprintf(&b, ".visible .entry %s(.param .u64 out, .param .u64 in0, .param .u64 in1, .param .u64 in2, .param .u64 n)\n{\n", entry)
+	b.WriteString("\t.reg .b32 %et, %en, %ec;\n\t.reg .b64 %ei, %ecount, %eaddr, %ebase;\n\t.reg .pred %edone;\n")
+	regType := map[string]string{"f32": "f32", "f64": "f64", "u64": "b64"}
+	args := make([]string, len(s.args))
+	for i, t := range s.args {
+		args[i] = fmt.Sprintf("%%earg%d", i)
+		fmt.Fprintf(&b, "\t.reg .%s %s;\n", regType[t], args[i])
+	}
+	fmt.Fprintf(&b, "\t.reg .%s %%eres;\n", s.ret)
+	b.WriteString("\tmov.u32 %et, %tid.x;\n\tmov.u32 %en, %ntid.x;\n\tmov.u32 %ec, %ctaid.x;\n")
+	b.WriteString("\tmul.wide.u32 %ei, %ec, %en;\n\tcvt.u64.u32 %eaddr, %et;\n\tadd.u64 %ei, %ei, %eaddr;\n")
+	b.WriteString("\tld.param.u64 %ecount, [n];\n\tsetp.ge.u64 %edone, %ei, %ecount;\n\t@%edone bra $Lend;\n")
+	for i, t := range s.args {
+		fmt.Fprintf(&b, "\tld.param.u64 %%ebase, [in%d];\n\tcvta.to.global.u64 %%ebase, %%ebase;\n", i)
+		fmt.Fprintf(&b, "\tmad.lo.u64 %%eaddr, %%ei, %d, %%ebase;\n\tld.global.%s %s, [%%eaddr];\n", mlSize(t), t, args[i])
+	}
+	b.WriteString(CallFunc(name, "%eres", args...))
+	b.WriteString("\tld.param.u64 %ebase, [out];\n\tcvta.to.global.u64 %ebase, %ebase;\n")
+	fmt.Fprintf(&b, "\tmad.lo.u64 %%eaddr, %%ei, %d, %%ebase;\n\tst.global.%s [%%eaddr], %%eres;\n", mlSize(s.ret), s.ret)
+	b.WriteString("$Lend:\n\tret;\n}\n")
+	return entry, b.String(), nil
+}
+
+// mlHostKernel runs the model: the host backend's stand-in for the entry.
+func mlHostKernel(name string) host.Kernel {
+	s, model := mathSigs[name], mlModels[name]
+	return func(l *host.Launch) error {
+		n := l.Args.U64(4)
+		var in [3][]byte
+		for i, t := range s.args {
+			b, err := host.View[byte](l, l.Args.Ptr(1+i), n*uint64(mlSize(t)))
+			if err != nil {
+				return err
+			}
+			in[i] = b
+		}
+		out, err := host.View[byte](l, l.Args.Ptr(0), n*uint64(mlSize(s.ret)))
+		if err != nil {
+			return err
+		}
+		l.ParallelFor(n, func(lo, hi uint64) {
+			for i := lo; i < hi; i++ {
+				var a [3]uint64
+				for k, t := range s.args {
+					a[k] = getBits(in[k], i, mlSize(t))
+				}
+				putBits(out, i, mlSize(s.ret), model(a[0], a[1], a[2]))
+			}
+		})
+		return nil
+	}
+}
+
+func getBits(b []byte, i uint64, size int) uint64 {
+	if size == 4 {
+		return uint64(endian.LittleEndian.Uint32(b[i*4:]))
+	}
+	return endian.LittleEndian.Uint64(b[i*8:])
+}
+
+func putBits(b []byte, i uint64, size int, v uint64) {
+	if size == 4 {
+		endian.LittleEndian.PutUint32(b[i*4:], uint32(v))
+	} else {
+		endian.LittleEndian.PutUint64(b[i*8:], v)
+	}
+}
+
+// mlEval evaluates name on the device over the argument columns (raw bits)
+// and returns the results' bits.
+func mlEval(t *testing.T, dev *device.Device, name string, cols ...[]uint64) []uint64 {
+	t.Helper()
+	s := mathSigs[name]
+	require.Len(t, cols, len(s.args))
+	n := len(cols[0])
+	entry, ptx, err := mlEvalPTX(name)
+	require.NoError(t, err)
+	host.EnsureKernel(entry, mlHostKernel(name))
+	mod, err := dev.LoadPTX(ptx)
+	require.NoError(t, err, "PTX:\n%s", mlNumbered(ptx))
+	defer func() { assert.NoError(t, mod.Close()) }()
+	k, err := mod.Kernel(entry)
+	require.NoError(t, err)
+	st := dev.DefaultStream()
+
+	upload := func(size int, vals []uint64) device.Ptr {
+		buf := make([]byte, n*size)
+		for i, v := range vals {
+			putBits(buf, uint64(i), size, v)
+		}
+		p, err := dev.Alloc(uint64(len(buf)))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = dev.Free(p) })
+		require.NoError(t, device.Upload(st, p, buf))
+		return p
+	}
+	var ptrs [3]device.Ptr
+	for i, t := range s.args {
+		ptrs[i] = upload(mlSize(t), cols[i])
+	}
+	for i := len(s.args); i < 3; i++ {
+		ptrs[i] = ptrs[0]
+	}
+	out := upload(mlSize(s.ret), make([]uint64, n))
+	require.NoError(t, st.Launch(k, device.Linear(uint64(n), 256), out, ptrs[0], ptrs[1], ptrs[2], uint64(n)))
+	raw := make([]byte, n*mlSize(s.ret))
+	require.NoError(t, device.Download(st, raw, out))
+	got := make([]uint64, n)
+	for i := range got {
+		got[i] = getBits(raw, uint64(i), mlSize(s.ret))
+	}
+	return got
+}
+
+// mlSameBits compares results with their models' bits (any NaN equals any
+// NaN) and reports the first few mismatches.
+func mlSameBits(t *testing.T, name string, cols [][]uint64, got []uint64) {
+	t.Helper()
+	model, size := mlModels[name], mlSize(mathSigs[name].ret)
+	isNaN := func(v uint64) bool {
+		if size == 4 {
+			return math.IsNaN(float64(math.Float32frombits(uint32(v))))
+		}
+		return math.IsNaN(math.Float64frombits(v))
+	}
+	bad := 0
+	for i := range got {
+		var a [3]uint64
+		for k := range cols {
+			a[k] = cols[k][i]
+		}
+		want := model(a[0], a[1], a[2])
+		if got[i] != want && !(isNaN(got[i]) && isNaN(want)) {
+			if bad < 5 {
+				t.Errorf("%s%x = %#x, model %#x", name, a[:len(cols)], got[i], want)
+			}
+			bad++
+		}
+	}
+	assert.Zero(t, bad, "%s: results that differ from the model, of %d", name, len(got))
+}
+
+func mlDevice(t *testing.T) (*device.Device, bool) {
+	dev, err := device.Default()
+	require.NoError(t, err)
+	return dev, dev.Backend() != "host"
+}
+
+func f32Bits(xs []float32) []uint64 {
+	out := make([]uint64, len(xs))
+	for i, x := range xs {
+		out[i] = uint64(math.Float32bits(x))
+	}
+	return out
+}
+
+func f64Bits(xs []float64) []uint64 {
+	out := make([]uint64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Float64bits(x)
+	}
+	return out
+}
+
+func TestMathlibDeviceUnaryF32(t *testing.T) {
+	dev, gpu := mlDevice(t)
+	stride := uint32(16381)
+	if gpu {
+		stride = 257 // 16.7M inputs
+	}
+	xs := inputs32(rand.New(rand.NewPCG(11, 12)), stride, 100000, -20, 20)
+	col := f32Bits(xs)
+	for name, ref := range map[string]func(float64) float64{"exp_f32": refExp, "log_f32": refLog, "tanh_f32": math.Tanh} {
+		t.Run(name, func(t *testing.T) {
+			got := mlEval(t, dev, name, col)
+			mlSameBits(t, name, [][]uint64{col}, got)
+			var acc mlAccuracy
+			for i, x := range xs {
+				acc.add(ulpErr32(math.Float32frombits(uint32(got[i])), ref(float64(x))), "x=%g", x)
+			}
+			t.Logf("%s on %s: worst %.3f ulp at %s", name, dev, acc.worst, acc.at)
+			assert.LessOrEqual(t, acc.worst, 4.0, "worst at %s", acc.at)
+		})
+	}
+}
+
+func TestMathlibDeviceUnaryF64(t *testing.T) {
+	dev, gpu := mlDevice(t)
+	n := 50000
+	if gpu {
+		n = 2000000
+	}
+	xs := inputs64(rand.New(rand.NewPCG(13, 14)), n, -30, 30, 709.782712893384, -745.1332191019411, -708.4, 0.55, 22, 0.1)
+	col := f64Bits(xs)
+	for name, ref := range map[string]func(float64) float64{"exp_f64": refExp, "log_f64": refLog, "tanh_f64": math.Tanh} {
+		t.Run(name, func(t *testing.T) {
+			got := mlEval(t, dev, name, col)
+			mlSameBits(t, name, [][]uint64{col}, got)
+			var acc mlAccuracy
+			for i, x := range xs {
+				acc.add(relErr64(math.Float64frombits(got[i]), ref(x)), "x=%v", x)
+			}
+			t.Logf("%s on %s: worst relative error %.3g at %s", name, dev, acc.worst, acc.at)
+			assert.LessOrEqual(t, acc.worst, 1e-14, "worst at %s", acc.at)
+		})
+	}
+	t.Run("cos2pi_f64", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(15, 16))
+		us := []float64{0, 0.125, 0.25, 0.5, 0.75, 0.875, 1 - 0x1p-53}
+		for range n {
+			us = append(us, float64(rng.Uint64()>>11)*0x1p-53)
+		}
+		got := mlEval(t, dev, "cos2pi_f64", f64Bits(us))
+		mlSameBits(t, "cos2pi_f64", [][]uint64{f64Bits(us)}, got)
+		for i, u := range us {
+			require.InDelta(t, math.Cos(2*math.Pi*u), math.Float64frombits(got[i]), 2e-15, "cos(2π·%v)", u)
+		}
+	})
+}
+
+func TestMathlibDevicePow(t *testing.T) {
+	dev, gpu := mlDevice(t)
+	var xs, ys []float64
+	for _, x := range powSpecials {
+		for _, y := range powSpecials {
+			xs, ys = append(xs, x), append(ys, y)
+		}
+	}
+	specials := len(xs)
+	n := 20000
+	if gpu {
+		n = 1000000
+	}
+	rng := rand.New(rand.NewPCG(17, 18))
+	for i := range n {
+		x, y := math.Exp(rng.Float64()*80-40), rng.Float64()*40-20
+		if i%2 == 1 {
+			x, y = -x, math.Round(y)
+		}
+		xs, ys = append(xs, x), append(ys, y)
+	}
+	t.Run("pow_f64", func(t *testing.T) {
+		cx, cy := f64Bits(xs), f64Bits(ys)
+		got := mlEval(t, dev, "pow_f64", cx, cy)
+		mlSameBits(t, "pow_f64", [][]uint64{cx, cy}, got)
+		var acc mlAccuracy
+		for i := range xs {
+			ref := math.Pow(xs[i], ys[i])
+			if i >= specials {
+				ref = refPow(xs[i], ys[i])
+			}
+			if i < specials && !math.IsInf(ref, 0) && ref != 0 && !math.IsNaN(ref) {
+				continue // finite specials: math.Pow is off for subnormal x (TestModelPow checks them)
+			}
+			acc.add(powErr(math.Float64frombits(got[i]), ref, xs[i], ys[i]), "pow(%v, %v)", xs[i], ys[i])
+		}
+		t.Logf("pow_f64 on %s: worst %.3g at %s", dev, acc.worst, acc.at)
+		assert.LessOrEqual(t, acc.worst, 1e-14, "worst at %s", acc.at)
+	})
+	t.Run("pow_f32", func(t *testing.T) {
+		x32, y32 := make([]float32, len(xs)), make([]float32, len(ys))
+		for i := range xs {
+			x32[i], y32[i] = float32(xs[i]), float32(ys[i])
+		}
+		cx, cy := f32Bits(x32), f32Bits(y32)
+		got := mlEval(t, dev, "pow_f32", cx, cy)
+		mlSameBits(t, "pow_f32", [][]uint64{cx, cy}, got)
+		var acc mlAccuracy
+		for i := range x32 {
+			x, y := float64(x32[i]), float64(y32[i])
+			ref := math.Pow(x, y)
+			if !math.IsInf(x, 0) && !math.IsInf(y, 0) && x != 0 && !math.IsNaN(x) && !math.IsNaN(y) && (x > 0 || y == math.Trunc(y)) {
+				ref = refPow(x, y)
+			}
+			acc.add(ulpErr32(math.Float32frombits(uint32(got[i])), ref), "pow(%v, %v)", x32[i], y32[i])
+		}
+		t.Logf("pow_f32 on %s: worst %.3f ulp at %s", dev, acc.worst, acc.at)
+		assert.LessOrEqual(t, acc.worst, 1.0, "worst at %s", acc.at)
+	})
+}
+
+func TestMathlibDeviceRandom(t *testing.T) {
+	dev, gpu := mlDevice(t)
+	n := 20000
+	if gpu {
+		n = 1000000
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	seeds, ctrs, streams := []uint64{0, math.MaxUint64, 0xa4093822299f31d0}, []uint64{0, math.MaxUint64, 0x85a308d3243f6a88},
+		[]uint64{0, math.MaxUint64, 0x0370734413198a2e}
+	for i := range n {
+		seeds = append(seeds, rng.Uint64()>>(i%64))
+		ctrs = append(ctrs, uint64(i)) // consecutive elements, as a kernel draws them
+		streams = append(streams, rng.Uint64()>>(i%3*30))
+	}
+	for _, name := range []string{"rand_uniform_f32", "rand_uniform_f64", "rand_normal_f32", "rand_normal_f64"} {
+		t.Run(name, func(t *testing.T) {
+			got := mlEval(t, dev, name, seeds, ctrs, streams)
+			mlSameBits(t, name, [][]uint64{seeds, ctrs, streams}, got)
+			var sum, sumSq float64
+			for i, g := range got {
+				v := math.Float64frombits(g)
+				if mathSigs[name].ret == "f32" {
+					v = float64(math.Float32frombits(uint32(g)))
+				}
+				require.False(t, math.IsNaN(v) || math.IsInf(v, 0), "%s(%d) = %v", name, i, v)
+				if strings.Contains(name, "uniform") {
+					require.True(t, v >= 0 && v < 1, "%s(%d) = %v in [0, 1)", name, i, v)
+				}
+				sum, sumSq = sum+v, sumSq+v*v
+			}
+			mean, m := sum/float64(len(got)), float64(len(got))
+			variance := sumSq/m - mean*mean
+			if strings.Contains(name, "uniform") {
+				assert.InDelta(t, 0.5, mean, 5/math.Sqrt(12*m))
+				assert.InDelta(t, 1.0/12, variance, 0.01)
+			} else {
+				assert.InDelta(t, 0, mean, 5/math.Sqrt(m))
+				assert.InDelta(t, 1, variance, 0.05)
+			}
+		})
+	}
+}

@@ -1,0 +1,353 @@
+package ptxgen
+
+import (
+	"math"
+	"math/big"
+)
+
+// Go models of the PTX math library: the same constants and the same
+// operations in the same order (math.FMA where the PTX has fma.rn, explicit
+// conversions where it rounds, so Go fuses nothing), so the accuracy tests
+// of a model check the algorithm and its constants, and on a GPU the PTX
+// must reproduce its model bit for bit.
+
+// PTX min and max return the other operand when one is NaN.
+func ptxMin64(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return b
+	case math.IsNaN(b):
+		return a
+	}
+	return math.Min(a, b)
+}
+
+func ptxMax64(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return b
+	case math.IsNaN(b):
+		return a
+	}
+	return math.Max(a, b)
+}
+
+func ptxMin32(a, b float32) float32 { return float32(ptxMin64(float64(a), float64(b))) }
+func ptxMax32(a, b float32) float32 { return float32(ptxMax64(float64(a), float64(b))) }
+
+// fma32 is fma.rn.f32: a·b+c rounded once to float32. The float64 fma is
+// exact up to one rounding, and rounding that to float32 is right unless
+// it landed exactly halfway between two float32s; then big.Float decides.
+func fma32(a, b, c float32) float32 {
+	s := math.FMA(float64(a), float64(b), float64(c))
+	r := float32(s)
+	if float64(r) == s || math.IsInf(s, 0) || math.IsNaN(s) {
+		return r
+	}
+	other := math.Nextafter32(r, float32(math.Copysign(math.Inf(1), s-float64(r))))
+	if s != (float64(r)+float64(other))/2 {
+		return r
+	}
+	x := new(big.Float).SetPrec(400).SetFloat64(float64(a))
+	x.Mul(x, new(big.Float).SetFloat64(float64(b)))
+	x.Add(x, new(big.Float).SetFloat64(float64(c)))
+	f, _ := x.Float32()
+	return f
+}
+
+func horner64(x float64, c []float64) float64 {
+	p := c[len(c)-1]
+	for i := len(c) - 2; i >= 0; i-- {
+		p = math.FMA(p, x, c[i])
+	}
+	return p
+}
+
+func horner32(x float32, c []float32) float32 {
+	p := c[len(c)-1]
+	for i := len(c) - 2; i >= 0; i-- {
+		p = fma32(p, x, c[i])
+	}
+	return p
+}
+
+func pow2F64(n int32) float64 { return math.Float64frombits(uint64(n+1023) << 52) }
+func pow2F32(n int32) float32 { return math.Float32frombits(uint32(n+127) << 23) }
+
+func expF64Model(x float64) float64 {
+	xc := ptxMin64(ptxMax64(x, expF64Lo), expF64Hi)
+	n := math.RoundToEven(float64(xc * log2E))
+	r := math.FMA(-n, ln2Hi, xc)
+	r = math.FMA(-n, ln2Lo, r)
+	p := horner64(r, expF64Coef)
+	ni := int32(n)
+	n1 := ni >> 1
+	n2 := ni - n1
+	y := float64(p*pow2F64(n1)) * pow2F64(n2)
+	if math.IsNaN(x) {
+		return x
+	}
+	return y
+}
+
+func expF32Model(x float32) float32 {
+	xc := ptxMin32(ptxMax32(x, expF32Lo), expF32Hi)
+	n := float32(math.RoundToEven(float64(float32(xc * float32(log2E)))))
+	r := fma32(-n, ln2HiF32, xc)
+	r = fma32(-n, ln2LoF32, r)
+	p := horner32(r, expF32Coef)
+	ni := int32(n)
+	n1 := ni >> 1
+	n2 := ni - n1
+	y := float32(p*pow2F32(n1)) * pow2F32(n2)
+	if x != x {
+		return x
+	}
+	return y
+}
+
+func logF64Model(x float64) float64 {
+	xs, eadj := x, int32(0)
+	if x < 0x1p-1022 {
+		xs, eadj = x*0x1p54, -54
+	}
+	b := math.Float64bits(xs)
+	e := int32(b >> 52 & 0x7FF)
+	m := b & (1<<52 - 1)
+	mb, eb := m|0x3FF0000000000000, int32(-1023)
+	if m > sqrt2MantF64 {
+		mb, eb = m|0x3FE0000000000000, -1022
+	}
+	e += eb
+	e += eadj
+	f := math.Float64frombits(mb) - 1
+	s := f / float64(f+2)
+	s2 := float64(s * s)
+	rr := float64(s2 * horner64(s2, logF64Coef))
+	hf := float64(float64(f*f) * 0.5)
+	corr := math.FMA(-s, float64(hf+rr), hf)
+	lm := f - corr
+	fe := float64(e)
+	res := math.FMA(fe, ln2Hi, math.FMA(fe, ln2Lo, lm))
+	switch {
+	case math.IsNaN(x):
+		return x
+	case x < 0:
+		return math.NaN()
+	case x == 0:
+		return math.Inf(-1)
+	case math.IsInf(x, 1):
+		return x
+	}
+	return res
+}
+
+func logF32Model(x float32) float32 {
+	xs, eadj := x, int32(0)
+	if x < 0x1p-126 {
+		xs, eadj = x*0x1p24, -24
+	}
+	b := math.Float32bits(xs)
+	e := int32(b >> 23 & 0xFF)
+	m := b & (1<<23 - 1)
+	mb, eb := m|0x3F800000, int32(-127)
+	if m > sqrt2MantF32 {
+		mb, eb = m|0x3F000000, -126
+	}
+	e += eb
+	e += eadj
+	f := math.Float32frombits(mb) - 1
+	s := f / float32(f+2)
+	s2 := float32(s * s)
+	rr := float32(s2 * horner32(s2, logF32Coef))
+	hf := float32(float32(f*f) * 0.5)
+	corr := fma32(-s, float32(hf+rr), hf)
+	lm := f - corr
+	fe := float32(e)
+	res := fma32(fe, ln2HiF32, fma32(fe, ln2LoF32, lm))
+	switch {
+	case x != x:
+		return x
+	case x < 0:
+		return float32(math.NaN())
+	case x == 0:
+		return float32(math.Inf(-1))
+	case math.IsInf(float64(x), 1):
+		return x
+	}
+	return res
+}
+
+func tanhF64Model(x float64) float64 {
+	a := math.Abs(x)
+	ac := ptxMin64(a, tanhClampF64)
+	y := ac + ac
+	em := float64(y * horner64(y, expm1F64Coef))
+	rs := em / float64(em+2)
+	e := expF64Model(y)
+	rl := 1 - float64(2/float64(e+1))
+	r := rl
+	if a < tanhSmall {
+		r = rs
+	}
+	r = math.Copysign(r, x)
+	if math.IsNaN(x) {
+		return x
+	}
+	return r
+}
+
+func tanhF32Model(x float32) float32 {
+	a := float32(math.Abs(float64(x)))
+	a2 := float32(a * a)
+	a3 := float32(a2 * a)
+	rs := fma32(a3, horner32(a2, tanhF32Coef), a)
+	ac := ptxMin32(a, tanhClampF32)
+	y := ac + ac
+	e := expF32Model(y)
+	rl := 1 - float32(2/float32(e+1))
+	r := rl
+	if a < tanhSmall {
+		r = rs
+	}
+	r = float32(math.Copysign(float64(r), float64(x)))
+	if x != x {
+		return x
+	}
+	return r
+}
+
+func powF64Model(x, y float64) float64 {
+	ax := math.Abs(x)
+	z := float64(y * logF64Model(ax))
+	r := expF64Model(z)
+	yInt := math.Trunc(y) == y
+	h := float64(y * 0.5)
+	odd := yInt && math.Trunc(h) != h
+	if x < 0 && odd {
+		r = -r
+	}
+	if x < 0 && !yInt {
+		r = math.NaN()
+	}
+	sq := math.Sqrt(x)
+	if y == 0.5 {
+		r = sq
+	}
+	if y == -0.5 {
+		r = 1 / sq
+	}
+	inf := math.Inf(1)
+	if math.IsInf(x, 1) {
+		r = inf
+		if y < 0 {
+			r = 0
+		}
+	}
+	if math.IsInf(x, -1) { // Pow(-0, -y)
+		var v1, v2 = inf, 0.0
+		if odd {
+			v1, v2 = -inf, math.Copysign(0, -1)
+		}
+		r = v2
+		if y > 0 {
+			r = v1
+		}
+	}
+	if math.IsInf(y, 0) {
+		r = 0
+		if (ax < 1) != (y > 0) {
+			r = inf
+		}
+		if x == -1 {
+			r = 1
+		}
+	}
+	if x == 0 {
+		negOdd := math.Signbit(x) && odd
+		v1, v2 := inf, 0.0
+		if negOdd {
+			v1, v2 = -inf, x
+		}
+		r = v2
+		if y < 0 {
+			r = v1
+		}
+	}
+	if math.IsNaN(x) || math.IsNaN(y) {
+		r = math.NaN()
+	}
+	if y == 1 {
+		r = x
+	}
+	if y == 0 || x == 1 {
+		r = 1
+	}
+	return r
+}
+
+func powF32Model(x, y float32) float32 { return float32(powF64Model(float64(x), float64(y))) }
+
+func cos2piModel(u float64) float64 {
+	q := math.RoundToEven(float64(u * 4))
+	t := math.FMA(q, -0.25, u)
+	th := float64(t * twoPi)
+	th2 := float64(th * th)
+	s := math.FMA(float64(th*th2), horner64(th2, sinF64Coef), th)
+	c := math.FMA(th2, horner64(th2, cosF64Coef), 1)
+	switch int32(q) & 3 {
+	case 1:
+		return -s
+	case 2:
+		return -c
+	case 3:
+		return s
+	}
+	return c
+}
+
+func philoxModel(seed, counter, stream uint64) [4]uint32 {
+	c := [4]uint32{uint32(counter), uint32(counter >> 32), uint32(stream), uint32(stream >> 32)}
+	k0, k1 := uint32(seed), uint32(seed>>32)
+	for r := 0; r < philoxRounds; r++ {
+		if r > 0 {
+			k0 += philoxW0
+			k1 += philoxW1
+		}
+		p0 := uint64(philoxM0) * uint64(c[0])
+		p1 := uint64(philoxM1) * uint64(c[2])
+		c = [4]uint32{uint32(p1>>32) ^ c[1] ^ k0, uint32(p1), uint32(p0>>32) ^ c[3] ^ k1, uint32(p0)}
+	}
+	return c
+}
+
+func join64(hi, lo uint32) uint64 { return uint64(hi)<<32 | uint64(lo) }
+
+func uniformF32Model(seed, counter, stream uint64) float32 {
+	x := philoxModel(seed, counter, stream)
+	return float32(x[0]>>8) * twoM24
+}
+
+func uniformF64Model(seed, counter, stream uint64) float64 {
+	x := philoxModel(seed, counter, stream)
+	return float64(join64(x[0], x[1])>>11) * twoM53
+}
+
+func boxMullerModel(u1, u2 float64) float64 {
+	rad := math.Sqrt(float64(-2 * logF64Model(u1)))
+	return rad * cos2piModel(u2)
+}
+
+func normalF32Model(seed, counter, stream uint64) float32 {
+	x := philoxModel(seed, counter, stream)
+	u1 := float64(x[0]>>8+1) * twoM24
+	u2 := float64(x[1]>>8) * twoM24
+	return float32(boxMullerModel(u1, u2))
+}
+
+func normalF64Model(seed, counter, stream uint64) float64 {
+	x := philoxModel(seed, counter, stream)
+	u1 := float64(join64(x[0], x[1])>>11+1) * twoM53
+	u2 := float64(join64(x[2], x[3])>>11) * twoM53
+	return boxMullerModel(u1, u2)
+}
