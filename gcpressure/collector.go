@@ -147,18 +147,32 @@ func (c *Collector) MaybeCollect(read func() Reading, blocking bool) bool {
 	col := c.startLocked()
 	c.mu.Unlock()
 
-	took, freed := c.run(col, before, read, c.cfg.CleanupWaitMax)
-	c.mu.Lock()
-	c.counters.record(took, freed)
-	c.mu.Unlock()
-	if c.cfg.Log != nil {
-		when := "on allocation"
-		if blocking {
-			when = "before a blocking wait"
+	background := c.cfg.Background && !blocking
+	collect := func() {
+		took, freed := c.run(col, before, read, c.cfg.CleanupWaitMax)
+		c.mu.Lock()
+		c.counters.record(took, freed, background)
+		c.mu.Unlock()
+		if c.cfg.Log != nil {
+			when := "on allocation"
+			switch {
+			case blocking:
+				when = "before a blocking wait"
+			case background:
+				when = "in the background"
+			}
+			fmt.Fprintf(c.cfg.Log, "gpuarr gc: eager collection %s at pressure %.2f freed %s in %v\n",
+				when, p, memory.FormatBytes(freed), took.Round(time.Microsecond))
 		}
-		fmt.Fprintf(c.cfg.Log, "gpuarr gc: eager collection %s at pressure %.2f freed %s in %v\n",
-			when, p, memory.FormatBytes(freed), took.Round(time.Microsecond))
 	}
+	if background {
+		// The caller goes on allocating: there is headroom above the
+		// threshold, and a caller that runs out waits for this collection
+		// in the reclaim ladder (Collect joins it).
+		go collect()
+		return true
+	}
+	collect()
 	return true
 }
 

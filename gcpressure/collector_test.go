@@ -182,3 +182,45 @@ func TestCollectAndWaitRunsCleanups(t *testing.T) {
 	assert.Equal(t, int64(100), ran.Load())
 	assert.True(t, WaitForCleanups(time.Millisecond), "nothing left queued")
 }
+
+// In background mode an eager collection on allocation runs on its own
+// goroutine: MaybeCollect returns before it ends, the counters put its
+// time under BackgroundTime (nobody waited), and a forced collection
+// (the ladder's) waits for it and then runs one of its own. Before a
+// blocking wait the collection still runs in the caller.
+func TestBackgroundCollection(t *testing.T) {
+	w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: 2 * time.Millisecond}
+	cfg := testConfig()
+	cfg.Background = true
+	c := w.collector(cfg)
+	release := make(chan struct{})
+	inner := c.gc
+	c.gc = func(d time.Duration) time.Duration { <-release; return inner(d) }
+
+	require.True(t, c.MaybeCollect(w.read, false), "started")
+	assert.Equal(t, uint64(90), w.read().Live, "the caller did not wait for the collection")
+	assert.False(t, c.MaybeCollect(w.read, false), "one collection at a time")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ran, _, _ := c.Collect(w.read, 0)
+		assert.True(t, ran, "a forced collection runs its own after the background one")
+	}()
+	close(release)
+	<-done
+	got := c.Counters()
+	assert.Equal(t, uint64(1), got.Collections)
+	assert.Equal(t, uint64(1), got.Background)
+	assert.Equal(t, 2*time.Millisecond, got.BackgroundTime)
+	assert.Zero(t, got.Time, "no caller waited")
+	assert.Equal(t, 2, w.gcCalls)
+
+	// Blocking: synchronous even in background mode.
+	w.mu.Lock()
+	w.live, w.garbage = 80, 30
+	w.clock = w.clock.Add(time.Hour)
+	w.mu.Unlock()
+	require.True(t, c.MaybeCollect(w.read, true))
+	assert.Equal(t, uint64(50), w.read().Live, "freed before MaybeCollect returned")
+	assert.Equal(t, 2*time.Millisecond, c.Counters().Time)
+}

@@ -23,6 +23,12 @@ type Config struct {
 	// collection; ReclaimWaitMax after the reclaim ladder's collection,
 	// where the alternative is an out-of-memory error.
 	CleanupWaitMax, ReclaimWaitMax time.Duration
+	// Background runs eager collections on allocation on a goroutine of
+	// their own, so the allocating goroutine goes on while the GC marks
+	// concurrently and the cleanups free memory (GPUARR_GC_BACKGROUND,
+	// default true). Collections before a blocking wait, and the reclaim
+	// ladder's, always run in the caller.
+	Background bool
 	// Log receives one line per collection and reclaim step when non-nil
 	// (GPUARR_DEBUG=gc).
 	Log io.Writer
@@ -30,15 +36,23 @@ type Config struct {
 
 // Environment variables read by DefaultConfig.
 const (
-	EnvGCEarly = "GPUARR_GC_EARLY"
+	EnvGCEarly      = "GPUARR_GC_EARLY"
+	EnvGCBackground = "GPUARR_GC_BACKGROUND"
 	EnvDebug   = "GPUARR_DEBUG"
 )
 
 // DefaultConfig returns the documented policy, adjusted by GPUARR_GC_EARLY
 // and GPUARR_DEBUG. A malformed GPUARR_GC_EARLY is an error naming it.
 func DefaultConfig() (Config, error) {
-	c := Config{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.50, Budget: 0.05,
+	c := Config{Enabled: true, Background: true, Threshold: 0.75, BlockingThreshold: 0.50, Budget: 0.05,
 		CleanupWaitMax: 50 * time.Millisecond, ReclaimWaitMax: time.Second}
+	if v, ok := os.LookupEnv(EnvGCBackground); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("%s=%q: want true or false", EnvGCBackground, v)
+		}
+		c.Background = b
+	}
 	if v, ok := os.LookupEnv(EnvGCEarly); ok && v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

@@ -11,13 +11,24 @@ type Counters struct {
 	Collections uint64        // eager collections run
 	Skipped     uint64        // collections the time budget refused
 	BytesFreed  uint64        // device bytes freed by them (cleanups included)
-	Time        time.Duration // total time in them, cleanup waits included
-	MaxPause    time.Duration // longest single collection
+	Time        time.Duration // total time callers waited in them, cleanup waits included
+	MaxPause    time.Duration // longest single wait
+	// Background counts the collections that ran on a goroutine of their
+	// own (Config.Background), which no caller waited for, and
+	// BackgroundTime their wall time (it is not in Time: the program ran
+	// on meanwhile, the GC using spare cores).
+	Background     uint64
+	BackgroundTime time.Duration
 }
 
-func (c *Counters) record(took time.Duration, freed uint64) {
+func (c *Counters) record(took time.Duration, freed uint64, background bool) {
 	c.Collections++
 	c.BytesFreed += freed
+	if background {
+		c.Background++
+		c.BackgroundTime += took
+		return
+	}
 	c.Time += took
 	c.MaxPause = max(c.MaxPause, took)
 }

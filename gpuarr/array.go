@@ -33,10 +33,14 @@ type core struct {
 	shape Shape  // dims[:len] when the rank fits, else its own slice
 	dims  [4]int
 	// strides are the element steps along each axis of a strided view
-	// (Transpose, StepSlice); nil for the usual contiguous row-major
+	// (Transpose, Permute, Step); nil for the usual contiguous row-major
 	// layout. off is then the first element's offset and n counts the
 	// view's elements, not the memory they span.
-	strides  []int
+	strides []int
+	// leaf is the array's expression node, made on first use: every
+	// expression reads the array through the same immutable node, so
+	// using an array as an operand allocates nothing.
+	leaf     atomic.Pointer[node]
 	released atomic.Bool
 	cleanup  runtime.Cleanup
 }

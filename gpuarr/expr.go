@@ -78,7 +78,12 @@ type node struct {
 // its core) until the expression is gone; a release before Eval is caught
 // when Eval claims the array.
 func arrayNode(c *core, t expr.DType) *node {
-	return &node{op: expr.OpInput, t: t, arr: c, shape: c.shape}
+	if n := c.leaf.Load(); n != nil {
+		return n
+	}
+	n := &node{op: expr.OpInput, t: t, arr: c, shape: c.shape}
+	c.leaf.CompareAndSwap(nil, n)
+	return c.leaf.Load()
 }
 
 // dtypeOf maps an element type to the expression type system.

@@ -39,7 +39,9 @@ type lowered struct {
 	// of a cached expression allocates nothing here.
 	strideBuf []int
 	key       []byte
-	args      driver.Args
+	// args is its own allocation, holding no Go pointers: cgo may not be
+	// handed memory that contains them.
+	args *driver.Args
 }
 
 type memoEntry struct {
@@ -57,6 +59,9 @@ func newLowered(space Shape) *lowered {
 	l.space = append(l.space[:0], space...)
 	l.dims, l.strideBuf = nil, l.strideBuf[:0]
 	l.n = space.Len()
+	if l.args == nil {
+		l.args = new(driver.Args)
+	}
 	return l
 }
 

@@ -191,7 +191,7 @@ func reduceInto(call string, r expr.ReduceOp, out *core, root *node, space Shape
 		return err
 	}
 
-	fin := &lowered{space: Shape{groups, bpg}, n: groups * bpg}
+	fin := &lowered{space: Shape{groups, bpg}, n: groups * bpg, args: new(driver.Args)}
 	fin.prog = expr.Program{Reduce: r, Stage: expr.Final, ArgIndex: -1, Vector: 1,
 		Inputs: []expr.Input{{Kind: expr.Memory, T: partT}},
 		Code:   []expr.Instr{{Op: expr.OpInput, T: partT, A: -1, B: -1, C: -1}}}
@@ -230,7 +230,7 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *core, g
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
-	args := &l.args
+	args := l.args
 	args.Reset()
 	ok := args.Append(driver.ArgPtr, uint64(out.ptr()))
 	if out2 != nil {

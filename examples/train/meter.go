@@ -100,9 +100,9 @@ func (s summary) text(mode Mode) string {
 	}
 	fmt.Fprintf(&b, ", final loss %.3g)\n", s.loss)
 	g := s.gc
-	fmt.Fprintf(&b, "  gc: %d collections (%d eager, %d skipped by the time budget; %d by the reclaim ladder), %v in all (%.1f%% of the run), longest pause %v\n",
-		g.Collections(), g.Eager.Collections, g.Eager.Skipped, g.Reclaim.Collections, g.GCTime().Round(10*time.Microsecond),
-		100*s.gcFraction(), g.MaxPause().Round(10*time.Microsecond))
+	fmt.Fprintf(&b, "  gc: %d collections (%d eager, %d of them in the background, %d skipped by the time budget; %d by the reclaim ladder), %v waited for (%.1f%% of the run), longest pause %v; background collections %v\n",
+		g.Collections(), g.Eager.Collections, g.Eager.Background, g.Eager.Skipped, g.Reclaim.Collections, g.GCTime().Round(10*time.Microsecond),
+		100*s.gcFraction(), g.MaxPause().Round(10*time.Microsecond), g.Eager.BackgroundTime.Round(10*time.Microsecond))
 	fmt.Fprintf(&b, "  reclaim ladder: %d runs (steps by level %v), %v in all, freed %s; OOMs %d\n",
 		g.LadderRuns(), g.Reclaim.Runs, g.Reclaim.Time.Round(10*time.Microsecond), memory.FormatBytes(g.Reclaim.BytesFreed), s.ooms)
 	fmt.Fprintf(&b, "  memory: peak used %s, peak reserved %s\n",
@@ -122,21 +122,23 @@ func (s summary) report(dev *device.Device, cfg Config) *report.Report {
 	r := report.New("train-"+string(cfg.Mode), dev.String(), dev.Backend(), dev.DriverVersion())
 	g := s.gc
 	metrics := map[string]float64{
-		"total_s":            s.total.Seconds(),
-		"epochs":             float64(len(s.epochs)),
-		"epochs_per_s":       s.epochsPerSecond(),
-		"collections":        float64(g.Collections()),
-		"eager_collections":  float64(g.Eager.Collections),
-		"eager_skipped":      float64(g.Eager.Skipped),
-		"ladder_collections": float64(g.Reclaim.Collections),
-		"ladder_runs":        float64(g.LadderRuns()),
-		"ladder_time_s":      g.Reclaim.Time.Seconds(),
-		"gc_time_s":          g.GCTime().Seconds(),
-		"gc_fraction":        s.gcFraction(),
-		"max_pause_ms":       float64(g.MaxPause()) / 1e6,
-		"ooms":               float64(s.ooms),
-		"peak_used_bytes":    float64(s.mem.AllocatedBytes.Peak),
-		"final_loss":         s.loss,
+		"total_s":                s.total.Seconds(),
+		"epochs":                 float64(len(s.epochs)),
+		"epochs_per_s":           s.epochsPerSecond(),
+		"collections":            float64(g.Collections()),
+		"eager_collections":      float64(g.Eager.Collections),
+		"eager_skipped":          float64(g.Eager.Skipped),
+		"ladder_collections":     float64(g.Reclaim.Collections),
+		"ladder_runs":            float64(g.LadderRuns()),
+		"ladder_time_s":          g.Reclaim.Time.Seconds(),
+		"gc_time_s":              g.GCTime().Seconds(),
+		"gc_background_s":        g.Eager.BackgroundTime.Seconds(),
+		"background_collections": float64(g.Eager.Background),
+		"gc_fraction":            s.gcFraction(),
+		"max_pause_ms":           float64(g.MaxPause()) / 1e6,
+		"ooms":                   float64(s.ooms),
+		"peak_used_bytes":        float64(s.mem.AllocatedBytes.Peak),
+		"final_loss":             s.loss,
 	}
 	if len(s.epochs) > 0 {
 		sm := report.Summarize(append([]float64(nil), s.epochs...))

@@ -3,8 +3,8 @@ package expr
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"hash/fnv"
+	"math"
 	"strings"
 )
 

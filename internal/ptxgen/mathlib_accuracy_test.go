@@ -104,7 +104,7 @@ type mlAccuracy struct {
 }
 
 func (a *mlAccuracy) add(err float64, format string, args ...any) {
-	if err > a.worst || (math.IsNaN(err) && !math.IsNaN(a.worst)) {
+	if a.at == "" || err > a.worst || (math.IsNaN(err) && !math.IsNaN(a.worst)) {
 		a.worst, a.at = err, fmt.Sprintf(format, args...)
 	}
 }
