@@ -38,7 +38,7 @@ type Config struct {
 const (
 	EnvGCEarly      = "GPUARR_GC_EARLY"
 	EnvGCBackground = "GPUARR_GC_BACKGROUND"
-	EnvDebug   = "GPUARR_DEBUG"
+	EnvDebug        = "GPUARR_DEBUG"
 )
 
 // DefaultConfig returns the documented policy, adjusted by GPUARR_GC_EARLY

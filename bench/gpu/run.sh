@@ -205,6 +205,18 @@ if [[ $MODE == all || $MODE == bench ]]; then
 			step bench "train-$mode" "$BENCH_LIMIT" "$ROOT" \
 				env GPUARR_HARD_MEMORY_LIMIT=4GiB "$BIN/examples-train" -mode "$mode" -out "$RES"
 		done
+		# Repeats (logs only) for medians, and eager collection in the
+		# caller (GPUARR_GC_BACKGROUND=false: CUDA.jl's way) for comparison.
+		for rep in 2 3; do
+			for mode in eager disabled release; do
+				step bench "train-$mode-$rep" "$BENCH_LIMIT" "$ROOT" \
+					env GPUARR_HARD_MEMORY_LIMIT=4GiB "$BIN/examples-train" -mode "$mode"
+			done
+		done
+		for rep in 1 2 3; do
+			step bench "train-eager-sync-$rep" "$BENCH_LIMIT" "$ROOT" \
+				env GPUARR_HARD_MEMORY_LIMIT=4GiB GPUARR_GC_BACKGROUND=false "$BIN/examples-train" -mode eager
+		done
 	else
 		record FAIL bench train 0 "examples-train missing from the bundle"
 	fi
