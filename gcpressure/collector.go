@@ -95,6 +95,11 @@ func (c *Collector) budget(r Reading, blocking bool) float64 {
 	if blocking {
 		b *= 2 // we are about to wait anyway
 	}
+	if c.cfg.Background {
+		// Collections run beside the program: the budget bounds the GC's
+		// share of the CPU, not stalls, and spare cores absorb most of it.
+		b *= 4
+	}
 	p := r.Pressure()
 	if p > 0.90 {
 		b *= 2
@@ -147,7 +152,7 @@ func (c *Collector) MaybeCollect(read func() Reading, blocking bool) bool {
 	col := c.startLocked()
 	c.mu.Unlock()
 
-	background := c.cfg.Background && !blocking
+	background := c.cfg.Background
 	collect := func() {
 		took, freed := c.run(col, before, read, c.cfg.CleanupWaitMax)
 		c.mu.Lock()

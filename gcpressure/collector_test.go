@@ -186,8 +186,7 @@ func TestCollectAndWaitRunsCleanups(t *testing.T) {
 // In background mode an eager collection on allocation runs on its own
 // goroutine: MaybeCollect returns before it ends, the counters put its
 // time under BackgroundTime (nobody waited), and a forced collection
-// (the ladder's) waits for it and then runs one of its own. Before a
-// blocking wait the collection still runs in the caller.
+// (the ladder's) waits for it and then runs one of its own.
 func TestBackgroundCollection(t *testing.T) {
 	w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: 2 * time.Millisecond}
 	cfg := testConfig()
@@ -215,12 +214,17 @@ func TestBackgroundCollection(t *testing.T) {
 	assert.Zero(t, got.Time, "no caller waited")
 	assert.Equal(t, 2, w.gcCalls)
 
-	// Blocking: synchronous even in background mode.
+	// Before a blocking wait too: the caller goes on.
 	w.mu.Lock()
 	w.live, w.garbage = 80, 30
 	w.clock = w.clock.Add(time.Hour)
 	w.mu.Unlock()
+	gate := make(chan struct{})
+	c.gc = func(d time.Duration) time.Duration { <-gate; return inner(d) }
 	require.True(t, c.MaybeCollect(w.read, true))
-	assert.Equal(t, uint64(50), w.read().Live, "freed before MaybeCollect returned")
-	assert.Equal(t, 2*time.Millisecond, c.Counters().Time)
+	assert.Equal(t, uint64(80), w.read().Live, "not waited for")
+	close(gate)
+	_, _, _ = c.Collect(w.read, 0) // waits for it
+	assert.Equal(t, uint64(2), c.Counters().Background)
+	assert.Zero(t, c.Counters().Time)
 }

@@ -23,11 +23,12 @@ type Config struct {
 	// collection; ReclaimWaitMax after the reclaim ladder's collection,
 	// where the alternative is an out-of-memory error.
 	CleanupWaitMax, ReclaimWaitMax time.Duration
-	// Background runs eager collections on allocation on a goroutine of
-	// their own, so the allocating goroutine goes on while the GC marks
-	// concurrently and the cleanups free memory (GPUARR_GC_BACKGROUND,
-	// default true). Collections before a blocking wait, and the reclaim
-	// ladder's, always run in the caller.
+	// Background runs eager collections on a goroutine of their own, so
+	// the caller goes on while the GC marks concurrently and the cleanups
+	// free memory (GPUARR_GC_BACKGROUND, default true); the time budget is
+	// then four times larger, as it bounds the GC's share of the CPU rather
+	// than stalls. The reclaim ladder's collections always run in the
+	// caller.
 	Background bool
 	// Log receives one line per collection and reclaim step when non-nil
 	// (GPUARR_DEBUG=gc).
