@@ -251,3 +251,14 @@ func (c *Collector) Counters() Counters {
 	defer c.mu.Unlock()
 	return c.counters
 }
+
+// Wait returns when no collection is in flight (a background one may
+// still be running after the allocation that started it returned).
+func (c *Collector) Wait() {
+	c.mu.Lock()
+	cur := c.cur
+	c.mu.Unlock()
+	if cur != nil {
+		<-cur.done
+	}
+}

@@ -91,3 +91,8 @@ func Default() (*Collector, *Reclaimer) {
 	rt := process()
 	return rt.collector, rt.reclaimer
 }
+
+// WaitIdle returns when no collection is in flight, so that Stats taken
+// afterwards include every collection started so far (background ones
+// finish after the allocation that started them).
+func WaitIdle() { process().collector.Wait() }

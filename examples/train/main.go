@@ -129,6 +129,7 @@ func run(o options) (summary, error) {
 		dev, o.mode, cfg.Samples, cfg.Features, memory.FormatBytes(uint64(cfg.Samples*cfg.Features*4)),
 		cfg.Batch, cfg.Epochs, limitString(res.Stats().HardLimit))
 
+	gcpressure.WaitIdle() // counters start after any earlier run's collections
 	m := newMeter(res)
 	cfg.Epoch = func(epoch int, took time.Duration, loss float64) {
 		d := m.epoch(took)
@@ -140,6 +141,7 @@ func run(o options) (summary, error) {
 	start := time.Now()
 	trainErr := train(dev, cfg)
 	total := time.Since(start)
+	gcpressure.WaitIdle() // count the background collections still running
 
 	sum := m.summary(total, trainErr)
 	fmt.Print(sum.text(o.mode))
