@@ -150,3 +150,34 @@ func TestCopyStreamChoice(t *testing.T) {
 	err := gpuarr.Copy(z, x, gpuarr.OnDevice(d1))
 	assert.ErrorIs(t, err, gpuarr.ErrArgument, "a copy within d0 on a stream of d1")
 }
+
+// An expression on device 1 reading an array of device 0: without peer
+// access Eval fails naming both devices and writes nothing; with it the
+// fused kernel reads the peer's memory.
+func TestPeerAccessForExpressions(t *testing.T) {
+	d0, d1 := twoDevices(t)
+	const n = 1000
+	x := must(gpuarr.FromSlice(iota32(n), gpuarr.Shape{n}, gpuarr.OnDevice(d0)))
+	defer x.Release()
+	y := must(gpuarr.Zeros[uint32](gpuarr.Shape{n}, gpuarr.OnDevice(d1)))
+	defer y.Release()
+	want := make([]uint32, n)
+	for i, v := range iota32(n) {
+		want[i] = v + 1
+	}
+	t.Run("without", func(t *testing.T) {
+		setPeers(t, d0, false)
+		err := gpuarr.EvalInto(y, gpuarr.Add(x, gpuarr.Scalar[uint32](1)))
+		require.ErrorIs(t, err, device.ErrPeerAccessUnsupported)
+		assert.Contains(t, err.Error(), d0.String())
+		assert.Contains(t, err.Error(), d1.String())
+		assert.Equal(t, make([]uint32, n), values(t, y), "nothing ran")
+		_, err = gpuarr.Sum[uint32](x, gpuarr.OnDevice(d1))
+		require.ErrorIs(t, err, device.ErrPeerAccessUnsupported)
+	})
+	t.Run("with", func(t *testing.T) {
+		setPeers(t, d0, true)
+		require.NoError(t, gpuarr.EvalInto(y, gpuarr.Add(x, gpuarr.Scalar[uint32](1))))
+		assert.Equal(t, want, values(t, y))
+	})
+}
