@@ -30,6 +30,10 @@ func (w *fakeWorld) read() Reading {
 	return Reading{Live: w.live, Limit: w.limit}
 }
 
+// calls is how many collections ran (gcCalls, read under the lock for
+// collections on other goroutines).
+func (w *fakeWorld) calls() int { w.mu.Lock(); defer w.mu.Unlock(); return w.gcCalls }
+
 func (w *fakeWorld) collector(cfg Config) *Collector {
 	c := NewCollector(cfg)
 	c.now = func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.clock }
@@ -52,7 +56,7 @@ func (w *fakeWorld) collector(cfg Config) *Collector {
 func (w *fakeWorld) advance(d time.Duration) { w.mu.Lock(); w.clock = w.clock.Add(d); w.mu.Unlock() }
 
 func testConfig() Config {
-	return Config{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.5, Budget: 0.05}
+	return Config{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.5, BackgroundThreshold: 0.85, Budget: 0.05}
 }
 
 func TestNoCollectionBelowThreshold(t *testing.T) {
@@ -70,6 +74,32 @@ func TestNoCollectionBelowThreshold(t *testing.T) {
 		assert.Equal(t, c.want, got, "live=%d blocking=%v", c.live, c.blocking)
 		assert.Equal(t, map[bool]int{true: 1, false: 0}[c.want], w.gcCalls)
 	}
+}
+
+// In background mode one threshold, BackgroundThreshold, applies on
+// allocation and before a blocking wait alike: a background collection
+// does not overlap the wait.
+func TestBackgroundThreshold(t *testing.T) {
+	cfg := testConfig()
+	cfg.Background = true
+	for _, c := range []struct {
+		live     uint64
+		blocking bool
+		want     bool
+	}{
+		{60, true, false}, {84, true, false}, {85, true, true}, {85, false, true}, {84, false, false}, {75, false, false},
+	} {
+		w := &fakeWorld{live: c.live, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
+		col := w.collector(cfg)
+		assert.Equal(t, c.want, col.MaybeCollect(w.read, c.blocking), "live=%d blocking=%v", c.live, c.blocking)
+		col.Wait()
+		assert.Equal(t, map[bool]int{true: 1, false: 0}[c.want], w.calls(), "live=%d blocking=%v", c.live, c.blocking)
+	}
+	assert.Equal(t, 0.85, NewCollector(cfg).Threshold(true))
+	assert.Equal(t, 0.85, NewCollector(cfg).Threshold(false))
+	cfg.Background = false
+	assert.Equal(t, 0.5, NewCollector(cfg).Threshold(true))
+	assert.Equal(t, 0.75, NewCollector(cfg).Threshold(false))
 }
 
 func TestDisabledNeverCollects(t *testing.T) {
@@ -170,6 +200,26 @@ func TestDefaultConfigFromEnvironment(t *testing.T) {
 	assert.Contains(t, err.Error(), `GPUARR_GC_EARLY="sometimes"`)
 }
 
+func TestThresholdsFromEnvironment(t *testing.T) {
+	c, err := DefaultConfig()
+	require.NoError(t, err)
+	assert.Equal(t, [3]float64{0.75, 0.5, 0.85}, [3]float64{c.Threshold, c.BlockingThreshold, c.BackgroundThreshold}, "the defaults")
+	t.Setenv(EnvGCThreshold, "0.8")
+	t.Setenv(EnvGCBlockingThreshold, "0.6")
+	c, err = DefaultConfig()
+	require.NoError(t, err)
+	assert.Equal(t, 0.8, c.Threshold)
+	assert.Equal(t, 0.8, c.BackgroundThreshold)
+	assert.Equal(t, 0.6, c.BlockingThreshold)
+	for _, bad := range []string{"0", "1.5", "-0.2", "high", "NaN"} {
+		t.Setenv(EnvGCBlockingThreshold, bad)
+		c, err = DefaultConfig()
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), EnvGCBlockingThreshold+`="`+bad+`"`)
+		assert.Equal(t, 0.8, c.Threshold, "the valid variable still applies")
+	}
+}
+
 // A real collection runs the cleanups of unreachable objects before
 // CollectAndWait returns.
 func TestCollectAndWaitRunsCleanups(t *testing.T) {
@@ -216,13 +266,13 @@ func TestBackgroundCollection(t *testing.T) {
 
 	// Before a blocking wait too: the caller goes on.
 	w.mu.Lock()
-	w.live, w.garbage = 80, 30
+	w.live, w.garbage = 88, 30 // above BackgroundThreshold, which background mode uses before waits too
 	w.clock = w.clock.Add(time.Hour)
 	w.mu.Unlock()
 	gate := make(chan struct{})
 	c.gc = func(d time.Duration) time.Duration { <-gate; return inner(d) }
 	require.True(t, c.MaybeCollect(w.read, true))
-	assert.Equal(t, uint64(80), w.read().Live, "not waited for")
+	assert.Equal(t, uint64(88), w.read().Live, "not waited for")
 	close(gate)
 	_, _, _ = c.Collect(w.read, 0) // waits for it
 	assert.Equal(t, uint64(2), c.Counters().Background)

@@ -15,8 +15,10 @@ type Config struct {
 	// Enabled turns eager collection on (GPUARR_GC_EARLY, default true).
 	Enabled bool
 	// Threshold and BlockingThreshold are the pressures below which nothing
-	// happens, on allocation and before a blocking wait.
-	Threshold, BlockingThreshold float64
+	// happens, on allocation and before a blocking wait, for collections
+	// in the caller. BackgroundThreshold replaces both in Background mode
+	// (see Collector.Threshold).
+	Threshold, BlockingThreshold, BackgroundThreshold float64
 	// Budget is the base fraction of time eager collections may take.
 	Budget float64
 	// CleanupWaitMax bounds the wait for queued cleanups after an eager
@@ -40,12 +42,17 @@ const (
 	EnvGCEarly      = "GPUARR_GC_EARLY"
 	EnvGCBackground = "GPUARR_GC_BACKGROUND"
 	EnvDebug        = "GPUARR_DEBUG"
+	// EnvGCThreshold overrides Threshold and BackgroundThreshold, and
+	// EnvGCBlockingThreshold BlockingThreshold (a pressure in (0, 1]).
+	EnvGCThreshold         = "GPUARR_GC_THRESHOLD"
+	EnvGCBlockingThreshold = "GPUARR_GC_BLOCKING_THRESHOLD"
 )
 
-// DefaultConfig returns the documented policy, adjusted by GPUARR_GC_EARLY
-// and GPUARR_DEBUG. A malformed GPUARR_GC_EARLY is an error naming it.
+// DefaultConfig returns the documented policy, adjusted by GPUARR_GC_EARLY,
+// GPUARR_GC_BACKGROUND, the two threshold variables and GPUARR_DEBUG. A
+// malformed value is an error naming the variable.
 func DefaultConfig() (Config, error) {
-	c := Config{Enabled: true, Background: true, Threshold: 0.75, BlockingThreshold: 0.50, Budget: 0.05,
+	c := Config{Enabled: true, Background: true, Threshold: 0.75, BlockingThreshold: 0.50, BackgroundThreshold: 0.85, Budget: 0.05,
 		CleanupWaitMax: 50 * time.Millisecond, ReclaimWaitMax: time.Second}
 	if v, ok := os.LookupEnv(EnvGCBackground); ok && v != "" {
 		b, err := strconv.ParseBool(v)
@@ -60,6 +67,23 @@ func DefaultConfig() (Config, error) {
 			return c, fmt.Errorf("%s=%q: want true or false", EnvGCEarly, v)
 		}
 		c.Enabled = b
+	}
+	for _, t := range []struct {
+		env string
+		v   *float64
+	}{{EnvGCThreshold, &c.Threshold}, {EnvGCBlockingThreshold, &c.BlockingThreshold}} {
+		v, ok := os.LookupEnv(t.env)
+		if !ok || v == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return c, fmt.Errorf("%s=%q: want a pressure in (0, 1]", t.env, v)
+		}
+		*t.v = f
+		if t.env == EnvGCThreshold {
+			c.BackgroundThreshold = f
+		}
 	}
 	for _, w := range strings.Split(os.Getenv(EnvDebug), ",") {
 		if strings.TrimSpace(w) == "gc" {

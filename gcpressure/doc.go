@@ -15,7 +15,8 @@
 //   - pressure = live device bytes / limit (the hard limit, else the soft
 //     limit, else the driver's free memory plus what the pool holds; see
 //     DeviceReading);
-//   - below 0.75 (0.50 before a blocking wait) nothing happens;
+//   - below 0.75 (0.50 before a blocking wait) nothing happens; in
+//     background mode (below) the threshold is 0.85 in both places;
 //   - above, a collection runs unless the recent fraction of time spent in
 //     collections exceeds a budget: 5 %, doubled when the last collection
 //     freed more than 10 % of the limit, doubled before a blocking wait,
@@ -25,6 +26,18 @@
 //     (runtime.AddCleanup callbacks that return device buffers) have run,
 //     by comparing /gc/cleanups/queued and /gc/cleanups/executed in
 //     runtime/metrics (WaitForCleanups).
+//
+// By default (GPUARR_GC_BACKGROUND=true) the collection runs on a goroutine
+// of its own and the caller goes on; the budget is then four times larger,
+// as it bounds the GC's share of the CPU rather than stalls. Each
+// collection slows the program for about a millisecond wherever it runs
+// (the runtime stops the world, scans the caller's stack, sweeps), so
+// background mode collects later and less often: at 0.85, before a
+// blocking wait too, which a background collection would not overlap. An
+// allocation that reaches the limit before a background collection ends
+// shares that collection in the reclaim ladder rather than starting a
+// second one. GPUARR_GC_BACKGROUND=false collects in the caller, as
+// CUDA.jl does.
 //
 // The check on each allocation must cost nanoseconds, so it does not read
 // the allocator's statistics every time: a per-device gauge adds the bytes
@@ -38,10 +51,12 @@
 // Reclaimer implements memory.Reclaimer. When an allocation is about to
 // fail, the allocator calls it level by level, retrying after each step:
 // synchronize the default stream; collect and wait for cleanups (up to a
-// second); synchronize every stream of the device; then it reports that it
-// has nothing left, and the allocator releases its cached segments, retries
-// once more and only then fails with device.ErrOutOfMemory and a status
-// report. Concurrent ladders share collections, and while a step runs, new
+// second; an allocation that outran a background collection waits for it
+// and retries on what it freed, if that covers the request); synchronize
+// every stream of the device (and collect, if the previous step only shared
+// an earlier collection); then it reports that it has nothing left, and the
+// allocator releases its cached segments, retries once more and only then
+// fails with device.ErrOutOfMemory and a status report. Concurrent ladders share collections, and while a step runs, new
 // allocations on that device wait in BeforeAlloc (Reclaimer.Hold) so that
 // the memory it frees goes to the allocation that ran out. Install (or the
 // first BeforeAlloc) makes the ladder the process-wide reclaimer.
@@ -56,7 +71,8 @@
 // # Knobs and counters
 //
 // GPUARR_GC_EARLY=false turns eager collection off (the ladder still
-// collects before reporting out-of-memory); GPUARR_DEBUG=gc logs each
+// collects before reporting out-of-memory); GPUARR_GC_THRESHOLD and
+// GPUARR_GC_BLOCKING_THRESHOLD move the thresholds; GPUARR_DEBUG=gc logs each
 // collection and ladder step with the bytes freed and the time taken.
 // Stats reports collections, skipped collections, bytes freed, time and
 // the longest pause, for eager collection and for the ladder by level.

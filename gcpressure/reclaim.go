@@ -17,8 +17,11 @@ import (
 //	LevelSyncStream  synchronize the device's default stream, so that frees
 //	                 ordered on it (stream-ordered pools) can be reused
 //	LevelCollect     run the GC and wait for the cleanups it queued: the
-//	                 buffers of unreachable arrays go back to the pool
-//	LevelSyncDevice  synchronize every stream of the device
+//	                 buffers of unreachable arrays go back to the pool; a
+//	                 background collection under way that frees enough is
+//	                 shared instead (Collector.CollectFor)
+//	LevelSyncDevice  synchronize every stream of the device, and collect if
+//	                 the collect step only shared an earlier collection
 //	LevelGiveUp      nothing left here: Reclaim reports false and the
 //	                 allocator releases its cached segments, retries once
 //	                 more and only then fails with its status report
@@ -52,6 +55,10 @@ type Reclaimer struct {
 
 	mu       sync.Mutex
 	counters ReclaimCounters
+	// joined marks devices whose last collect step shared a collection
+	// already under way instead of running one; their next device-sync
+	// step collects (CollectFor).
+	joined map[*device.Device]bool
 
 	gates gates // hold back other allocations while a ladder runs (Hold)
 }
@@ -102,14 +109,22 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 	before := r.live(dev)
 	var err error
 	ran := false
+	read := func() Reading { return Reading{Live: r.live(dev)} }
 	switch level {
 	case LevelSyncStream:
 		err = r.syncStream(dev)
 	case LevelCollect:
-		read := func() Reading { return Reading{Live: r.live(dev)} }
-		ran, _, _ = r.c.Collect(read, r.wait)
+		var joined bool
+		ran, joined, _, _ = r.c.CollectFor(read, r.wait, need)
+		r.setJoined(dev, joined)
 	case LevelSyncDevice:
 		err = r.syncDevice(dev)
+		if r.setJoined(dev, false) {
+			// The collect step only shared a collection that began before
+			// this allocation ran out, and the retry still failed: the
+			// garbage made since is collected now.
+			ran, _, _ = r.c.Collect(read, r.wait)
+		}
 	}
 	took := time.Since(start)
 	freed := before - min(before, r.live(dev))
@@ -123,7 +138,7 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 	c.BytesFreed += freed
 	c.Time += took
 	c.MaxPause = max(c.MaxPause, took)
-	if level == LevelCollect {
+	if level == LevelCollect || ran {
 		c.CollectTime += took
 		c.CollectMaxPause = max(c.CollectMaxPause, took)
 	}
@@ -137,6 +152,8 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 			note = fmt.Sprintf(" (%v)", err)
 		} else if level == LevelCollect && !ran {
 			note = " (shared a collection under way)"
+		} else if level == LevelSyncDevice && ran {
+			note = " (and collected: the collect step had shared an earlier collection)"
 		}
 		fmt.Fprintf(r.log, "gpuarr gc: reclaim on %s for %s: level %d (%s) freed %s in %v%s\n",
 			dev, memory.FormatBytes(need), level, levelNames[level], memory.FormatBytes(freed), took.Round(time.Microsecond), note)
@@ -144,6 +161,23 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 	// A failed synchronization (a poisoned device) is no reason to skip
 	// the collection; the allocator's own error will tell the story.
 	return true
+}
+
+// setJoined records whether dev's last collect step joined a collection
+// under way, and returns the previous record.
+func (r *Reclaimer) setJoined(dev *device.Device, joined bool) (was bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	was = r.joined[dev]
+	if joined {
+		if r.joined == nil {
+			r.joined = make(map[*device.Device]bool)
+		}
+		r.joined[dev] = true
+	} else {
+		delete(r.joined, dev)
+	}
+	return was
 }
 
 // Hold waits, at most max, while a reclaim ladder runs on dev (see gates);

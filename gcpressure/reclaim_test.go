@@ -189,3 +189,49 @@ func TestGiveUpLevel(t *testing.T) {
 	assert.Equal(t, uint64(2), r.Counters().Runs[LevelGiveUp])
 	assert.Contains(t, log.String(), "ladder exhausted")
 }
+
+// An allocation that outruns a background collection shares it when it
+// frees enough, instead of stalling for a second collection; when it frees
+// too little, the ladder collects again at once; and when the shared one
+// was enough on paper but the retry failed, the device-sync step collects.
+func TestLadderJoinsBackgroundCollection(t *testing.T) {
+	dev := defaultDevice(t)
+	start := func() (*fakeWorld, *Collector, *Reclaimer) {
+		w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: time.Millisecond}
+		cfg := testConfig()
+		cfg.Background = true
+		c := w.collector(cfg)
+		gate := make(chan struct{})
+		inner := c.gc
+		c.gc = func(d time.Duration) time.Duration { <-gate; return inner(d) }
+		// The background collection ends once the ladder waits for it.
+		c.joining = func() { close(gate) }
+		r := NewReclaimer(c, func(*device.Device) uint64 { return w.read().Live })
+		r.syncDevice = func(*device.Device) error { return nil }
+		require.True(t, c.MaybeCollect(w.read, false), "background collection started")
+		return w, c, r
+	}
+
+	w, c, r := start()
+	r.Reclaim(dev, 30, LevelCollect)
+	assert.Equal(t, 1, w.calls(), "joined, no second collection")
+	assert.Zero(t, r.Counters().Collections)
+	assert.Equal(t, uint64(1), r.Counters().Runs[LevelCollect])
+	// The retry failed after all: the next step collects.
+	w.mu.Lock()
+	w.garbage = 5
+	w.mu.Unlock()
+	r.Reclaim(dev, 30, LevelSyncDevice)
+	assert.Equal(t, 2, w.calls(), "the device-sync step collected")
+	assert.Equal(t, uint64(1), r.Counters().Collections)
+	r.Reclaim(dev, 30, LevelSyncDevice)
+	assert.Equal(t, 2, w.calls(), "only once per join")
+	c.Wait()
+
+	w, _, r = start()
+	r.Reclaim(dev, 50, LevelCollect)
+	assert.Equal(t, 2, w.calls(), "the background collection freed 40 of the 50 needed: collected again")
+	assert.Equal(t, uint64(1), r.Counters().Collections)
+	r.Reclaim(dev, 50, LevelSyncDevice)
+	assert.Equal(t, 2, w.calls(), "nothing was joined")
+}

@@ -176,12 +176,19 @@ func smallSegmentSize(reserved uint64) uint64 {
 
 // segmentSize is the segment obtained upstream for a request of size bytes
 // (the first segment, for a small one).
+//
+// A mid-size request (1 to 10 MiB) gets room for as many blocks of its size
+// as fit in largeSegment, rounded up to roundLarge, rather than PyTorch's
+// 20 MiB: programs repeat their sizes (a batch per step), and 20 MiB holds
+// two 7.8 MiB blocks with 4.4 MiB left that only a smaller large request
+// could use. Under a hard limit that remainder is memory nothing can have;
+// with the segment cut to the blocks it is at most roundLarge.
 func segmentSize(size uint64) uint64 {
 	switch {
 	case size <= smallSize:
 		return smallSegment
 	case size < minLargeAlloc:
-		return largeSegment
+		return roundUp(largeSegment/size*size, roundLarge)
 	default:
 		return roundUp(size, roundLarge)
 	}

@@ -31,9 +31,11 @@
 // bytes; those up to 1 MiB are packed into small segments (2 MiB, growing to
 // an eighth of the small pool up to 32 MiB once the pool passes 16 MiB, so
 // gigabytes of small blocks take hundreds of driver allocations, not
-// thousands), larger ones get a
-// 20 MiB segment below 10 MiB and their size rounded to 2 MiB above (a
-// segment of just the request when a limit leaves no room for 20 MiB). Free
+// thousands), larger ones below 10 MiB a segment of as many of their size as
+// fit in 20 MiB, rounded up to 2 MiB (PyTorch takes 20 MiB, which leaves a
+// remainder only smaller requests can use: 4.4 MiB of every 20 for 7.8 MiB
+// batches), and larger ones their size rounded to 2 MiB (a segment of just
+// the request when a limit leaves no room for the bigger one). Free
 // blocks live in a best-fit index per kind (small, large) ordered by (size,
 // address): size classes (four per power of two) found through a bitmap,
 // each a treap threaded through the blocks, so a lookup is O(log n) in the

@@ -282,3 +282,27 @@ func TestLimitAdaptor(t *testing.T) {
 	require.NoError(t, l.Free(b))
 	require.Zero(t, l.(*limited).Used())
 }
+
+// Repeated mid-size requests (a training loop's batches) can use almost all
+// of a hard limit: their segments hold whole blocks, not PyTorch's 20 MiB
+// with 4.4 MiB left over for every two 7.8 MiB batches.
+func TestMidSizeBatchesFillTheLimit(t *testing.T) {
+	dev := defaultDevice(t)
+	const hard, batch = 160 << 20, 2048 * 1000 * 4
+	pool := Caching(Limit(Direct(dev), hard), CachingOptions{})
+	defer pool.EmptyCache()
+	var blocks []*Block
+	for {
+		b, err := pool.Alloc(nil, batch)
+		if err != nil {
+			require.ErrorIs(t, err, device.ErrOutOfMemory)
+			break
+		}
+		blocks = append(blocks, b)
+	}
+	used := uint64(len(blocks)) * batch
+	assert.GreaterOrEqual(t, float64(used)/hard, 0.95, "%d batches of %d bytes under a %d-byte limit", len(blocks), batch, hard)
+	for _, b := range blocks {
+		require.NoError(t, pool.Free(b))
+	}
+}

@@ -195,28 +195,31 @@ if [[ $MODE == all || $MODE == bench ]]; then
 fi
 
 # ---- examples/train: issue 5's three-mode benchmark ----------------------
-# The training loop under a 4 GiB hard limit, once per mode (temporaries
-# left to the GC with eager collection; with it off, so that only the
-# reclaim ladder collects; released explicitly), each writing
-# results/train-<mode>.json and logs/train-<mode>.log.
+# The training loop under a 4 GiB hard limit in each mode (temporaries left
+# to the GC with eager collection; with it off, so that only the reclaim
+# ladder collects; released explicitly). Run-to-run noise on a shared
+# machine exceeds the differences between modes, so TRAIN_ROUNDS rounds run
+# every mode back to back (interleaved, so drift hits all modes alike), plus
+# two variants of eager: collections in the caller (GPUARR_GC_BACKGROUND=
+# false, CUDA.jl's way) and the background threshold at 0.75. Each run
+# writes results/train-<mode>[-<variant>]-<round>.json; -summarize then
+# writes results/train-summary.json (medians, ratios, targets).
+TRAIN_ROUNDS=${TRAIN_ROUNDS:-5}
 if [[ $MODE == all || $MODE == bench ]]; then
 	if [[ -x $BIN/examples-train ]]; then
-		for mode in eager disabled release; do
-			step bench "train-$mode" "$BENCH_LIMIT" "$ROOT" \
-				env GPUARR_HARD_MEMORY_LIMIT=4GiB "$BIN/examples-train" -mode "$mode" -out "$RES"
-		done
-		# Repeats (logs only) for medians, and eager collection in the
-		# caller (GPUARR_GC_BACKGROUND=false: CUDA.jl's way) for comparison.
-		for rep in 2 3; do
+		for ((round = 1; round <= TRAIN_ROUNDS; round++)); do
 			for mode in eager disabled release; do
-				step bench "train-$mode-$rep" "$BENCH_LIMIT" "$ROOT" \
-					env GPUARR_HARD_MEMORY_LIMIT=4GiB "$BIN/examples-train" -mode "$mode"
+				step bench "train-$mode-$round" "$BENCH_LIMIT" "$ROOT" \
+					env GPUARR_HARD_MEMORY_LIMIT=4GiB "$BIN/examples-train" -mode "$mode" -tag "$round" -out "$RES"
 			done
+			step bench "train-eager-sync-$round" "$BENCH_LIMIT" "$ROOT" \
+				env GPUARR_HARD_MEMORY_LIMIT=4GiB GPUARR_GC_BACKGROUND=false \
+				"$BIN/examples-train" -mode eager -variant sync -tag "$round" -out "$RES"
+			step bench "train-eager-t75-$round" "$BENCH_LIMIT" "$ROOT" \
+				env GPUARR_HARD_MEMORY_LIMIT=4GiB GPUARR_GC_THRESHOLD=0.75 \
+				"$BIN/examples-train" -mode eager -variant t75 -tag "$round" -out "$RES"
 		done
-		for rep in 1 2 3; do
-			step bench "train-eager-sync-$rep" "$BENCH_LIMIT" "$ROOT" \
-				env GPUARR_HARD_MEMORY_LIMIT=4GiB GPUARR_GC_BACKGROUND=false "$BIN/examples-train" -mode eager
-		done
+		step bench train-summary "$BENCH_LIMIT" "$ROOT" "$BIN/examples-train" -summarize "$RES"
 	else
 		record FAIL bench train 0 "examples-train missing from the bundle"
 	fi

@@ -18,6 +18,17 @@
 //
 // An explicit -mode overrides GPUARR_GC_EARLY.
 //
+// -cpuprofile and -trace write a CPU profile and a Go execution trace
+// of the training loop (go tool pprof, go tool trace).
+//
+// Timings on shared machines vary from run to run by more than the
+// differences between modes, so the benchmark runs each mode several times,
+// interleaved, with -tag naming each run (train-<mode>-<tag>.json), and
+// then -summarize DIR combines them: the median and p99 of each mode's
+// total time (setup included: generating the data, loading cuBLAS) and of
+// the loop alone (the epochs), the ratios between modes, and the worst
+// GC figures, in train-summary.json and a Markdown table.
+//
 // It prints each epoch's time and what the GC did, then a summary; with
 // -out it writes bench/report JSON (train-<mode>.json): total time,
 // epochs/s, collections, GC time, longest pause, reclaim ladder runs and
@@ -35,10 +46,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/gpuarr/gpuarr/device"
@@ -55,11 +68,23 @@ func main() {
 	limit := flag.String("limit", "", "hard memory limit (sets GPUARR_HARD_MEMORY_LIMIT; default: the environment's, or 256MiB on the host backend)")
 	out := flag.String("out", "", "write train-<mode>.json (bench/report) into this folder")
 	quiet := flag.Bool("q", false, "print only the summary")
+	tag := flag.String("tag", "", "name this run among repeats: -out writes train-<mode>-<tag>.json")
+	variant := flag.String("variant", "", "name a setting beside the mode (e.g. an environment variable) for -summarize to keep apart: train-<mode>-<variant>-<tag>.json")
+	summarize := flag.String("summarize", "", "instead of training, combine the train-*.json in this folder into train-summary.json (medians, ratios) and print its table")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the training loop to this file")
+	traceFile := flag.String("trace", "", "write a Go execution trace of the training loop to this file")
 	flag.Parse()
 
+	if *summarize != "" {
+		if err := summarizeRuns(*summarize, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "train:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if _, err := run(options{
 		mode: Mode(*mode), epochs: *epochs, features: *features, samples: *samples, batch: *batch,
-		limit: *limit, out: *out, quiet: *quiet,
+		limit: *limit, out: *out, tag: *tag, variant: *variant, quiet: *quiet, cpuProfile: *cpuProfile, trace: *traceFile,
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		os.Exit(1)
@@ -69,8 +94,9 @@ func main() {
 type options struct {
 	mode                             Mode
 	epochs, features, samples, batch int
-	limit, out                       string
+	limit, out, tag, variant         string
 	quiet                            bool
+	cpuProfile, trace                string // files for the loop's profile and execution trace
 }
 
 // run sizes the problem for the device, trains, and reports.
@@ -138,15 +164,27 @@ func run(o options) (summary, error) {
 			fmt.Printf("epoch %3d/%d  %9v  loss %.3g  %s\n", epoch, cfg.Epochs, took.Round(10*time.Microsecond), loss, d)
 		}
 	}
+	stop, err := startProfiles(o.cpuProfile, o.trace)
+	if err != nil {
+		return summary{}, err
+	}
 	start := time.Now()
-	trainErr := train(dev, cfg)
+	var trainErr error
+	// The label tells the loop's own samples from the GC's and the
+	// cleanups' in the CPU profile (go tool pprof -tagfocus=loop=train).
+	pprof.Do(context.Background(), pprof.Labels("loop", "train"), func(context.Context) {
+		trainErr = train(dev, cfg)
+	})
 	total := time.Since(start)
 	gcpressure.WaitIdle() // count the background collections still running
+	if err := stop(); err != nil {
+		trainErr = errors.Join(trainErr, err)
+	}
 
 	sum := m.summary(total, trainErr)
 	fmt.Print(sum.text(o.mode))
 	if o.out != "" {
-		if err := sum.report(dev, cfg).WriteJSON(o.out); err != nil {
+		if err := sum.report(dev, cfg, o.variant, o.tag).WriteJSON(o.out); err != nil {
 			return sum, errors.Join(trainErr, err)
 		}
 	}

@@ -118,11 +118,25 @@ func (s summary) gcFraction() float64 {
 }
 
 // report is the run as bench/report rows: one row named for the mode.
-func (s summary) report(dev *device.Device, cfg Config) *report.Report {
-	r := report.New("train-"+string(cfg.Mode), dev.String(), dev.Backend(), dev.DriverVersion())
+// A variant names a setting beside the mode (such as the environment) and
+// a tag names the run among repeats: train-<mode>-<variant>-<tag>.json.
+func (s summary) report(dev *device.Device, cfg Config, variant, tag string) *report.Report {
+	name := "train-" + string(cfg.Mode)
+	for _, part := range []string{variant, tag} {
+		if part != "" {
+			name += "-" + part
+		}
+	}
+	r := report.New(name, dev.String(), dev.Backend(), dev.DriverVersion())
 	g := s.gc
+	loop := 0.0
+	for _, e := range s.epochs {
+		loop += e
+	}
 	metrics := map[string]float64{
 		"total_s":                s.total.Seconds(),
+		"loop_s":                 loop,
+		"setup_s":                s.total.Seconds() - loop,
 		"epochs":                 float64(len(s.epochs)),
 		"epochs_per_s":           s.epochsPerSecond(),
 		"collections":            float64(g.Collections()),
@@ -147,6 +161,8 @@ func (s summary) report(dev *device.Device, cfg Config) *report.Report {
 	}
 	labels := map[string]string{
 		"mode":     string(cfg.Mode),
+		"run":      tag,
+		"variant":  variant,
 		"features": strconv.Itoa(cfg.Features), "samples": strconv.Itoa(cfg.Samples),
 		"batch": strconv.Itoa(cfg.Batch), "limit": limitString(s.mem.HardLimit),
 	}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gpuarr/gpuarr/bench/report"
+)
+
+// Issue 5's targets, checked by summarizeRuns.
+const (
+	targetEagerVsRelease  = 1.10 // eager time ≤ this × release time
+	targetDisabledVsEager = 1.15 // disabled time ≥ this × eager time
+	targetGCFraction      = 0.05 // time the loop waited for collections
+	targetMaxPauseMs      = 20
+)
+
+// summarizeRuns combines the train-<mode>[-<tag>].json reports in dir into
+// train-summary.json: per mode, the median and p99 of the total time and of
+// the loop alone, and the worst of the GC figures; then the ratios between
+// modes, both of the medians and as the median of the ratios between runs
+// with the same tag (the runs of one round, taken back to back). It prints
+// the summary as a Markdown table.
+func summarizeRuns(dir string, w io.Writer) error {
+	paths, err := filepath.Glob(filepath.Join(dir, "train-*.json"))
+	if err != nil {
+		return err
+	}
+	runs := map[string][]report.Row{} // by mode, or mode and variant
+	var first *report.Report
+	for _, p := range paths {
+		if filepath.Base(p) == "train-summary.json" {
+			continue
+		}
+		r, err := report.Load(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if first == nil {
+			first = r
+		}
+		for _, row := range r.Rows {
+			k := row.Labels["mode"]
+			if v := row.Labels["variant"]; v != "" {
+				k += " (" + v + ")"
+			}
+			runs[k] = append(runs[k], row)
+		}
+	}
+	if first == nil {
+		return fmt.Errorf("-summarize %s: no train-*.json there", dir)
+	}
+	sum := report.New("train-summary", first.Device, first.Backend, first.Driver)
+	sum.Commit = first.Commit
+	medians := map[string]map[string]float64{}
+	order := []string{string(Eager), string(Disabled), string(Release)}
+	var variants []string
+	for k := range runs {
+		if !slices.Contains(order, k) {
+			variants = append(variants, k)
+		}
+	}
+	slices.Sort(variants)
+	for _, m := range append(order, variants...) {
+		rows := runs[m]
+		if len(rows) == 0 {
+			continue
+		}
+		col := func(k string) []float64 {
+			v := make([]float64, len(rows))
+			for i, r := range rows {
+				v[i] = r.Metrics[k]
+			}
+			return v
+		}
+		total, loop := report.Summarize(col("total_s")), report.Summarize(col("loop_s"))
+		met := map[string]float64{
+			"runs":   float64(len(rows)),
+			"p50_s":  total.P50,
+			"p99_s":  total.P99,
+			"loop_s": loop.P50,
+			// The loop's p99 over runs: with a handful of runs, the worst.
+			"loop_p99_s":             loop.P99,
+			"epochs_per_s":           report.Percentile(col("epochs_per_s"), 50),
+			"collections":            report.Percentile(col("collections"), 50),
+			"ladder_runs":            slices.Max(col("ladder_runs")),
+			"gc_fraction":            slices.Max(col("gc_fraction")),
+			"max_pause_ms":           slices.Max(col("max_pause_ms")),
+			"gc_background_s":        report.Percentile(col("gc_background_s"), 50),
+			"ooms":                   sumOf(col("ooms")),
+			"peak_used_gib":          slices.Max(col("peak_used_bytes")) / (1 << 30),
+			"final_loss":             slices.Max(col("final_loss")),
+			"epoch_p50_ms":           report.Percentile(col("epoch_p50_ms"), 50),
+			"background_collections": report.Percentile(col("background_collections"), 50),
+		}
+		medians[m] = met
+		sum.Add(m, map[string]string{"limit": rows[0].Labels["limit"]}, met)
+	}
+	ratio := map[string]float64{}
+	pair := func(name string, num, den string) {
+		if medians[num] == nil || medians[den] == nil {
+			return
+		}
+		ratio[name+"_total"] = medians[num]["p50_s"] / medians[den]["p50_s"]
+		ratio[name+"_loop"] = medians[num]["loop_s"] / medians[den]["loop_s"]
+		if v, ok := pairedRatio(runs[num], runs[den], "total_s"); ok {
+			ratio[name+"_total_paired"] = v
+		}
+	}
+	pair("eager_vs_release", string(Eager), string(Release))
+	pair("disabled_vs_eager", string(Disabled), string(Eager))
+	for _, v := range variants {
+		pair(strings.NewReplacer(" (", "_", ")", "", " ", "_").Replace(v)+"_vs_release", v, string(Release))
+	}
+	if len(ratio) > 0 {
+		sum.Add("ratios", nil, ratio)
+	}
+	noteTargets(sum, medians, ratio)
+	if err := sum.WriteJSON(dir); err != nil {
+		return err
+	}
+	table := *sum
+	table.Rows = slices.DeleteFunc(slices.Clone(sum.Rows), func(r report.Row) bool { return r.Name == "ratios" })
+	table.Markdown(w, []string{"limit"}, []string{"runs", "p50_s", "p99_s", "loop_s", "loop_p99_s", "collections", "ladder_runs", "gc_fraction", "max_pause_ms", "gc_background_s", "ooms"})
+	var keys []string
+	for k := range ratio {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	fmt.Fprintln(w)
+	for _, k := range keys {
+		fmt.Fprintf(w, "- %s: %.3f\n", strings.ReplaceAll(k, "_", " "), ratio[k])
+	}
+	return nil
+}
+
+// pairedRatio is the median over tags of num's metric k over den's, for
+// the tags both modes ran under.
+func pairedRatio(num, den []report.Row, k string) (float64, bool) {
+	byTag := map[string]float64{}
+	for _, r := range den {
+		if t := r.Labels["run"]; t != "" {
+			byTag[t] = r.Metrics[k]
+		}
+	}
+	var v []float64
+	for _, r := range num {
+		if d, ok := byTag[r.Labels["run"]]; ok && d > 0 {
+			v = append(v, r.Metrics[k]/d)
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	return report.Percentile(v, 50), true
+}
+
+// noteTargets records, for each of issue 5's targets, the figure and
+// whether it was met.
+func noteTargets(sum *report.Report, m map[string]map[string]float64, ratio map[string]float64) {
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "MISSED"
+	}
+	if v, ok := ratio["eager_vs_release_total"]; ok {
+		sum.Note("eager ≤ %.2f× release (medians of the totals): %.3f×, %s; the loop alone: %.3f×",
+			targetEagerVsRelease, v, verdict(v <= targetEagerVsRelease), ratio["eager_vs_release_loop"])
+	}
+	if v, ok := ratio["disabled_vs_eager_total"]; ok {
+		sum.Note("eager ≥ %.2f× faster than disabled: %.3f×, %s", targetDisabledVsEager, v, verdict(v >= targetDisabledVsEager))
+	}
+	ooms := 0.0
+	for _, k := range []Mode{Eager, Disabled, Release} {
+		ooms += m[string(k)]["ooms"]
+	}
+	sum.Note("OOMs in every mode: %.0f, %s", ooms, verdict(ooms == 0))
+	if e := m[string(Eager)]; e != nil {
+		sum.Note("eager: GC time ≤ %.0f%% of the run: worst %.1f%%, %s; longest pause ≤ %d ms: %.2f ms, %s",
+			100*targetGCFraction, 100*e["gc_fraction"], verdict(e["gc_fraction"] <= targetGCFraction),
+			targetMaxPauseMs, e["max_pause_ms"], verdict(e["max_pause_ms"] <= targetMaxPauseMs))
+	}
+}
+
+func sumOf(v []float64) float64 {
+	t := 0.0
+	for _, x := range v {
+		t += x
+	}
+	return t
+}
