@@ -16,7 +16,7 @@
 //     limit, else the driver's free memory plus what the pool holds; see
 //     DeviceReading);
 //   - below 0.75 (0.50 before a blocking wait) nothing happens; in
-//     background mode (below) the threshold is 0.85 in both places;
+//     background mode (below) the threshold is 0.75 in both places;
 //   - above, a collection runs unless the recent fraction of time spent in
 //     collections exceeds a budget: 5 %, doubled when the last collection
 //     freed more than 10 % of the limit, doubled before a blocking wait,
@@ -32,8 +32,8 @@
 // as it bounds the GC's share of the CPU rather than stalls. Each
 // collection slows the program for about a millisecond wherever it runs
 // (the runtime stops the world, scans the caller's stack, sweeps), so
-// background mode collects later and less often: at 0.85, before a
-// blocking wait too, which a background collection would not overlap. An
+// background mode does not collect early before a blocking wait, which a
+// background collection would not overlap anyway. An
 // allocation that reaches the limit before a background collection ends
 // shares that collection in the reclaim ladder rather than starting a
 // second one. GPUARR_GC_BACKGROUND=false collects in the caller, as
