@@ -18,6 +18,7 @@ type Dim3 = driver.Dim3
 type Device struct {
 	drv  driver.Device
 	info driver.Info
+	name string // String's result, formatted once: statistics carry it on every read
 
 	defaultOnce   sync.Once
 	defaultStream *Stream
@@ -25,7 +26,8 @@ type Device struct {
 }
 
 func newDevice(d driver.Device) *Device {
-	return &Device{drv: d, info: d.Info()}
+	info := d.Info()
+	return &Device{drv: d, info: info, name: fmt.Sprintf("%s:%d (%s)", info.Backend, info.Ordinal, info.Name)}
 }
 
 // Backend is "cuda" or "host".
@@ -38,9 +40,7 @@ func (d *Device) Ordinal() int { return d.info.Ordinal }
 func (d *Device) Name() string { return d.info.Name }
 
 // String is "cuda:0 (NVIDIA H100 80GB HBM3)".
-func (d *Device) String() string {
-	return fmt.Sprintf("%s:%d (%s)", d.info.Backend, d.info.Ordinal, d.info.Name)
-}
+func (d *Device) String() string { return d.name }
 
 // Info returns everything the backend reports about the device.
 func (d *Device) Info() driver.Info { return d.info }

@@ -32,6 +32,7 @@ type Collector struct {
 
 	mu       sync.Mutex
 	cur      *collection // the collection in flight, if any
+	inFlight atomic.Bool // cur != nil, for the gauges' lock-free check
 	last     *collection // the last one that ended
 	started  uint64      // collections started so far (eager and forced)
 	counters Counters
@@ -260,6 +261,7 @@ func (c *Collector) CollectFor(read func() Reading, wait time.Duration, need uin
 func (c *Collector) startLocked() *collection {
 	c.started++
 	c.cur = &collection{seq: c.started, done: make(chan struct{})}
+	c.inFlight.Store(true)
 	return c.cur
 }
 
@@ -282,6 +284,7 @@ func (c *Collector) run(col *collection, before Reading, read func() Reading, wa
 	c.ended.Store(true)
 	col.took, col.freed = took, freed
 	c.cur, c.last = nil, col
+	c.inFlight.Store(false)
 	c.mu.Unlock()
 	close(col.done)
 	return took, freed
@@ -294,6 +297,10 @@ func (c *Collector) Counters() Counters {
 	defer c.mu.Unlock()
 	return c.counters
 }
+
+// Collecting reports whether a collection is in flight. MaybeCollect does
+// nothing then, so the gauges skip their reading of the device.
+func (c *Collector) Collecting() bool { return c.inFlight.Load() }
 
 // Wait returns when no collection is in flight (a background one may
 // still be running after the allocation that started it returned).

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,6 +199,37 @@ func TestGaugeReadsSparingly(t *testing.T) {
 	assert.Equal(t, r0, reads)
 	w.advance(time.Second)
 	assert.True(t, g.check(c, 1, false), "budget allows it again")
+}
+
+// While a collection is in flight the gauge does not read the device:
+// MaybeCollect would do nothing with the reading, and on a GPU every
+// allocation of those milliseconds would take the allocator's locks beside
+// the cleanups. The collection's closing reading restarts the estimate.
+func TestGaugeSkipsReadingsDuringACollection(t *testing.T) {
+	w := &fakeWorld{live: 60 << 20, limit: 64 << 20, garbage: 40 << 20, clock: time.Unix(0, 0), gcTime: time.Millisecond}
+	cfg := testConfig()
+	cfg.Background = true
+	c := w.collector(cfg)
+	release := make(chan struct{})
+	inner := c.gc
+	c.gc = func(d time.Duration) time.Duration { <-release; return inner(d) }
+	var reads atomic.Int32
+	g := newGauge(func() Reading { reads.Add(1); return w.read() })
+
+	require.True(t, g.check(c, 1<<20, false), "above the threshold: a background collection starts")
+	require.True(t, c.Collecting())
+	r0 := reads.Load()
+	for range 1000 {
+		assert.False(t, g.check(c, 64<<10, false))
+	}
+	assert.Equal(t, r0, reads.Load(), "no reading while the collection is in flight")
+
+	close(release)
+	c.Wait()
+	assert.False(t, c.Collecting())
+	est, fresh := g.estimate()
+	assert.True(t, fresh, "the collection's closing reading restarted the estimate")
+	assert.Equal(t, uint64(20<<20), est.Live, "live after the collection, nothing announced since")
 }
 
 // Concurrent announcements and readings never make the estimate low.

@@ -65,6 +65,14 @@ func (g *gauge) check(c *Collector, n uint64, blocking bool) bool {
 		return false
 	}
 	g.since.Add(n)
+	if c.Collecting() {
+		// MaybeCollect would neither start another collection nor wait for
+		// this one. Reading the device here would cost every allocation of
+		// the collection's few milliseconds a look at the allocator's
+		// statistics, under the locks its cleanups are freeing through;
+		// the collection's own closing reading restarts the estimate.
+		return false
+	}
 	if est, ok := g.estimate(); ok {
 		if est.Pressure() < c.Threshold(blocking) || c.Refuses(est, blocking) {
 			return false
