@@ -42,11 +42,13 @@ func WaitForCleanups(max time.Duration) bool {
 	}
 }
 
-// CollectAndWait runs a full collection and waits (bounded) for the
-// cleanups it queued. It returns the time spent.
+// CollectAndWait runs a full collection, waits (bounded) for the cleanups
+// it queued and then runs the functions registered with AfterCleanups. It
+// returns the time spent.
 func CollectAndWait(max time.Duration) time.Duration {
 	start := time.Now()
 	runtime.GC()
 	WaitForCleanups(max)
+	runDrains()
 	return time.Since(start)
 }

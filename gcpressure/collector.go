@@ -89,13 +89,17 @@ func (c *Collector) Enabled() bool { return c.enabled.Load() }
 // collection. In background mode BackgroundThreshold applies to both: a
 // background collection does not overlap the wait (nobody waits for it),
 // and every collection slows the program by about a millisecond wherever
-// it runs (the runtime stops the world, scans the caller's stack and
-// sweeps), so the lower threshold would only add collections. Measured on
-// an H200 training loop under a 4 GiB limit (BENCHMARKS.md): with the
-// lower threshold before waits a collection ran at every epoch's loss read
-// (96 in 100 epochs) against 56–59 without, and the loop took 1.13× the
-// time of releasing every temporary instead of 1.05–1.10×. A higher
-// BackgroundThreshold (0.85: 49 collections) measured no faster.
+// it runs (the runtime stops the world and its mark workers take the
+// idle processors), so the lower threshold would only add collections
+// (measured on an H200 training loop under a 4 GiB limit: a collection at
+// every epoch's loss read, 96 in 100 epochs, against 56–59 without).
+//
+// BackgroundThreshold is higher (0.90) because a background collection
+// need not end before the allocations reach it, only before they reach the
+// limit, and the later it starts the more each frees: on that loop 45
+// collections instead of 59, none of them outrun, and the loop 3 % faster
+// (BENCHMARKS.md). At 0.97 allocations outran a few collections and waited
+// for them in the reclaim ladder.
 func (c *Collector) Threshold(blocking bool) float64 {
 	switch {
 	case c.cfg.Background:

@@ -203,7 +203,7 @@ func TestDefaultConfigFromEnvironment(t *testing.T) {
 func TestThresholdsFromEnvironment(t *testing.T) {
 	c, err := DefaultConfig()
 	require.NoError(t, err)
-	assert.Equal(t, [3]float64{0.75, 0.5, 0.75}, [3]float64{c.Threshold, c.BlockingThreshold, c.BackgroundThreshold}, "the defaults")
+	assert.Equal(t, [3]float64{0.75, 0.5, 0.90}, [3]float64{c.Threshold, c.BlockingThreshold, c.BackgroundThreshold}, "the defaults")
 	t.Setenv(EnvGCThreshold, "0.8")
 	t.Setenv(EnvGCBlockingThreshold, "0.6")
 	c, err = DefaultConfig()

@@ -52,7 +52,7 @@ const (
 // GPUARR_GC_BACKGROUND, the two threshold variables and GPUARR_DEBUG. A
 // malformed value is an error naming the variable.
 func DefaultConfig() (Config, error) {
-	c := Config{Enabled: true, Background: true, Threshold: 0.75, BlockingThreshold: 0.50, BackgroundThreshold: 0.75, Budget: 0.05,
+	c := Config{Enabled: true, Background: true, Threshold: 0.75, BlockingThreshold: 0.50, BackgroundThreshold: 0.90, Budget: 0.05,
 		CleanupWaitMax: 50 * time.Millisecond, ReclaimWaitMax: time.Second}
 	if v, ok := os.LookupEnv(EnvGCBackground); ok && v != "" {
 		b, err := strconv.ParseBool(v)

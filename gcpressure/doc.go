@@ -16,7 +16,7 @@
 //     limit, else the driver's free memory plus what the pool holds; see
 //     DeviceReading);
 //   - below 0.75 (0.50 before a blocking wait) nothing happens; in
-//     background mode (below) the threshold is 0.75 in both places;
+//     background mode (below) the threshold is 0.90 in both places;
 //   - above, a collection runs unless the recent fraction of time spent in
 //     collections exceeds a budget: 5 %, doubled when the last collection
 //     freed more than 10 % of the limit, doubled before a blocking wait,
@@ -25,7 +25,9 @@
 //   - after a collection it waits, bounded, until the cleanups the GC queued
 //     (runtime.AddCleanup callbacks that return device buffers) have run,
 //     by comparing /gc/cleanups/queued and /gc/cleanups/executed in
-//     runtime/metrics (WaitForCleanups).
+//     runtime/metrics (WaitForCleanups), then runs the functions
+//     registered with AfterCleanups (the array layer's cleanups only queue
+//     their buffers; its drain frees them in one batch).
 //
 // By default (GPUARR_GC_BACKGROUND=true) the collection runs on a goroutine
 // of its own and the caller goes on; the budget is then four times larger,

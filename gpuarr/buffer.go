@@ -26,6 +26,8 @@ type buffer struct {
 
 	mu  sync.Mutex // guards trk; held across an operation's enqueue
 	trk tracking
+
+	nextFree *buffer // the link in deferredFrees, once unreachable
 }
 
 // pin adds a reference unless the buffer is already freed (or being

@@ -7,16 +7,21 @@ import (
 )
 
 // track registers a's cleanup: when a becomes unreachable, the GC drops
-// its reference to the buffer (freeing it if it was the last). The cleanup
-// holds the buffer, never the array (which would keep it reachable).
-// Cleanups run on a runtime goroutine, several at once since Go 1.25;
-// unref and free are safe there. A failed free cannot be reported from a
-// cleanup; it is counted (counters.freeErrors).
+// its reference to the buffer. The cleanup holds the buffer, never the
+// array (which would keep it reachable). Cleanups run on runtime
+// goroutines, several at once since Go 1.25; the one that drops the last
+// reference queues the buffer for deferredFrees' drainer rather than
+// freeing it there (see freeQueue). A failed free cannot be reported from
+// there; it is counted (counters.freeErrors).
 func track[T Numeric](a *Array[T]) {
 	a.c.cleanup = runtime.AddCleanup(a, dropBuffer, a.c.buf)
 }
 
-func dropBuffer(b *buffer) { _ = b.unref() }
+func dropBuffer(b *buffer) {
+	if b.refs.Add(-1) == 0 {
+		deferredFrees.push(b)
+	}
+}
 
 // Release gives the array's memory back now instead of when the GC finds
 // the array unreachable: tight loops call it (or defer it) so memory is

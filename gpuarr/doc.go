@@ -105,7 +105,10 @@
 // unreachable the buffer loses a reference, and the last reference returns
 // the memory to the pool — in the order of the stream that allocated it,
 // after every other stream that used it (memory.Resource.RecordUse), so
-// kernels still running keep their data. Release does the same at once,
+// kernels still running keep their data. The cleanup only queues the
+// buffer; one goroutine frees the queue in a batch, and every collection
+// gcpressure runs finishes the queue before it returns (freequeue.go).
+// Release frees at once, in the caller,
 // is idempotent, and makes every later use of that handle an error
 // matching ErrReleased; views keep the buffer alive after their parent is
 // released.
