@@ -53,6 +53,18 @@ func (w *fakeWorld) collector(cfg Config) *Collector {
 	return c
 }
 
+// gatedBackground is a background-mode collector over w whose collections
+// start and then wait for gate to close before they collect.
+func (w *fakeWorld) gatedBackground() (c *Collector, gate chan struct{}) {
+	cfg := testConfig()
+	cfg.Background = true
+	c = w.collector(cfg)
+	gate = make(chan struct{})
+	inner := c.gc
+	c.gc = func(d time.Duration) time.Duration { <-gate; return inner(d) }
+	return c, gate
+}
+
 func (w *fakeWorld) advance(d time.Duration) { w.mu.Lock(); w.clock = w.clock.Add(d); w.mu.Unlock() }
 
 func testConfig() Config {
@@ -239,12 +251,7 @@ func TestCollectAndWaitRunsCleanups(t *testing.T) {
 // (the ladder's) waits for it and then runs one of its own.
 func TestBackgroundCollection(t *testing.T) {
 	w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: 2 * time.Millisecond}
-	cfg := testConfig()
-	cfg.Background = true
-	c := w.collector(cfg)
-	release := make(chan struct{})
-	inner := c.gc
-	c.gc = func(d time.Duration) time.Duration { <-release; return inner(d) }
+	c, release := w.gatedBackground()
 
 	require.True(t, c.MaybeCollect(w.read, false), "started")
 	assert.Equal(t, uint64(90), w.read().Live, "the caller did not wait for the collection")
@@ -255,7 +262,7 @@ func TestBackgroundCollection(t *testing.T) {
 		ran, _, _ := c.Collect(w.read, 0)
 		assert.True(t, ran, "a forced collection runs its own after the background one")
 	}()
-	close(release)
+	close(release) // from here on c.gc collects at once
 	<-done
 	got := c.Counters()
 	assert.Equal(t, uint64(1), got.Collections)
@@ -269,8 +276,8 @@ func TestBackgroundCollection(t *testing.T) {
 	w.live, w.garbage = 88, 30 // above BackgroundThreshold, which background mode uses before waits too
 	w.clock = w.clock.Add(time.Hour)
 	w.mu.Unlock()
-	gate := make(chan struct{})
-	c.gc = func(d time.Duration) time.Duration { <-gate; return inner(d) }
+	gate, open := make(chan struct{}), c.gc
+	c.gc = func(d time.Duration) time.Duration { <-gate; return open(d) }
 	require.True(t, c.MaybeCollect(w.read, true))
 	assert.Equal(t, uint64(88), w.read().Live, "not waited for")
 	close(gate)

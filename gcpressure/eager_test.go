@@ -207,12 +207,7 @@ func TestGaugeReadsSparingly(t *testing.T) {
 // the cleanups. The collection's closing reading restarts the estimate.
 func TestGaugeSkipsReadingsDuringACollection(t *testing.T) {
 	w := &fakeWorld{live: 60 << 20, limit: 64 << 20, garbage: 40 << 20, clock: time.Unix(0, 0), gcTime: time.Millisecond}
-	cfg := testConfig()
-	cfg.Background = true
-	c := w.collector(cfg)
-	release := make(chan struct{})
-	inner := c.gc
-	c.gc = func(d time.Duration) time.Duration { <-release; return inner(d) }
+	c, release := w.gatedBackground()
 	var reads atomic.Int32
 	g := newGauge(func() Reading { reads.Add(1); return w.read() })
 

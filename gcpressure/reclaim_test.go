@@ -198,12 +198,7 @@ func TestLadderJoinsBackgroundCollection(t *testing.T) {
 	dev := defaultDevice(t)
 	start := func() (*fakeWorld, *Collector, *Reclaimer) {
 		w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: time.Millisecond}
-		cfg := testConfig()
-		cfg.Background = true
-		c := w.collector(cfg)
-		gate := make(chan struct{})
-		inner := c.gc
-		c.gc = func(d time.Duration) time.Duration { <-gate; return inner(d) }
+		c, gate := w.gatedBackground()
 		// The background collection ends once the ladder waits for it.
 		c.joining = func() { close(gate) }
 		r := NewReclaimer(c, func(*device.Device) uint64 { return w.read().Live })

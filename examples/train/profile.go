@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 )
@@ -25,7 +24,6 @@ func startProfiles(cpuFile, traceFile string) (stop func() error, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("-cpuprofile: %w", err)
 		}
-		runtime.SetCPUProfileRate(4000) // EXPERIMENT
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("-cpuprofile: %w", err)
