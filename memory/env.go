@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/internal/units"
 )
 
 // The variables that configure each device's default resource. They are
@@ -73,7 +73,7 @@ func limitVar(getenv func(string) string, name string, total uint64) (uint64, er
 }
 
 // ParseLimit parses a memory limit: bytes ("1073741824"), a size with a
-// decimal or binary unit ("512MB", "4GiB", "1.5 GiB"; see host.ParseSize)
+// decimal or binary unit ("512MB", "4GiB", "1.5 GiB"; see units.ParseSize)
 // or a percentage of total ("80%", "12.5%"). Zero is refused: leave the
 // variable unset for no limit.
 func ParseLimit(s string, total uint64) (uint64, error) {
@@ -89,7 +89,7 @@ func ParseLimit(s string, total uint64) (uint64, error) {
 		}
 		return min(n, total), nil
 	}
-	n, err := host.ParseSize(t)
+	n, err := units.ParseSize(t)
 	if err != nil {
 		return 0, fmt.Errorf("%v, or a percentage of the device such as 80%%", err)
 	}

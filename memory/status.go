@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/units"
 )
 
 // OutOfMemoryError is an allocation that failed after the exhaustion
@@ -72,15 +73,4 @@ func writeReport(b *strings.Builder, s Stats) {
 }
 
 // FormatBytes writes n in binary units: "512 B", "1.5 KiB", "12.0 GiB".
-func FormatBytes(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func FormatBytes(n uint64) string { return units.FormatBytes(n) }

@@ -6,7 +6,7 @@
 // Devices. GPUARR_HOST_DEVICES=N (default 1) devices, each reporting compute
 // capability 9.0, memory pools, managed memory and unified addressing, and
 // GOMAXPROCS multiprocessors. Each has a capacity, GPUARR_HOST_MEMORY
-// (default 2GiB; bytes or KB/MB/GB, KiB/MiB/GiB, see ParseSize), that
+// (default 2GiB; bytes or KB/MB/GB, KiB/MiB/GiB, see units.ParseSize), that
 // allocation enforces with driver.OutOfMemory, so limits, OOM paths and
 // eager GC are testable. The environment is read once; a malformed value
 // makes Devices fail with a *driver.ConfigError naming the variable.

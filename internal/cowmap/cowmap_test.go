@@ -1,0 +1,70 @@
+package cowmap
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoadStoreDelete(t *testing.T) {
+	var m Map[string, int]
+	_, ok := m.Load("a")
+	assert.False(t, ok)
+	m.Store("a", 1)
+	m.Store("b", 2)
+	v, ok := m.Load("a")
+	assert.True(t, ok)
+	assert.Equal(t, 1, v)
+	assert.Equal(t, 2, m.Len())
+	m.Delete("a")
+	_, ok = m.Load("a")
+	assert.False(t, ok)
+	assert.Equal(t, 1, m.Len())
+	m.Delete("missing")
+	seen := map[string]int{}
+	m.Range(func(k string, v int) bool { seen[k] = v; return true })
+	assert.Equal(t, map[string]int{"b": 2}, seen)
+}
+
+func TestLoadOrCreateCreatesOnceUnderContention(t *testing.T) {
+	var m Map[int, *int]
+	var creates atomic.Int32
+	var wg sync.WaitGroup
+	results := make([]*int, 32)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, _, err := m.LoadOrCreate(7, func() (*int, error) {
+				creates.Add(1)
+				x := 42
+				return &x, nil
+			})
+			require.NoError(t, err)
+			results[i] = v
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), creates.Load())
+	for _, r := range results {
+		assert.Same(t, results[0], r)
+	}
+}
+
+func TestLoadOrCreateFailureStoresNothing(t *testing.T) {
+	var m Map[string, int]
+	boom := errors.New("boom")
+	_, created, err := m.LoadOrCreate("k", func() (int, error) { return 0, boom })
+	assert.ErrorIs(t, err, boom)
+	assert.False(t, created)
+	_, ok := m.Load("k")
+	assert.False(t, ok)
+	v, created, err := m.LoadOrCreate("k", func() (int, error) { return 5, nil })
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, 5, v)
+}
