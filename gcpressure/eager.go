@@ -20,18 +20,18 @@ func BeforeAlloc(dev *device.Device, n uint64) { process().beforeAlloc(dev, n, f
 // is lower and the budget larger, since the caller is about to idle anyway.
 func BeforeBlockingWait(dev *device.Device) { process().beforeAlloc(dev, 0, true) }
 
-// DeviceReading measures dev's default resource: live is its allocated
+// deviceReading measures dev's default resource: live is its allocated
 // bytes; the limit is its hard limit, else its soft limit, else the
 // driver's free memory plus what the resource holds (reserved bytes: its
 // cached memory is as available to arrays as the driver's free memory,
 // which CUDA.jl's free + live would count as used).
-func DeviceReading(dev *device.Device) Reading {
+func deviceReading(dev *device.Device) reading {
 	res, err := memory.Default(dev)
 	if err != nil {
-		return Reading{}
+		return reading{}
 	}
 	st := res.Stats()
-	r := Reading{Live: st.AllocatedBytes.Current}
+	r := reading{Live: st.AllocatedBytes.Current}
 	switch {
 	case st.HardLimit > 0:
 		r.Limit = st.HardLimit
@@ -50,7 +50,7 @@ func DeviceReading(dev *device.Device) Reading {
 type gauges struct {
 	mu   sync.Mutex
 	list atomic.Pointer[[]deviceGauge]
-	read func(*device.Device) Reading
+	read func(*device.Device) reading
 }
 
 type deviceGauge struct {
@@ -77,7 +77,7 @@ func (gs *gauges) of(dev *device.Device) *gauge {
 			return e.g
 		}
 	}
-	g := newGauge(func() Reading { return gs.read(dev) })
+	g := newGauge(func() reading { return gs.read(dev) })
 	l := append(old[:len(old):len(old)], deviceGauge{dev, g})
 	gs.list.Store(&l)
 	return g
