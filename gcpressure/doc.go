@@ -14,7 +14,7 @@
 //
 //   - pressure = live device bytes / limit (the hard limit, else the soft
 //     limit, else the driver's free memory plus what the pool holds; see
-//     deviceReading);
+//     eager.go);
 //   - below 0.75 (0.50 before a blocking wait) nothing happens; in
 //     background mode (below) the threshold is 0.90 in both places;
 //   - above, a collection runs unless the recent fraction of time spent in
