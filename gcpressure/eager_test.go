@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/internal/cleanups"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -150,7 +151,7 @@ func TestCleanupsRaceAllocations(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.True(t, waitFor(func() bool {
+	require.True(t, testutil.WaitFor(5*time.Second, func() bool {
 		cleanups.Collect(time.Second)
 		return a.pool.Stats().AllocatedBytes.Current == 0
 	}), "every array's memory came back: %d bytes still allocated", a.pool.Stats().AllocatedBytes.Current)
@@ -161,16 +162,6 @@ func TestCleanupsRaceAllocations(t *testing.T) {
 	t.Logf("cleanups: %d frees, at most %d at once; eager %+v; ladder %+v", a.freed.Load(), a.maxRun.Load(), st.Eager, st.Reclaim)
 	assert.Zero(t, a.freeErrs.Load(), "double frees")
 	assert.Zero(t, a.pool.Stats().OOMs)
-}
-
-func waitFor(cond func() bool) bool {
-	for range 20 {
-		if cond() {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
 }
 
 // The gauge's estimate saves readings: below the threshold it reads once

@@ -4,21 +4,15 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
-func defaultDevice(t testing.TB) *device.Device {
-	t.Helper()
-	dev, err := device.Default()
-	require.NoError(t, err)
-	return dev
-}
+// defaultDevice is the device under test, device.Default().
+var defaultDevice = testutil.Device
 
 // recorder wraps an upstream resource and logs what the allocator above
 // asks of it beyond plain allocation: segment releases and cache empties.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/internal/cleanups"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // Every use of a released handle is an error naming the array; Release
@@ -176,9 +177,6 @@ func TestPlainGCFreesDroppedArrays(t *testing.T) {
 	}
 	runtime.GC()
 	require.True(t, cleanups.Wait(5*time.Second))
-	deadline := time.Now().Add(5 * time.Second)
-	for allocated(t, dev) != base && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	testutil.WaitFor(5*time.Second, func() bool { return allocated(t, dev) == base })
 	assert.Equal(t, base, allocated(t, dev), "the drainer freed what the cleanups queued")
 }
