@@ -89,6 +89,17 @@
 // pause, for eager collection and for the ladder by level; WaitIdle waits
 // for a background collection to end so that Stats includes it.
 //
+// # Where things are
+//
+// policy.go: the thresholds and budget, from the environment;
+// collector.go: whether and when to collect, and sharing collections;
+// gauge.go: the per-allocation estimate of a memory's pressure; eager.go:
+// the array layer's hooks and the device readings; ladder.go and gate.go:
+// the reclaim ladder and the gate that holds allocations back while it
+// runs; hostmem.go and sysmem.go: the host-memory account and the
+// system's figures; counters.go and install.go: the counters, the
+// process's state and Install, Stats, SetEager.
+//
 // This package owns the collection policy, the ladder, the host-memory
 // account and their counters. It does not allocate memory and does not
 // know arrays: it reads the memory package's statistics and the system's
