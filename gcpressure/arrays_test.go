@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -20,9 +20,7 @@ import (
 // allocate ten times the limit, so it must be small to stay fast on the
 // host backend (and it is on a GPU too).
 func TestMain(m *testing.M) {
-	if os.Getenv(memory.EnvHardLimit) == "" {
-		os.Setenv(memory.EnvHardLimit, "256MiB")
-	}
+	testutil.DefaultHardLimit("256MiB")
 	os.Exit(m.Run())
 }
 
@@ -33,8 +31,7 @@ func TestMain(m *testing.M) {
 // buffer (or a reused buffer not yet free) shows as a wrong value,
 // especially under GPUARR_HOST_CHECK=1, which poisons freed memory.
 func TestArraysBeyondTheHardLimit(t *testing.T) {
-	dev, err := device.Default()
-	require.NoError(t, err)
+	dev := testutil.Device(t)
 	res, err := memory.Default(dev)
 	require.NoError(t, err)
 	limit := res.Stats().HardLimit

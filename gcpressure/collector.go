@@ -6,28 +6,29 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gpuarr/gpuarr/memory"
+	"github.com/gpuarr/gpuarr/internal/cleanups"
+	"github.com/gpuarr/gpuarr/internal/units"
 )
 
-// Reading is one look at a device's memory: the bytes live in allocations
+// reading is one look at a device's memory: the bytes live in allocations
 // and the limit they are measured against.
-type Reading struct {
+type reading struct {
 	Live, Limit uint64
 }
 
 // Pressure is Live/Limit, or 0 without a limit.
-func (r Reading) Pressure() float64 {
+func (r reading) Pressure() float64 {
 	if r.Limit == 0 {
 		return 0
 	}
 	return float64(r.Live) / float64(r.Limit)
 }
 
-// Collector applies the eager-collection policy. One Collector serves a
+// collector applies the eager-collection policy. One collector serves a
 // process (the GC is process-wide); it is safe for concurrent use, and
 // concurrent callers share one collection rather than queueing several.
-type Collector struct {
-	cfg     Config
+type collector struct {
+	cfg     policy
 	enabled atomic.Bool // cfg.Enabled, switchable at run time
 
 	mu       sync.Mutex
@@ -35,10 +36,10 @@ type Collector struct {
 	inFlight atomic.Bool // cur != nil, for the gauges' lock-free check
 	last     *collection // the last one that ended
 	started  uint64      // collections started so far (eager and forced)
-	counters Counters
+	counters EagerCounters
 
 	// The budget's inputs, written under mu and read without it by the
-	// fast refusal check (Refuses) that callers make before reading the
+	// fast refusal check (refuses) that callers make before reading the
 	// device. lastEnd is in c.now's nanoseconds; ended says it is set.
 	avgGC     atomic.Int64 // smoothed duration of a collection, ns
 	lastEnd   atomic.Int64
@@ -46,7 +47,7 @@ type Collector struct {
 	lastFreed atomic.Uint64
 
 	// gc and now are runtime.GC-plus-wait and time.Now, replaced in tests;
-	// joining, when set (tests), is called as CollectFor starts waiting for
+	// joining, when set (tests), is called as collectFor starts waiting for
 	// a collection under way.
 	gc      func(wait time.Duration) time.Duration
 	now     func() time.Time
@@ -61,15 +62,15 @@ type collection struct {
 	freed uint64
 }
 
-// NewCollector returns a collector with the given policy.
-func NewCollector(cfg Config) *Collector {
-	c := &Collector{cfg: cfg, now: time.Now, gc: CollectAndWait}
+// newCollector returns a collector with the given policy.
+func newCollector(cfg policy) *collector {
+	c := &collector{cfg: cfg, now: time.Now, gc: cleanups.Collect}
 	c.enabled.Store(cfg.Enabled)
 	return c
 }
 
-// Config returns the collector's policy.
-func (c *Collector) Config() Config {
+// currentPolicy returns the collector's policy.
+func (c *collector) policy() policy {
 	cfg := c.cfg
 	cfg.Enabled = c.enabled.Load()
 	return cfg
@@ -77,12 +78,12 @@ func (c *Collector) Config() Config {
 
 // SetEnabled turns eager collection on or off and returns the previous
 // setting. Forced collections (Collect) are not affected.
-func (c *Collector) SetEnabled(on bool) (was bool) { return c.enabled.Swap(on) }
+func (c *collector) setEnabled(on bool) (was bool) { return c.enabled.Swap(on) }
 
-// Enabled reports whether eager collection is on.
-func (c *Collector) Enabled() bool { return c.enabled.Load() }
+// isEnabled reports whether eager collection is on.
+func (c *collector) isEnabled() bool { return c.enabled.Load() }
 
-// Threshold is the pressure below which MaybeCollect does nothing.
+// threshold is the pressure below which maybeCollect does nothing.
 //
 // Collections in the caller follow CUDA.jl: Threshold on allocation, the
 // lower BlockingThreshold before a blocking wait, which hides the
@@ -100,7 +101,7 @@ func (c *Collector) Enabled() bool { return c.enabled.Load() }
 // collections instead of 59, none of them outrun, and the loop 3 % faster
 // (BENCHMARKS.md). At 0.97 allocations outran a few collections and waited
 // for them in the reclaim ladder.
-func (c *Collector) Threshold(blocking bool) float64 {
+func (c *collector) threshold(blocking bool) float64 {
 	switch {
 	case c.cfg.Background:
 		return c.cfg.BackgroundThreshold
@@ -111,7 +112,7 @@ func (c *Collector) Threshold(blocking bool) float64 {
 }
 
 // budget is the largest recent GC-time fraction allowed at this pressure.
-func (c *Collector) budget(r Reading, blocking bool) float64 {
+func (c *collector) budget(r reading, blocking bool) float64 {
 	b := c.cfg.Budget
 	if r.Limit > 0 && c.lastFreed.Load() > r.Limit/10 {
 		b *= 2 // the last collection paid off
@@ -134,14 +135,14 @@ func (c *Collector) budget(r Reading, blocking bool) float64 {
 	return b
 }
 
-// Refuses reports whether the time budget forbids a collection now at
+// refuses reports whether the time budget forbids a collection now at
 // reading r. It takes no lock, so callers use it to avoid measuring the
 // device at all while the budget is spent.
-func (c *Collector) Refuses(r Reading, blocking bool) bool {
+func (c *collector) refuses(r reading, blocking bool) bool {
 	return c.refusesAt(r, blocking, c.now())
 }
 
-func (c *Collector) refusesAt(r Reading, blocking bool, now time.Time) bool {
+func (c *collector) refusesAt(r reading, blocking bool, now time.Time) bool {
 	if !c.ended.Load() {
 		return false
 	}
@@ -149,18 +150,18 @@ func (c *Collector) refusesAt(r Reading, blocking bool, now time.Time) bool {
 	return since <= 0 || float64(c.avgGC.Load())/float64(since) > c.budget(r, blocking)
 }
 
-// MaybeCollect runs an eager collection when pressure and the time budget
+// maybeCollect runs an eager collection when pressure and the time budget
 // call for one. read is called before and after to measure what was freed.
 // blocking says the caller is about to wait for the device. It reports
 // whether a collection ran; a caller that finds another collection under
 // way does not wait for it.
-func (c *Collector) MaybeCollect(read func() Reading, blocking bool) bool {
+func (c *collector) maybeCollect(read func() reading, blocking bool) bool {
 	if !c.enabled.Load() {
 		return false
 	}
 	before := read()
 	p := before.Pressure()
-	if p < c.Threshold(blocking) {
+	if p < c.threshold(blocking) {
 		return false
 	}
 	c.mu.Lock()
@@ -191,7 +192,7 @@ func (c *Collector) MaybeCollect(read func() Reading, blocking bool) bool {
 				when = "in the background"
 			}
 			fmt.Fprintf(c.cfg.Log, "gpuarr gc: eager collection %s at pressure %.2f freed %s in %v\n",
-				when, p, memory.FormatBytes(freed), took.Round(time.Microsecond))
+				when, p, units.FormatBytes(freed), took.Round(time.Microsecond))
 		}
 	}
 	if background {
@@ -212,7 +213,7 @@ func (c *Collector) MaybeCollect(read func() Reading, blocking bool) bool {
 // it and then starts (or joins) a later one. ran says whether this caller
 // ran the collection rather than sharing another caller's; took is the
 // collection's duration and freed what it freed, as read measures.
-func (c *Collector) Collect(read func() Reading, wait time.Duration) (ran bool, took time.Duration, freed uint64) {
+func (c *collector) collect(read func() reading, wait time.Duration) (ran bool, took time.Duration, freed uint64) {
 	c.mu.Lock()
 	want := c.started + 1 // the first collection to start after this call
 	for {
@@ -237,14 +238,14 @@ func (c *Collector) Collect(read func() Reading, wait time.Duration) (ran bool, 
 	}
 }
 
-// CollectFor is the reclaim ladder's collection for an allocation of need
+// collectFor is the reclaim ladder's collection for an allocation of need
 // bytes. When a collection is under way (a background one that the
 // allocation outran), it waits for it, and if that collection freed at
 // least need bytes it stops there (joined): the allocator retries on what
 // it freed rather than stalling for a second collection. Otherwise it is
 // Collect. A caller that joined and still fails should Collect later; the
-// Reclaimer does so at its next level.
-func (c *Collector) CollectFor(read func() Reading, wait time.Duration, need uint64) (ran, joined bool, took time.Duration, freed uint64) {
+// ladder does so at its next level.
+func (c *collector) collectFor(read func() reading, wait time.Duration, need uint64) (ran, joined bool, took time.Duration, freed uint64) {
 	c.mu.Lock()
 	cur := c.cur
 	c.mu.Unlock()
@@ -257,12 +258,12 @@ func (c *Collector) CollectFor(read func() Reading, wait time.Duration, need uin
 			return false, true, cur.took, cur.freed
 		}
 	}
-	ran, took, freed = c.Collect(read, wait)
+	ran, took, freed = c.collect(read, wait)
 	return ran, false, took, freed
 }
 
 // startLocked marks a collection as under way.
-func (c *Collector) startLocked() *collection {
+func (c *collector) startLocked() *collection {
 	c.started++
 	c.cur = &collection{seq: c.started, done: make(chan struct{})}
 	c.inFlight.Store(true)
@@ -271,7 +272,7 @@ func (c *Collector) startLocked() *collection {
 
 // run performs col: the collection, the smoothing of its duration, and the
 // hand-off to callers waiting for it.
-func (c *Collector) run(col *collection, before Reading, read func() Reading, wait time.Duration) (time.Duration, uint64) {
+func (c *collector) run(col *collection, before reading, read func() reading, wait time.Duration) (time.Duration, uint64) {
 	took := c.gc(wait)
 	after := read()
 	freed := before.Live - min(after.Live, before.Live)
@@ -294,21 +295,21 @@ func (c *Collector) run(col *collection, before Reading, read func() Reading, wa
 	return took, freed
 }
 
-// Counters returns a snapshot of what the collector's eager collections
-// have done (forced ones are counted by their callers, the Reclaimer).
-func (c *Collector) Counters() Counters {
+// snapshot returns what the collector's eager collections
+// have done (forced ones are counted by their callers, the ladder).
+func (c *collector) snapshot() EagerCounters {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.counters
 }
 
-// Collecting reports whether a collection is in flight. MaybeCollect does
+// collecting reports whether a collection is in flight. maybeCollect does
 // nothing then, so the gauges skip their reading of the device.
-func (c *Collector) Collecting() bool { return c.inFlight.Load() }
+func (c *collector) collecting() bool { return c.inFlight.Load() }
 
-// Wait returns when no collection is in flight (a background one may
+// waitIdle returns when no collection is in flight (a background one may
 // still be running after the allocation that started it returned).
-func (c *Collector) Wait() {
+func (c *collector) waitIdle() {
 	c.mu.Lock()
 	cur := c.cur
 	c.mu.Unlock()

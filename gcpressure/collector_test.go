@@ -2,7 +2,6 @@ package gcpressure
 
 import (
 	"bytes"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,18 +23,18 @@ type fakeWorld struct {
 	inFlight atomic.Int32
 }
 
-func (w *fakeWorld) read() Reading {
+func (w *fakeWorld) read() reading {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return Reading{Live: w.live, Limit: w.limit}
+	return reading{Live: w.live, Limit: w.limit}
 }
 
 // calls is how many collections ran (gcCalls, read under the lock for
 // collections on other goroutines).
 func (w *fakeWorld) calls() int { w.mu.Lock(); defer w.mu.Unlock(); return w.gcCalls }
 
-func (w *fakeWorld) collector(cfg Config) *Collector {
-	c := NewCollector(cfg)
+func (w *fakeWorld) collector(cfg policy) *collector {
+	c := newCollector(cfg)
 	c.now = func() time.Time { w.mu.Lock(); defer w.mu.Unlock(); return w.clock }
 	c.gc = func(time.Duration) time.Duration {
 		if w.inFlight.Add(1) > 1 {
@@ -55,8 +54,8 @@ func (w *fakeWorld) collector(cfg Config) *Collector {
 
 // gatedBackground is a background-mode collector over w whose collections
 // start and then wait for gate to close before they collect.
-func (w *fakeWorld) gatedBackground() (c *Collector, gate chan struct{}) {
-	cfg := testConfig()
+func (w *fakeWorld) gatedBackground() (c *collector, gate chan struct{}) {
+	cfg := testPolicy()
 	cfg.Background = true
 	c = w.collector(cfg)
 	gate = make(chan struct{})
@@ -67,8 +66,8 @@ func (w *fakeWorld) gatedBackground() (c *Collector, gate chan struct{}) {
 
 func (w *fakeWorld) advance(d time.Duration) { w.mu.Lock(); w.clock = w.clock.Add(d); w.mu.Unlock() }
 
-func testConfig() Config {
-	return Config{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.5, BackgroundThreshold: 0.85, Budget: 0.05}
+func testPolicy() policy {
+	return policy{Enabled: true, Threshold: 0.75, BlockingThreshold: 0.5, BackgroundThreshold: 0.85, Budget: 0.05}
 }
 
 func TestNoCollectionBelowThreshold(t *testing.T) {
@@ -82,7 +81,7 @@ func TestNoCollectionBelowThreshold(t *testing.T) {
 	}
 	for _, c := range cases {
 		w := &fakeWorld{live: c.live, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
-		got := w.collector(testConfig()).MaybeCollect(w.read, c.blocking)
+		got := w.collector(testPolicy()).maybeCollect(w.read, c.blocking)
 		assert.Equal(t, c.want, got, "live=%d blocking=%v", c.live, c.blocking)
 		assert.Equal(t, map[bool]int{true: 1, false: 0}[c.want], w.gcCalls)
 	}
@@ -92,7 +91,7 @@ func TestNoCollectionBelowThreshold(t *testing.T) {
 // allocation and before a blocking wait alike: a background collection
 // does not overlap the wait.
 func TestBackgroundThreshold(t *testing.T) {
-	cfg := testConfig()
+	cfg := testPolicy()
 	cfg.Background = true
 	for _, c := range []struct {
 		live     uint64
@@ -103,35 +102,35 @@ func TestBackgroundThreshold(t *testing.T) {
 	} {
 		w := &fakeWorld{live: c.live, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
 		col := w.collector(cfg)
-		assert.Equal(t, c.want, col.MaybeCollect(w.read, c.blocking), "live=%d blocking=%v", c.live, c.blocking)
-		col.Wait()
+		assert.Equal(t, c.want, col.maybeCollect(w.read, c.blocking), "live=%d blocking=%v", c.live, c.blocking)
+		col.waitIdle()
 		assert.Equal(t, map[bool]int{true: 1, false: 0}[c.want], w.calls(), "live=%d blocking=%v", c.live, c.blocking)
 	}
-	assert.Equal(t, 0.85, NewCollector(cfg).Threshold(true))
-	assert.Equal(t, 0.85, NewCollector(cfg).Threshold(false))
+	assert.Equal(t, 0.85, newCollector(cfg).threshold(true))
+	assert.Equal(t, 0.85, newCollector(cfg).threshold(false))
 	cfg.Background = false
-	assert.Equal(t, 0.5, NewCollector(cfg).Threshold(true))
-	assert.Equal(t, 0.75, NewCollector(cfg).Threshold(false))
+	assert.Equal(t, 0.5, newCollector(cfg).threshold(true))
+	assert.Equal(t, 0.75, newCollector(cfg).threshold(false))
 }
 
 func TestDisabledNeverCollects(t *testing.T) {
 	w := &fakeWorld{live: 99, limit: 100, clock: time.Unix(0, 0)}
-	cfg := testConfig()
+	cfg := testPolicy()
 	cfg.Enabled = false
 	c := w.collector(cfg)
 	for range 10 {
-		assert.False(t, c.MaybeCollect(w.read, true))
+		assert.False(t, c.maybeCollect(w.read, true))
 	}
 	assert.Zero(t, w.gcCalls)
-	assert.Zero(t, c.Counters().Collections)
+	assert.Zero(t, c.snapshot().Collections)
 
 	// Switched on at run time (SetEager), it collects; off again, it stops.
-	assert.False(t, c.SetEnabled(true))
-	assert.True(t, c.Config().Enabled)
-	assert.True(t, c.MaybeCollect(w.read, true))
-	assert.True(t, c.SetEnabled(false))
+	assert.False(t, c.setEnabled(true))
+	assert.True(t, c.policy().Enabled)
+	assert.True(t, c.maybeCollect(w.read, true))
+	assert.True(t, c.setEnabled(false))
 	w.advance(time.Hour)
-	assert.False(t, c.MaybeCollect(w.read, true))
+	assert.False(t, c.maybeCollect(w.read, true))
 	assert.Equal(t, 1, w.gcCalls)
 }
 
@@ -154,16 +153,16 @@ func TestTimeBudgetSpacesCollections(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := &fakeWorld{live: c.live, limit: 100, garbage: c.garbage, clock: time.Unix(0, 0), gcTime: time.Millisecond}
-			col := w.collector(testConfig())
-			require.True(t, col.MaybeCollect(w.read, c.blocking))
+			col := w.collector(testPolicy())
+			require.True(t, col.maybeCollect(w.read, c.blocking))
 			w.mu.Lock()
 			w.live = c.live
 			w.mu.Unlock()
 			w.advance(time.Duration(c.minGapMs-1) * time.Millisecond)
-			assert.False(t, col.MaybeCollect(w.read, c.blocking), "too soon")
+			assert.False(t, col.maybeCollect(w.read, c.blocking), "too soon")
 			w.advance(1*time.Millisecond + 100*time.Microsecond)
-			assert.True(t, col.MaybeCollect(w.read, c.blocking), "budget allows it now")
-			assert.Equal(t, uint64(1), col.Counters().Skipped)
+			assert.True(t, col.maybeCollect(w.read, c.blocking), "budget allows it now")
+			assert.Equal(t, uint64(1), col.snapshot().Skipped)
 		})
 	}
 }
@@ -171,11 +170,11 @@ func TestTimeBudgetSpacesCollections(t *testing.T) {
 func TestCountersAndLog(t *testing.T) {
 	var log bytes.Buffer
 	w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: 3 * time.Millisecond}
-	cfg := testConfig()
+	cfg := testPolicy()
 	cfg.Log = &log
 	c := w.collector(cfg)
-	require.True(t, c.MaybeCollect(w.read, false))
-	got := c.Counters()
+	require.True(t, c.maybeCollect(w.read, false))
+	got := c.snapshot()
 	assert.Equal(t, uint64(1), got.Collections)
 	assert.Equal(t, uint64(40), got.BytesFreed)
 	assert.Equal(t, 3*time.Millisecond, got.Time)
@@ -185,86 +184,73 @@ func TestCountersAndLog(t *testing.T) {
 
 func TestConcurrentCallersShareOneCollection(t *testing.T) {
 	w := &fakeWorld{live: 99, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
-	c := w.collector(testConfig())
+	c := w.collector(testPolicy())
 	var wg sync.WaitGroup
 	for range 32 {
 		wg.Go(func() {
 			for range 100 {
-				c.MaybeCollect(w.read, false)
+				c.maybeCollect(w.read, false)
 				w.advance(time.Millisecond)
 			}
 		})
 	}
 	wg.Wait()
-	assert.Positive(t, c.Counters().Collections)
+	assert.Positive(t, c.snapshot().Collections)
 }
 
-func TestDefaultConfigFromEnvironment(t *testing.T) {
-	t.Setenv(EnvGCEarly, "false")
-	t.Setenv(EnvDebug, "alloc,gc")
-	c, err := DefaultConfig()
+func TestPolicyFromEnvironment(t *testing.T) {
+	t.Setenv(envGCEarly, "false")
+	t.Setenv(envDebug, "alloc,gc")
+	c, err := policyFromEnv()
 	require.NoError(t, err)
 	assert.False(t, c.Enabled)
 	assert.NotNil(t, c.Log)
-	t.Setenv(EnvGCEarly, "sometimes")
-	_, err = DefaultConfig()
+	t.Setenv(envGCEarly, "sometimes")
+	_, err = policyFromEnv()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `GPUARR_GC_EARLY="sometimes"`)
 }
 
 func TestThresholdsFromEnvironment(t *testing.T) {
-	c, err := DefaultConfig()
+	c, err := policyFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, [3]float64{0.75, 0.5, 0.90}, [3]float64{c.Threshold, c.BlockingThreshold, c.BackgroundThreshold}, "the defaults")
-	t.Setenv(EnvGCThreshold, "0.8")
-	t.Setenv(EnvGCBlockingThreshold, "0.6")
-	c, err = DefaultConfig()
+	t.Setenv(envGCThreshold, "0.8")
+	t.Setenv(envGCBlockingThreshold, "0.6")
+	c, err = policyFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, 0.8, c.Threshold)
 	assert.Equal(t, 0.8, c.BackgroundThreshold)
 	assert.Equal(t, 0.6, c.BlockingThreshold)
 	for _, bad := range []string{"0", "1.5", "-0.2", "high", "NaN"} {
-		t.Setenv(EnvGCBlockingThreshold, bad)
-		c, err = DefaultConfig()
+		t.Setenv(envGCBlockingThreshold, bad)
+		c, err = policyFromEnv()
 		require.Error(t, err, bad)
-		assert.Contains(t, err.Error(), EnvGCBlockingThreshold+`="`+bad+`"`)
+		assert.Contains(t, err.Error(), envGCBlockingThreshold+`="`+bad+`"`)
 		assert.Equal(t, 0.8, c.Threshold, "the valid variable still applies")
 	}
 }
 
-// A real collection runs the cleanups of unreachable objects before
-// CollectAndWait returns.
-func TestCollectAndWaitRunsCleanups(t *testing.T) {
-	var ran atomic.Int64
-	for range 100 {
-		obj := new([64]byte)
-		runtime.AddCleanup(obj, func(int) { ran.Add(1) }, 0)
-	}
-	CollectAndWait(time.Second)
-	assert.Equal(t, int64(100), ran.Load())
-	assert.True(t, WaitForCleanups(time.Millisecond), "nothing left queued")
-}
-
 // In background mode an eager collection on allocation runs on its own
-// goroutine: MaybeCollect returns before it ends, the counters put its
+// goroutine: maybeCollect returns before it ends, the counters put its
 // time under BackgroundTime (nobody waited), and a forced collection
 // (the ladder's) waits for it and then runs one of its own.
 func TestBackgroundCollection(t *testing.T) {
 	w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: 2 * time.Millisecond}
 	c, release := w.gatedBackground()
 
-	require.True(t, c.MaybeCollect(w.read, false), "started")
+	require.True(t, c.maybeCollect(w.read, false), "started")
 	assert.Equal(t, uint64(90), w.read().Live, "the caller did not wait for the collection")
-	assert.False(t, c.MaybeCollect(w.read, false), "one collection at a time")
+	assert.False(t, c.maybeCollect(w.read, false), "one collection at a time")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ran, _, _ := c.Collect(w.read, 0)
+		ran, _, _ := c.collect(w.read, 0)
 		assert.True(t, ran, "a forced collection runs its own after the background one")
 	}()
 	close(release) // from here on c.gc collects at once
 	<-done
-	got := c.Counters()
+	got := c.snapshot()
 	assert.Equal(t, uint64(1), got.Collections)
 	assert.Equal(t, uint64(1), got.Background)
 	assert.Equal(t, 2*time.Millisecond, got.BackgroundTime)
@@ -278,10 +264,10 @@ func TestBackgroundCollection(t *testing.T) {
 	w.mu.Unlock()
 	gate, open := make(chan struct{}), c.gc
 	c.gc = func(d time.Duration) time.Duration { <-gate; return open(d) }
-	require.True(t, c.MaybeCollect(w.read, true))
+	require.True(t, c.maybeCollect(w.read, true))
 	assert.Equal(t, uint64(88), w.read().Live, "not waited for")
 	close(gate)
-	_, _, _ = c.Collect(w.read, 0) // waits for it
-	assert.Equal(t, uint64(2), c.Counters().Background)
-	assert.Zero(t, c.Counters().Time)
+	_, _, _ = c.collect(w.read, 0) // waits for it
+	assert.Equal(t, uint64(2), c.snapshot().Background)
+	assert.Zero(t, c.snapshot().Time)
 }

@@ -6,22 +6,22 @@ import (
 	"github.com/gpuarr/gpuarr/memory"
 )
 
-// Counters is what eager collection has done so far.
-type Counters struct {
+// EagerCounters is what eager collection has done so far.
+type EagerCounters struct {
 	Collections uint64        // eager collections run
 	Skipped     uint64        // collections the time budget refused
 	BytesFreed  uint64        // device bytes freed by them (cleanups included)
 	Time        time.Duration // total time callers waited in them, cleanup waits included
 	MaxPause    time.Duration // longest single wait
 	// Background counts the collections that ran on a goroutine of their
-	// own (Config.Background), which no caller waited for, and
+	// own (policy.Background), which no caller waited for, and
 	// BackgroundTime their wall time (it is not in Time: the program ran
 	// on meanwhile, the GC using spare cores).
 	Background     uint64
 	BackgroundTime time.Duration
 }
 
-func (c *Counters) record(took time.Duration, freed uint64, background bool) {
+func (c *EagerCounters) record(took time.Duration, freed uint64, background bool) {
 	c.Collections++
 	c.BytesFreed += freed
 	if background {
@@ -35,10 +35,12 @@ func (c *Counters) record(took time.Duration, freed uint64, background bool) {
 
 // ReclaimCounters is what the reclaim ladder has done so far.
 type ReclaimCounters struct {
-	// Runs counts the ladder's steps by level (see the Level constants):
-	// Runs[LevelSyncStream] is the number of allocations that entered the
-	// ladder, Runs[LevelGiveUp] those that got past every step, after which
-	// the allocator releases cached segments and retries a last time.
+	// Runs counts the ladder's steps by level, in the order the package
+	// documentation lists them: Runs[0] synchronized the default stream (it
+	// counts the allocations that entered the ladder), Runs[1] collected,
+	// Runs[2] synchronized the whole device, and Runs[3] counts the
+	// allocations that got past every step, after which the allocator
+	// releases cached segments and retries a last time.
 	Runs        [memory.ReclaimLevels]uint64
 	Collections uint64        // collections the ladder ran (shared ones not counted twice)
 	BytesFreed  uint64        // device bytes live before a step and not after
@@ -53,7 +55,7 @@ type ReclaimCounters struct {
 // Totals is everything this package has done in the process: eager
 // collections and the reclaim ladder.
 type Totals struct {
-	Eager   Counters
+	Eager   EagerCounters
 	Reclaim ReclaimCounters
 }
 
@@ -68,4 +70,4 @@ func (t Totals) GCTime() time.Duration { return t.Eager.Time + t.Reclaim.Collect
 func (t Totals) MaxPause() time.Duration { return max(t.Eager.MaxPause, t.Reclaim.CollectMaxPause) }
 
 // LadderRuns counts the allocations that entered the reclaim ladder.
-func (t Totals) LadderRuns() uint64 { return t.Reclaim.Runs[LevelSyncStream] }
+func (t Totals) LadderRuns() uint64 { return t.Reclaim.Runs[levelSyncStream] }

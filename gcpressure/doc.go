@@ -14,7 +14,7 @@
 //
 //   - pressure = live device bytes / limit (the hard limit, else the soft
 //     limit, else the driver's free memory plus what the pool holds; see
-//     DeviceReading);
+//     eager.go);
 //   - below 0.75 (0.50 before a blocking wait) nothing happens; in
 //     background mode (below) the threshold is 0.90 in both places;
 //   - above, a collection runs unless the recent fraction of time spent in
@@ -25,7 +25,7 @@
 //   - after a collection it waits, bounded, until the cleanups the GC queued
 //     (runtime.AddCleanup callbacks that return device buffers) have run,
 //     by comparing /gc/cleanups/queued and /gc/cleanups/executed in
-//     runtime/metrics (WaitForCleanups), then runs the functions
+//     runtime/metrics (package internal/cleanups), then runs the functions
 //     registered with AfterCleanups (the array layer's cleanups only queue
 //     their buffers; its drain frees them in one batch).
 //
@@ -50,36 +50,58 @@
 //
 // # The reclaim ladder
 //
-// Reclaimer implements memory.Reclaimer. When an allocation is about to
-// fail, the allocator calls it level by level, retrying after each step:
-// synchronize the default stream; collect and wait for cleanups (up to a
-// second; an allocation that outran a background collection waits for it
-// and retries on what it freed, if that covers the request); synchronize
-// every stream of the device (and collect, if the previous step only shared
-// an earlier collection); then it reports that it has nothing left, and the
-// allocator releases its cached segments, retries once more and only then
-// fails with device.ErrOutOfMemory and a status report. Concurrent ladders share collections, and while a step runs, new
-// allocations on that device wait in BeforeAlloc (Reclaimer.Hold) so that
-// the memory it frees goes to the allocation that ran out. Install (or the
-// first BeforeAlloc) makes the ladder the process-wide reclaimer.
+// The ladder (ladder.go) implements memory.Reclaimer. When an allocation
+// is about to fail, the allocator calls it level by level, retrying after
+// each step: synchronize the default stream; collect and wait for cleanups
+// (up to a second; an allocation that outran a background collection waits
+// for it and retries on what it freed, if that covers the request);
+// synchronize every stream of the device (and collect, if the previous step
+// only shared an earlier collection); then it reports that it has nothing
+// left, and the allocator releases its cached segments, retries once more
+// and only then fails with device.ErrOutOfMemory and a status report.
+// Concurrent ladders share collections, and while a step runs, new
+// allocations on that device wait in BeforeAlloc so that the memory it
+// frees goes to the allocation that ran out. Install (or the first
+// BeforeAlloc) makes the ladder the process-wide reclaimer
+// (memory.SetReclaimer); pools that name no reclaimer of their own use it.
 //
 // # Host memory
 //
-// Pinned host and managed memory count against the system's memory too:
-// HostMemory (Host()) is the account that those allocators keep, with a
-// pressure of used / (used + available), where available comes from
-// /proc/meminfo or a tighter cgroup limit (ReadSystemMemory).
+// Pinned host and managed (unified) memory count against the system's
+// memory, which Go's GC does not see either. Their allocators call
+// ChargeHost(n) before allocating and ReleaseHost(n) when the memory is
+// freed (or the allocation failed). The charge feeds eager collection with
+// a host pressure of charged / (charged + available), where available is
+// /proc/meminfo's MemAvailable or a tighter memory cgroup's headroom
+// (sysmem.go), and is refused with ErrHostMemory, after one collection,
+// when it would leave the system less than 1/16 of its memory (at most
+// 4 GiB). HostCharged reports the account.
 //
 // # Knobs and counters
 //
 // GPUARR_GC_EARLY=false turns eager collection off (the ladder still
-// collects before reporting out-of-memory); GPUARR_GC_THRESHOLD and
-// GPUARR_GC_BLOCKING_THRESHOLD move the thresholds; GPUARR_DEBUG=gc logs each
-// collection and ladder step with the bytes freed and the time taken.
-// Stats reports collections, skipped collections, bytes freed, time and
-// the longest pause, for eager collection and for the ladder by level.
+// collects before reporting out-of-memory) and SetEager switches it at run
+// time (Eager reports it); GPUARR_GC_THRESHOLD and
+// GPUARR_GC_BLOCKING_THRESHOLD move the thresholds; GPUARR_DEBUG=gc logs
+// each collection and ladder step with the bytes freed and the time taken;
+// a malformed value is reported by Install (policy.go). Stats reports
+// collections, skipped collections, bytes freed, time and the longest
+// pause, for eager collection and for the ladder by level; WaitIdle waits
+// for a background collection to end so that Stats includes it.
 //
-// This package owns the collection policy, the ladder and their counters.
-// It does not allocate device memory and does not know arrays: it reads
-// the memory package's statistics and is called by the array layer.
+// # Where things are
+//
+// policy.go: the thresholds and budget, from the environment;
+// collector.go: whether and when to collect, and sharing collections;
+// gauge.go: the per-allocation estimate of a memory's pressure; eager.go:
+// the array layer's hooks and the device readings; ladder.go and gate.go:
+// the reclaim ladder and the gate that holds allocations back while it
+// runs; hostmem.go and sysmem.go: the host-memory account and the
+// system's figures; counters.go and install.go: the counters, the
+// process's state and Install, Stats, SetEager.
+//
+// This package owns the collection policy, the ladder, the host-memory
+// account and their counters. It does not allocate memory and does not
+// know arrays: it reads the memory package's statistics and the system's
+// memory figures, and is called by the array layer.
 package gcpressure

@@ -1,44 +1,14 @@
 package gcpressure
 
-import (
-	"sync"
-	"sync/atomic"
-)
-
-// Cleanups that free device memory may hand the work to a queue instead of
-// doing it on the runtime's cleanup goroutines (package gpuarr does: a
-// collection queues thousands of cleanups at once, and several cleanup
-// goroutines freeing into one pool contend for its locks and with the
-// program's own allocations). Such a layer registers the function that
-// finishes its queued frees, and every collection run here calls it after
-// the cleanups have run, so that the memory is back in the pool before the
-// collection counts as done and the reclaim ladder retries.
-
-var drains struct {
-	mu   sync.Mutex
-	list atomic.Pointer[[]func()]
-}
+import "github.com/gpuarr/gpuarr/internal/cleanups"
 
 // AfterCleanups registers f to run at the end of every collection made by
 // this package (eager, background or in the reclaim ladder), after the
-// cleanups it queued have run. f finishes frees those cleanups deferred;
-// it must be safe to call from any goroutine and concurrently with itself.
-func AfterCleanups(f func()) {
-	drains.mu.Lock()
-	defer drains.mu.Unlock()
-	var l []func()
-	if old := drains.list.Load(); old != nil {
-		l = append(l, *old...)
-	}
-	l = append(l, f)
-	drains.list.Store(&l)
-}
-
-// runDrains calls the functions registered with AfterCleanups.
-func runDrains() {
-	if l := drains.list.Load(); l != nil {
-		for _, f := range *l {
-			f()
-		}
-	}
-}
+// cleanups it queued have run. A layer whose cleanups only queue the
+// memory they free (package gpuarr's do: thousands of cleanups freeing
+// into one pool from several goroutines contend for its locks) registers
+// the function that finishes those frees, so that the memory is back in
+// the pool before the collection counts as done and the reclaim ladder
+// retries. f must be safe to call from any goroutine and concurrently with
+// itself.
+func AfterCleanups(f func()) { cleanups.AfterCleanups(f) }

@@ -1,10 +1,10 @@
 package gcpressure
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -20,18 +20,18 @@ func BeforeAlloc(dev *device.Device, n uint64) { process().beforeAlloc(dev, n, f
 // is lower and the budget larger, since the caller is about to idle anyway.
 func BeforeBlockingWait(dev *device.Device) { process().beforeAlloc(dev, 0, true) }
 
-// DeviceReading measures dev's default resource: live is its allocated
+// deviceReading measures dev's default resource: live is its allocated
 // bytes; the limit is its hard limit, else its soft limit, else the
 // driver's free memory plus what the resource holds (reserved bytes: its
 // cached memory is as available to arrays as the driver's free memory,
 // which CUDA.jl's free + live would count as used).
-func DeviceReading(dev *device.Device) Reading {
+func deviceReading(dev *device.Device) reading {
 	res, err := memory.Default(dev)
 	if err != nil {
-		return Reading{}
+		return reading{}
 	}
 	st := res.Stats()
-	r := Reading{Live: st.AllocatedBytes.Current}
+	r := reading{Live: st.AllocatedBytes.Current}
 	switch {
 	case st.HardLimit > 0:
 		r.Limit = st.HardLimit
@@ -45,12 +45,14 @@ func DeviceReading(dev *device.Device) Reading {
 	return r
 }
 
-// gauges holds one gauge per device, in a list replaced on change so the
-// hot path finds its device with loads only.
+// gauges holds one gauge per device, in a copy-on-write map so that the
+// hot path finds its device without a lock; first short-cuts the common
+// case of one device (it is never replaced, so devices that take turns do
+// not write it back and forth).
 type gauges struct {
-	mu   sync.Mutex
-	list atomic.Pointer[[]deviceGauge]
-	read func(*device.Device) Reading
+	m     cowmap.Map[*device.Device, *gauge]
+	first atomic.Pointer[deviceGauge]
+	read  func(*device.Device) reading
 }
 
 type deviceGauge struct {
@@ -59,26 +61,16 @@ type deviceGauge struct {
 }
 
 func (gs *gauges) of(dev *device.Device) *gauge {
-	if l := gs.list.Load(); l != nil {
-		for _, e := range *l {
-			if e.dev == dev {
-				return e.g
-			}
-		}
+	if f := gs.first.Load(); f != nil && f.dev == dev {
+		return f.g
 	}
-	gs.mu.Lock()
-	defer gs.mu.Unlock()
-	var old []deviceGauge
-	if l := gs.list.Load(); l != nil {
-		old = *l
+	if g, ok := gs.m.Load(dev); ok {
+		return g
 	}
-	for _, e := range old {
-		if e.dev == dev {
-			return e.g
-		}
-	}
-	g := newGauge(func() Reading { return gs.read(dev) })
-	l := append(old[:len(old):len(old)], deviceGauge{dev, g})
-	gs.list.Store(&l)
+	g, _, _ := gs.m.LoadOrCreate(dev, func() (*gauge, error) {
+		g := newGauge(func() reading { return gs.read(dev) })
+		gs.first.CompareAndSwap(nil, &deviceGauge{dev, g})
+		return g, nil
+	})
 	return g
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/cleanups"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -26,20 +28,20 @@ func forcedGCs() uint64 {
 
 // limitedPool is a caching pool under a small hard limit whose reclaimer
 // is rt's ladder, with rt reading its pressure from it.
-func limitedPool(t *testing.T, cfg Config, limit uint64) (*runtimeState, *arrays) {
+func limitedPool(t *testing.T, cfg policy, limit uint64) (*runtimeState, *arrays) {
 	dev := defaultDevice(t)
 	var pool *memory.CachingPool
 	rt := poolRuntime(cfg, func() memory.Resource { return pool })
-	pool = memory.Caching(memory.Limit(memory.Direct(dev), limit), memory.CachingOptions{Reclaimer: rt.reclaimer})
+	pool = memory.Caching(memory.Limit(memory.Direct(dev), limit), memory.CachingOptions{Reclaimer: rt.ladder})
 	t.Cleanup(func() {
-		CollectAndWait(time.Second)
+		cleanups.Collect(time.Second)
 		assert.NoError(t, pool.EmptyCache())
 	})
 	return rt, &arrays{rt: rt, pool: pool}
 }
 
-func loopConfig(eager bool) Config {
-	cfg, err := DefaultConfig()
+func loopPolicy(eager bool) policy {
+	cfg, err := policyFromEnv()
 	if err != nil {
 		panic(err)
 	}
@@ -54,7 +56,7 @@ func TestLoopBeyondTheLimit(t *testing.T) {
 	const limit, size = 64 << 20, 4 << 20
 	for _, eager := range []bool{true, false} {
 		t.Run(fmt.Sprintf("eager=%v", eager), func(t *testing.T) {
-			rt, a := limitedPool(t, loopConfig(eager), limit)
+			rt, a := limitedPool(t, loopPolicy(eager), limit)
 			s := a.pool.Device().DefaultStream()
 			var last *toyArray
 			for i := range 10 * limit / size {
@@ -65,7 +67,7 @@ func TestLoopBeyondTheLimit(t *testing.T) {
 			}
 			runtime.KeepAlive(last)
 			require.NoError(t, s.Synchronize())
-			rt.collector.Wait() // a background collection may still be running
+			rt.collector.waitIdle() // a background collection may still be running
 			st := rt.stats()
 			t.Logf("eager %+v; ladder %+v", st.Eager, st.Reclaim)
 			require.Zero(t, a.pool.Stats().OOMs)
@@ -85,11 +87,11 @@ func TestLoopBeyondTheLimit(t *testing.T) {
 // only once per 1/64 of the limit allocated.
 func TestNoCollectionBelowThresholdOnDevice(t *testing.T) {
 	const limit, size = 64 << 20, 256 << 10
-	rt, a := limitedPool(t, loopConfig(true), limit)
+	rt, a := limitedPool(t, loopPolicy(true), limit)
 	reads := 0
 	g := rt.devices.of(a.pool.Device())
 	inner := g.read
-	g.read = func() Reading { reads++; return inner() }
+	g.read = func() reading { reads++; return inner() }
 	s := a.pool.Device().DefaultStream()
 	before := forcedGCs()
 	var held []*toyArray
@@ -109,7 +111,7 @@ func TestNoCollectionBelowThresholdOnDevice(t *testing.T) {
 		require.NoError(t, a.release(h))
 	}
 	assert.Equal(t, before, forcedGCs(), "no runtime.GC")
-	rt.collector.Wait()
+	rt.collector.waitIdle()
 	st := rt.stats()
 	assert.Zero(t, st.Eager.Collections)
 	assert.Zero(t, st.Eager.Skipped)
@@ -124,7 +126,7 @@ func TestNoCollectionBelowThresholdOnDevice(t *testing.T) {
 // and once everything is unreachable every byte is back.
 func TestCleanupsRaceAllocations(t *testing.T) {
 	const limit = 64 << 20
-	rt, a := limitedPool(t, loopConfig(true), limit)
+	rt, a := limitedPool(t, loopPolicy(true), limit)
 	a.slow = 50 * time.Microsecond // widen the windows in which cleanups overlap
 	dev := a.pool.Device()
 	var wg sync.WaitGroup
@@ -149,8 +151,8 @@ func TestCleanupsRaceAllocations(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.True(t, waitFor(func() bool {
-		CollectAndWait(time.Second)
+	require.True(t, testutil.WaitFor(5*time.Second, func() bool {
+		cleanups.Collect(time.Second)
 		return a.pool.Stats().AllocatedBytes.Current == 0
 	}), "every array's memory came back: %d bytes still allocated", a.pool.Stats().AllocatedBytes.Current)
 	for _, s := range streams {
@@ -162,24 +164,14 @@ func TestCleanupsRaceAllocations(t *testing.T) {
 	assert.Zero(t, a.pool.Stats().OOMs)
 }
 
-func waitFor(cond func() bool) bool {
-	for range 20 {
-		if cond() {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
-}
-
 // The gauge's estimate saves readings: below the threshold it reads once
 // per 1/64 of the limit announced; above it, while the budget refuses, it
 // does not read at all.
 func TestGaugeReadsSparingly(t *testing.T) {
 	w := &fakeWorld{live: 10 << 20, limit: 64 << 20, clock: time.Unix(0, 0), gcTime: time.Millisecond}
-	c := w.collector(testConfig())
+	c := w.collector(testPolicy())
 	reads := 0
-	g := newGauge(func() Reading { reads++; return w.read() })
+	g := newGauge(func() reading { reads++; return w.read() })
 	for range 64 {
 		g.check(c, 64<<10, false) // 4 MiB in all: one refresh step
 	}
@@ -202,17 +194,17 @@ func TestGaugeReadsSparingly(t *testing.T) {
 }
 
 // While a collection is in flight the gauge does not read the device:
-// MaybeCollect would do nothing with the reading, and on a GPU every
+// maybeCollect would do nothing with the reading, and on a GPU every
 // allocation of those milliseconds would take the allocator's locks beside
 // the cleanups. The collection's closing reading restarts the estimate.
 func TestGaugeSkipsReadingsDuringACollection(t *testing.T) {
 	w := &fakeWorld{live: 60 << 20, limit: 64 << 20, garbage: 40 << 20, clock: time.Unix(0, 0), gcTime: time.Millisecond}
 	c, release := w.gatedBackground()
 	var reads atomic.Int32
-	g := newGauge(func() Reading { reads.Add(1); return w.read() })
+	g := newGauge(func() reading { reads.Add(1); return w.read() })
 
 	require.True(t, g.check(c, 1<<20, false), "above the threshold: a background collection starts")
-	require.True(t, c.Collecting())
+	require.True(t, c.collecting())
 	r0 := reads.Load()
 	for range 1000 {
 		assert.False(t, g.check(c, 64<<10, false))
@@ -220,8 +212,8 @@ func TestGaugeSkipsReadingsDuringACollection(t *testing.T) {
 	assert.Equal(t, r0, reads.Load(), "no reading while the collection is in flight")
 
 	close(release)
-	c.Wait()
-	assert.False(t, c.Collecting())
+	c.waitIdle()
+	assert.False(t, c.collecting())
 	est, fresh := g.estimate()
 	assert.True(t, fresh, "the collection's closing reading restarted the estimate")
 	assert.Equal(t, uint64(20<<20), est.Live, "live after the collection, nothing announced since")
@@ -230,7 +222,7 @@ func TestGaugeSkipsReadingsDuringACollection(t *testing.T) {
 // Concurrent announcements and readings never make the estimate low.
 func TestGaugeConcurrent(t *testing.T) {
 	w := &fakeWorld{live: 0, limit: 1 << 30, clock: time.Unix(0, 0)}
-	c := w.collector(testConfig())
+	c := w.collector(testPolicy())
 	g := newGauge(w.read)
 	var wg sync.WaitGroup
 	for range 8 {

@@ -20,7 +20,7 @@ const refreshShare = 64
 // above it is checked against the collector's time budget without a
 // reading, and only then measured for real.
 type gauge struct {
-	read func() Reading
+	read func() reading
 
 	mu          sync.Mutex // one reading at a time
 	valid       atomic.Bool
@@ -32,10 +32,10 @@ type gauge struct {
 	_     [56]byte
 }
 
-func newGauge(read func() Reading) *gauge { return &gauge{read: read} }
+func newGauge(read func() reading) *gauge { return &gauge{read: read} }
 
 // reading measures for real and restarts the estimate from it.
-func (g *gauge) reading() Reading {
+func (g *gauge) measure() reading {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s0 := g.since.Load()
@@ -51,32 +51,32 @@ func (g *gauge) reading() Reading {
 // whether it is fresh enough to be believed. It loads since before live:
 // reading stores live before lowering since, so a concurrent reading can
 // make the estimate high, never low.
-func (g *gauge) estimate() (Reading, bool) {
+func (g *gauge) estimate() (reading, bool) {
 	since := g.since.Load()
 	limit := g.limit.Load()
 	ok := g.valid.Load() && since < limit/refreshShare
-	return Reading{Live: g.live.Load() + since, Limit: limit}, ok
+	return reading{Live: g.live.Load() + since, Limit: limit}, ok
 }
 
 // check announces n bytes about to be allocated (0 before a blocking wait)
 // and collects when c's policy says so. It reports whether a collection ran.
-func (g *gauge) check(c *Collector, n uint64, blocking bool) bool {
+func (g *gauge) check(c *collector, n uint64, blocking bool) bool {
 	if !c.enabled.Load() {
 		return false
 	}
 	g.since.Add(n)
-	if c.Collecting() {
-		// MaybeCollect would neither start another collection nor wait for
-		// this one. Reading the device here would cost every allocation of
+	if c.collecting() {
+		// maybeCollect would neither start another collection nor wait for
+		// this one. reading the device here would cost every allocation of
 		// the collection's few milliseconds a look at the allocator's
 		// statistics, under the locks its cleanups are freeing through;
 		// the collection's own closing reading restarts the estimate.
 		return false
 	}
 	if est, ok := g.estimate(); ok {
-		if est.Pressure() < c.Threshold(blocking) || c.Refuses(est, blocking) {
+		if est.Pressure() < c.threshold(blocking) || c.refuses(est, blocking) {
 			return false
 		}
 	}
-	return c.MaybeCollect(g.reading, blocking)
+	return c.maybeCollect(g.measure, blocking)
 }

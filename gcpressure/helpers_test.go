@@ -4,21 +4,15 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
-func defaultDevice(t testing.TB) *device.Device {
-	t.Helper()
-	dev, err := device.Default()
-	require.NoError(t, err)
-	return dev
-}
+// defaultDevice is the device under test, device.Default().
+var defaultDevice = testutil.Device
 
 // recorder wraps an upstream resource and logs what the allocator above
 // asks of it beyond plain allocation: segment releases and cache empties.
@@ -58,13 +52,13 @@ func (l *steps) reset() { l.mu.Lock(); l.s = nil; l.mu.Unlock() }
 
 // poolRuntime is a runtimeState whose devices are read from one private
 // pool (so tests choose the limit) rather than from memory.Default.
-func poolRuntime(cfg Config, pool func() memory.Resource) *runtimeState {
-	read := func(*device.Device) Reading {
+func poolRuntime(cfg policy, pool func() memory.Resource) *runtimeState {
+	read := func(*device.Device) reading {
 		st := pool().Stats()
-		return Reading{Live: st.AllocatedBytes.Current, Limit: st.HardLimit}
+		return reading{Live: st.AllocatedBytes.Current, Limit: st.HardLimit}
 	}
 	live := func(*device.Device) uint64 { return pool().Stats().AllocatedBytes.Current }
-	return newRuntime(cfg, read, live, func() (SystemMemory, error) { return SystemMemory{Total: 1 << 40, Available: 1 << 40}, nil })
+	return newRuntime(cfg, read, live, func() (systemMemory, error) { return systemMemory{Total: 1 << 40, Available: 1 << 40}, nil })
 }
 
 // arrays makes toy arrays: a Go object whose cleanup frees its block, as

@@ -3,6 +3,7 @@ package gcpressure
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -25,31 +26,31 @@ func TestReadSystemMemory(t *testing.T) {
 	cases := []struct {
 		name  string
 		files map[string]string
-		want  SystemMemory
+		want  systemMemory
 	}{
 		{"no cgroup", map[string]string{"proc/meminfo": meminfo},
-			SystemMemory{Total: kb(16384000), Available: kb(8192000)}},
+			systemMemory{Total: kb(16384000), Available: kb(8192000)}},
 		{"old kernel without MemAvailable", map[string]string{"proc/meminfo": "MemTotal: 100 kB\nMemFree: 10 kB\nBuffers: 1 kB\nCached: 4 kB\n"},
-			SystemMemory{Total: kb(100), Available: kb(15)}},
+			systemMemory{Total: kb(100), Available: kb(15)}},
 		{"v2 unlimited", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/a/b\n",
 			"sys/fs/cgroup/a/b/memory.max": "max\n", "sys/fs/cgroup/a/b/memory.current": "123\n"},
-			SystemMemory{Total: kb(16384000), Available: kb(8192000)}},
+			systemMemory{Total: kb(16384000), Available: kb(8192000)}},
 		{"v2 limit on an ancestor", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/a/b\n",
 			"sys/fs/cgroup/a/b/memory.max": "max\n", "sys/fs/cgroup/a/b/memory.current": "123\n",
 			"sys/fs/cgroup/a/memory.max": "4294967296\n", "sys/fs/cgroup/a/memory.current": "1073741824\n"},
-			SystemMemory{Total: 4 * gib, Available: 3 * gib, Cgroup: true}},
+			systemMemory{Total: 4 * gib, Available: 3 * gib, Cgroup: true}},
 		{"v2 in a container (root of the mount)", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n",
 			"sys/fs/cgroup/memory.max": "2147483648\n", "sys/fs/cgroup/memory.current": "2147483648\n"},
-			SystemMemory{Total: 2 * gib, Available: 0, Cgroup: true}},
+			systemMemory{Total: 2 * gib, Available: 0, Cgroup: true}},
 		{"v1 memory controller", map[string]string{"proc/meminfo": meminfo,
 			"proc/self/cgroup": "5:cpu,cpuacct:/x\n4:memory:/job\n0::/\n",
 			"sys/fs/cgroup/memory/job/memory.limit_in_bytes": "1073741824\n",
 			"sys/fs/cgroup/memory/job/memory.usage_in_bytes": "536870912\n",
 			"sys/fs/cgroup/memory/memory.limit_in_bytes":     "9223372036854771712\n"},
-			SystemMemory{Total: gib, Available: gib / 2, Cgroup: true}},
+			systemMemory{Total: gib, Available: gib / 2, Cgroup: true}},
 		{"cgroup looser than the machine", map[string]string{"proc/meminfo": meminfo, "proc/self/cgroup": "0::/\n",
 			"sys/fs/cgroup/memory.max": "68719476736\n", "sys/fs/cgroup/memory.current": "1\n"},
-			SystemMemory{Total: kb(16384000), Available: kb(8192000)}},
+			systemMemory{Total: kb(16384000), Available: kb(8192000)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -68,7 +69,7 @@ func TestReadSystemMemory(t *testing.T) {
 
 // This machine's figures are plausible.
 func TestReadSystemMemoryHere(t *testing.T) {
-	sm, err := ReadSystemMemory()
+	sm, err := currentSystemMemory()
 	if err != nil {
 		t.Skipf("no /proc/meminfo here: %v", err)
 	}
@@ -77,55 +78,119 @@ func TestReadSystemMemoryHere(t *testing.T) {
 	assert.LessOrEqual(t, sm.Available, sm.Total)
 }
 
-func TestHostMemoryAccounting(t *testing.T) {
+// The account's pressure drives eager collection like a device's.
+func TestHostAccountPressure(t *testing.T) {
 	w := &fakeWorld{clock: time.Unix(0, 0), gcTime: time.Millisecond}
-	c := w.collector(testConfig())
-	avail := uint64(100)
+	c := w.collector(testPolicy())
+	avail := uint64(1 << 30)
 	var mu sync.Mutex
-	sys := func() (SystemMemory, error) {
+	sys := func() (systemMemory, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		return SystemMemory{Total: 1000, Available: avail}, nil
+		return systemMemory{Total: 1 << 31, Available: avail}, nil
 	}
-	h := newHostMemory(c, sys)
-	h.Add(300)
-	h.Add(100)
-	h.Sub(50)
-	assert.Equal(t, uint64(350), h.Used())
-	assert.Equal(t, Reading{Live: 350, Limit: 450}, h.Reading())
-	assert.InDelta(t, 0.78, h.Reading().Pressure(), 0.01)
+	h := newHostAccount(c, sys)
+	require.NoError(t, h.charge(300))
+	require.NoError(t, h.charge(100))
+	h.release(50)
+	assert.Equal(t, uint64(350), h.used.Load())
+	assert.Zero(t, w.calls(), "plenty available: no collection")
 
-	// Pressure 0.78 is over the threshold: BeforeAlloc collects.
-	assert.True(t, h.BeforeAlloc(10))
-	assert.Equal(t, 1, w.gcCalls)
+	// The system runs short: pressure 350 / (350 + 100) is over the
+	// threshold, and the next announcement collects.
+	mu.Lock()
+	avail = 100
+	mu.Unlock()
+	w.advance(time.Hour)
+	assert.Equal(t, reading{Live: 350, Limit: 450}, h.g.measure())
+	assert.InDelta(t, 0.78, h.g.measure().Pressure(), 0.01)
+	assert.True(t, h.beforeAlloc(10))
+	assert.Equal(t, 1, w.calls())
 
-	// Plenty available: no collection.
+	// Plenty available again: no collection.
 	mu.Lock()
 	avail = 1 << 30
 	mu.Unlock()
 	w.advance(time.Hour)
-	assert.False(t, h.BeforeAlloc(10))
-	assert.Equal(t, 1, w.gcCalls)
+	assert.False(t, h.beforeAlloc(10))
+	assert.Equal(t, 1, w.calls())
 
-	// An unreadable system means no limit, not a collection.
-	h2 := newHostMemory(c, func() (SystemMemory, error) { return SystemMemory{}, errors.New("no /proc") })
-	h2.Add(1 << 40)
-	assert.Zero(t, h2.Reading().Pressure())
-	assert.False(t, h2.BeforeAlloc(1))
+	// An unreadable system means no limit: no collection, no refusal.
+	h2 := newHostAccount(c, func() (systemMemory, error) { return systemMemory{}, errors.New("no /proc") })
+	require.NoError(t, h2.charge(1<<50))
+	assert.Zero(t, h2.measure().Pressure())
+	assert.False(t, h2.beforeAlloc(1))
+	assert.Equal(t, 1, w.calls())
 }
 
-func TestHostMemoryConcurrent(t *testing.T) {
-	h := newHostMemory(NewCollector(testConfig()), func() (SystemMemory, error) { return SystemMemory{Total: 1 << 40, Available: 1 << 40}, nil })
+// A charge that would leave the system less than its reserve is refused
+// after one collection, and counts nothing; one that the collection makes
+// room for passes.
+func TestChargeHostRefuses(t *testing.T) {
+	w := &fakeWorld{clock: time.Unix(0, 0), gcTime: time.Millisecond}
+	c := w.collector(testPolicy())
+	var avail atomic.Uint64
+	avail.Store(1000)
+	h := newHostAccount(c, func() (systemMemory, error) {
+		return systemMemory{Total: 1600, Available: avail.Load()}, nil // reserve 100
+	})
+	require.NoError(t, h.charge(900), "exactly the reserve left")
+	avail.Store(100) // the allocation took it
+	calls := w.calls()
+
+	err := h.charge(1)
+	require.ErrorIs(t, err, ErrHostMemory)
+	assert.EqualError(t, err, "gcpressure: 1 B of pinned or managed memory refused: not enough system memory: "+
+		"100 B available of 1.6 KiB (system), of which 100 B stays free for the system; 900 B charged already")
+	assert.Equal(t, uint64(900), h.used.Load(), "a refused charge counts nothing")
+	assert.Greater(t, w.calls(), calls, "a collection before refusing")
+
+	// A collection that frees a forgotten pinned array makes room.
+	inner := c.gc
+	c.gc = func(d time.Duration) time.Duration {
+		if avail.Load() == 100 {
+			h.release(400)
+			avail.Store(500)
+		}
+		return inner(d)
+	}
+	w.advance(time.Hour)
+	require.NoError(t, h.charge(400))
+	assert.Equal(t, uint64(900), h.used.Load())
+
+	assert.PanicsWithValue(t, "gcpressure: ReleaseHost(901) with only 900 bytes charged", func() { h.release(901) })
+}
+
+// The process's account, on this machine's memory.
+func TestChargeHostHere(t *testing.T) {
+	before := HostCharged()
+	require.NoError(t, ChargeHost(1<<20))
+	assert.Equal(t, before+1<<20, HostCharged())
+	ReleaseHost(1 << 20)
+	assert.Equal(t, before, HostCharged())
+	if _, err := currentSystemMemory(); err != nil {
+		t.Skipf("no /proc/meminfo here: %v", err)
+	}
+	err := ChargeHost(1 << 62)
+	require.ErrorIs(t, err, ErrHostMemory)
+	assert.ErrorContains(t, err, "4.0 EiB of pinned or managed memory refused")
+	assert.Equal(t, before, HostCharged())
+}
+
+func TestHostAccountConcurrent(t *testing.T) {
+	h := newHostAccount(newCollector(testPolicy()), func() (systemMemory, error) {
+		return systemMemory{Total: 1 << 40, Available: 1 << 40}, nil
+	})
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 1000 {
-				h.BeforeAlloc(4096)
-				h.Add(4096)
-				h.Sub(4096)
+				if assert.NoError(t, h.charge(4096)) {
+					h.release(4096)
+				}
 			}
 		})
 	}
 	wg.Wait()
-	assert.Zero(t, h.Used())
+	assert.Zero(t, h.used.Load())
 }

@@ -11,21 +11,21 @@ import (
 // collector (the GC is process-wide), the ladder, and the gauges that
 // estimate each device's and the host's pressure. Tests build their own.
 type runtimeState struct {
-	err       error // from DefaultConfig
-	collector *Collector
-	reclaimer *Reclaimer
+	err       error // from policyFromEnv
+	collector *collector
+	ladder    *ladder
 	devices   gauges
-	host      *HostMemory
+	host      *hostAccount
 
 	global      bool // the process's own state, which installs its ladder
 	installOnce sync.Once
 }
 
-func newRuntime(cfg Config, readDevice func(*device.Device) Reading, live func(*device.Device) uint64, sys func() (SystemMemory, error)) *runtimeState {
-	c := NewCollector(cfg)
-	rt := &runtimeState{collector: c, reclaimer: NewReclaimer(c, live)}
+func newRuntime(cfg policy, readDevice func(*device.Device) reading, live func(*device.Device) uint64, sys func() (systemMemory, error)) *runtimeState {
+	c := newCollector(cfg)
+	rt := &runtimeState{collector: c, ladder: newLadder(c, live)}
 	rt.devices.read = readDevice
-	rt.host = newHostMemory(c, sys)
+	rt.host = newHostAccount(c, sys)
 	return rt
 }
 
@@ -39,14 +39,14 @@ func process() *runtimeState {
 	proc.once.Do(func() {
 		// A malformed GPUARR_GC_EARLY keeps the documented defaults; Install
 		// reports it.
-		cfg, err := DefaultConfig()
-		proc.rt = newRuntime(cfg, DeviceReading, defaultLive, ReadSystemMemory)
+		cfg, err := policyFromEnv()
+		proc.rt = newRuntime(cfg, deviceReading, defaultLive, currentSystemMemory)
 		proc.rt.err, proc.rt.global = err, true
 	})
 	return proc.rt
 }
 
-// Install makes the reclaim ladder the allocator's process-wide Reclaimer
+// Install makes the reclaim ladder the allocator's process-wide reclaimer
 // (memory.SetReclaimer), once; the first BeforeAlloc or
 // BeforeBlockingWait does it too. A reclaimer set with memory.SetReclaimer
 // afterwards replaces it. The error is a malformed GPUARR_GC_EARLY (the
@@ -59,14 +59,14 @@ func Install() error {
 
 func (rt *runtimeState) install() {
 	if rt.global {
-		rt.installOnce.Do(func() { memory.SetReclaimer(rt.reclaimer) })
+		rt.installOnce.Do(func() { memory.SetReclaimer(rt.ladder) })
 	}
 }
 
 func (rt *runtimeState) beforeAlloc(dev *device.Device, n uint64, blocking bool) bool {
 	rt.install()
 	if !blocking {
-		rt.reclaimer.Hold(dev, 2*rt.reclaimer.wait)
+		rt.ladder.hold(dev, 2*rt.ladder.wait)
 	}
 	return rt.devices.of(dev).check(rt.collector, n, blocking)
 }
@@ -76,23 +76,19 @@ func (rt *runtimeState) beforeAlloc(dev *device.Device, n uint64, blocking bool)
 func Stats() Totals { return process().stats() }
 
 func (rt *runtimeState) stats() Totals {
-	return Totals{Eager: rt.collector.Counters(), Reclaim: rt.reclaimer.Counters()}
+	return Totals{Eager: rt.collector.snapshot(), Reclaim: rt.ladder.snapshot()}
 }
 
 // SetEager turns the process's eager collection on or off, overriding
 // GPUARR_GC_EARLY, and returns the previous setting. The reclaim ladder
 // runs either way.
-func SetEager(on bool) (was bool) { return process().collector.SetEnabled(on) }
+func SetEager(on bool) (was bool) { return process().collector.setEnabled(on) }
 
-// Default returns the process's collector and reclaim ladder, for pools
-// that name their reclaimer (memory.CachingOptions.Reclaimer) and for
-// callers that want the policy itself.
-func Default() (*Collector, *Reclaimer) {
-	rt := process()
-	return rt.collector, rt.reclaimer
-}
+// Eager reports whether the process's eager collection is on: as
+// GPUARR_GC_EARLY says (default true) until SetEager changes it.
+func Eager() bool { return process().collector.isEnabled() }
 
 // WaitIdle returns when no collection is in flight, so that Stats taken
 // afterwards include every collection started so far (background ones
 // finish after the allocation that started them).
-func WaitIdle() { process().collector.Wait() }
+func WaitIdle() { process().collector.waitIdle() }

@@ -11,24 +11,24 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuarr/gpuarr/memory"
+	"github.com/gpuarr/gpuarr/internal/units"
 )
 
-// SystemMemory is the memory the process can use: the machine's, narrowed
+// systemMemory is the memory the process can use: the machine's, narrowed
 // to its control group's limit when that is tighter (a container).
-type SystemMemory struct {
+type systemMemory struct {
 	Total     uint64 // MemTotal, or the cgroup's limit
 	Available uint64 // MemAvailable, or the cgroup's headroom (limit - usage)
 	Cgroup    bool   // a cgroup limit narrowed the figures
 }
 
-// ReadSystemMemory reads /proc/meminfo and the process's memory cgroup
+// currentSystemMemory reads /proc/meminfo and the process's memory cgroup
 // (v2, or v1's memory controller), walking up the hierarchy since a limit
 // set on an ancestor binds too.
-func ReadSystemMemory() (SystemMemory, error) { return readSystemMemory(os.DirFS("/")) }
+func currentSystemMemory() (systemMemory, error) { return readSystemMemory(os.DirFS("/")) }
 
-func readSystemMemory(fsys fs.FS) (SystemMemory, error) {
-	var sm SystemMemory
+func readSystemMemory(fsys fs.FS) (systemMemory, error) {
+	var sm systemMemory
 	info, err := fs.ReadFile(fsys, "proc/meminfo")
 	if err != nil {
 		return sm, err
@@ -153,10 +153,10 @@ func readCgroupValue(fsys fs.FS, name string) (uint64, bool) {
 	return n, err == nil
 }
 
-func (sm SystemMemory) String() string {
+func (sm systemMemory) String() string {
 	src := "system"
 	if sm.Cgroup {
 		src = "cgroup"
 	}
-	return fmt.Sprintf("%s available of %s (%s)", memory.FormatBytes(sm.Available), memory.FormatBytes(sm.Total), src)
+	return fmt.Sprintf("%s available of %s (%s)", units.FormatBytes(sm.Available), units.FormatBytes(sm.Total), src)
 }

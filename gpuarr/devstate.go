@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -29,8 +30,7 @@ func (st *devState) resource() (memory.Resource, error) {
 // states maps devices to their state, copy-on-write so that lookups take
 // no lock; last short-cuts the common case of one device.
 var states struct {
-	mu   sync.Mutex
-	m    atomic.Pointer[map[*device.Device]*devState]
+	m    cowmap.Map[*device.Device, *devState]
 	last atomic.Pointer[devState]
 }
 
@@ -38,29 +38,9 @@ func stateOf(dev *device.Device) *devState {
 	if st := states.last.Load(); st != nil && st.dev == dev {
 		return st
 	}
-	if m := states.m.Load(); m != nil {
-		if st := (*m)[dev]; st != nil {
-			states.last.Store(st)
-			return st
-		}
-	}
-	states.mu.Lock()
-	defer states.mu.Unlock()
-	old := states.m.Load()
-	if old != nil {
-		if st := (*old)[dev]; st != nil {
-			return st
-		}
-	}
-	st := &devState{dev: dev, events: eventPool{dev: dev}}
-	m := make(map[*device.Device]*devState, 4)
-	if old != nil {
-		for k, v := range *old {
-			m[k] = v
-		}
-	}
-	m[dev] = st
-	states.m.Store(&m)
+	st, _, _ := states.m.LoadOrCreate(dev, func() (*devState, error) {
+		return &devState{dev: dev, events: eventPool{dev: dev}}, nil
+	})
 	states.last.Store(st)
 	return st
 }

@@ -7,48 +7,21 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
-	"github.com/gpuarr/gpuarr/internal/testkernels"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
-// testDevice is device.Default(): the host device in CI, a GPU under
-// GPUARR_DEVICE=cuda, with the same test binary.
-func testDevice(t testing.TB) *device.Device {
-	t.Helper()
-	dev, err := device.Default()
-	require.NoError(t, err)
-	return dev
-}
+// The device under test is device.Default(): the host device in CI, a GPU
+// under GPUARR_DEVICE=cuda, with the same test binary; the helpers are
+// internal/testutil's.
+var (
+	testDevice = testutil.Device
+	kernels    = testutil.Kernels
+	newStreams = testutil.Streams
+)
 
-func kernels(t testing.TB, dev *device.Device) *testkernels.Set {
-	t.Helper()
-	ks, err := testkernels.Load(dev)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ks.Module.Close() })
-	return ks
-}
-
-func newStreams(t testing.TB, dev *device.Device, n int) []*device.Stream {
-	t.Helper()
-	out := make([]*device.Stream, n)
-	for i := range out {
-		s, err := dev.NewStream()
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Close() })
-		out[i] = s
-	}
-	return out
-}
-
-// must returns v or panics with err: tests use it where the call is the
-// setup rather than what is tested (Go cannot pass t alongside a call's
-// two results).
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
+// must returns v or panics with err (testutil.Must).
+func must[T any](v T, err error) T { return testutil.Must(v, err) }
 
 func values[T gpuarr.Numeric](t testing.TB, a *gpuarr.Array[T]) []T {
 	t.Helper()

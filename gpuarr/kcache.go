@@ -2,23 +2,23 @@ package gpuarr
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/hosteval"
 	"github.com/gpuarr/gpuarr/internal/ptxgen"
 )
 
 // kernelCache maps program keys to loaded kernels, per device. Lookups
-// take no lock (a copy-on-write map); a miss compiles under the lock, so
-// each program compiles once per device however many goroutines ask.
+// take no lock (a copy-on-write map); a miss compiles under the map's
+// lock, so each program compiles once per device however many goroutines
+// ask.
 type kernelCache struct {
-	m  atomic.Pointer[map[string]*device.Kernel]
-	mu sync.Mutex
+	m cowmap.Map[string, *device.Kernel]
 }
 
 var kernelStats struct {
@@ -46,41 +46,31 @@ func ReadKernelStats() KernelStats {
 }
 
 // kernel returns the device's kernel for p, compiling it on first use.
-// key is p's key (callers build it in a reused buffer).
+// key is p's key (callers build it in a reused buffer; indexing the
+// snapshot with string(key) does not copy it).
 func (st *devState) kernel(p *expr.Program, key []byte) (*device.Kernel, error) {
-	if m := st.kernels.m.Load(); m != nil {
-		if k := (*m)[string(key)]; k != nil {
-			kernelStats.hits.Add(1)
-			return k, nil
-		}
+	if k := st.kernels.m.Snapshot()[string(key)]; k != nil {
+		kernelStats.hits.Add(1)
+		return k, nil
 	}
-	st.kernels.mu.Lock()
-	defer st.kernels.mu.Unlock()
-	old := st.kernels.m.Load()
-	if old != nil {
-		if k := (*old)[string(key)]; k != nil {
-			kernelStats.hits.Add(1)
-			return k, nil
+	k, compiled, err := st.kernels.m.LoadOrCreate(string(key), func() (*device.Kernel, error) {
+		start := time.Now()
+		// The program lives in a pooled buffer: the kernel (the host's
+		// keeps its program) gets a copy of its own.
+		k, err := compile(st.dev, cloneProgram(p))
+		if err != nil {
+			return nil, err
 		}
-	}
-	start := time.Now()
-	// The program lives in a pooled buffer: the kernel (the host's keeps
-	// its program) gets a copy of its own.
-	k, err := compile(st.dev, cloneProgram(p))
+		kernelStats.compiles.Add(1)
+		kernelStats.compileNano.Add(int64(time.Since(start)))
+		return k, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	kernelStats.compiles.Add(1)
-	kernelStats.compileNano.Add(int64(time.Since(start)))
-	m := make(map[string]*device.Kernel, 1)
-	if old != nil {
-		m = make(map[string]*device.Kernel, len(*old)+1)
-		for k, v := range *old {
-			m[k] = v
-		}
+	if !compiled {
+		kernelStats.hits.Add(1)
 	}
-	m[string(key)] = k
-	st.kernels.m.Store(&m)
 	return k, nil
 }
 

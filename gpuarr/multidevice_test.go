@@ -12,19 +12,12 @@ import (
 	"github.com/gpuarr/gpuarr/device/host"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/internal/testkernels"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/p2p"
 )
 
 // twoDevices returns two devices of the default backend, or skips.
-func twoDevices(t *testing.T) (*device.Device, *device.Device) {
-	t.Helper()
-	devs, err := device.Devices()
-	require.NoError(t, err)
-	if len(devs) < 2 {
-		t.Skipf("needs two devices (GPUARR_HOST_DEVICES=2 on the host backend); have %d", len(devs))
-	}
-	return devs[0], devs[1]
-}
+var twoDevices = testutil.TwoDevices
 
 // setPeers makes host devices 0 and 1 peers or not for the test, and puts
 // them back as peers afterwards. Real GPUs have a fixed peer matrix: the

@@ -9,8 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/cleanups"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // Every use of a released handle is an error naming the array; Release
@@ -52,7 +53,7 @@ func TestViewsOutliveParent(t *testing.T) {
 	// Earlier tests' garbage is collected first: its cleanups running
 	// mid-test would move the baseline.
 	for range 3 {
-		gcpressure.CollectAndWait(5 * time.Second)
+		cleanups.Collect(5 * time.Second)
 	}
 	base := allocated(t, dev)
 	x := must(gpuarr.FromSlice([]float64{1, 2, 3, 4, 5, 6}, gpuarr.Shape{3, 2}))
@@ -74,7 +75,7 @@ func TestCleanupWhenUnreachable(t *testing.T) {
 	dev := testDevice(t)
 	settle := func() {
 		for range 3 {
-			gcpressure.CollectAndWait(5 * time.Second)
+			cleanups.Collect(5 * time.Second)
 		}
 	}
 	settle()
@@ -104,7 +105,7 @@ func TestReleaseAndCleanupsConcurrently(t *testing.T) {
 	dev := testDevice(t)
 	ks := kernels(t, dev)
 	ss := newStreams(t, dev, 4)
-	base := func() uint64 { gcpressure.CollectAndWait(5 * time.Second); return allocated(t, dev) }()
+	base := func() uint64 { cleanups.Collect(5 * time.Second); return allocated(t, dev) }()
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -140,7 +141,7 @@ func TestReleaseAndCleanupsConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 	for range 3 {
-		gcpressure.CollectAndWait(5 * time.Second)
+		cleanups.Collect(5 * time.Second)
 	}
 	assert.Equal(t, base, allocated(t, dev))
 	assert.Zero(t, gpuarr.ReadCounters().FreeErrors)
@@ -150,8 +151,8 @@ func TestReleaseAndCleanupsConcurrently(t *testing.T) {
 // before it returns (the reclaim ladder relies on it) ...
 func TestCollectionFreesDroppedArrays(t *testing.T) {
 	dev := testDevice(t)
-	gcpressure.CollectAndWait(5 * time.Second)
-	release := gpuarr.HoldDrainer() // only CollectAndWait's own drain frees
+	cleanups.Collect(5 * time.Second)
+	release := gpuarr.HoldDrainer() // only cleanups.Collect's own drain frees
 	defer release()
 	base := allocated(t, dev)
 	before := gpuarr.ReadCounters()
@@ -160,8 +161,8 @@ func TestCollectionFreesDroppedArrays(t *testing.T) {
 		v := must(x.Slice(0, 512))
 		_ = v
 	}
-	gcpressure.CollectAndWait(5 * time.Second)
-	assert.Equal(t, base, allocated(t, dev), "the memory is back when CollectAndWait returns")
+	cleanups.Collect(5 * time.Second)
+	assert.Equal(t, base, allocated(t, dev), "the memory is back when cleanups.Collect returns")
 	assert.GreaterOrEqual(t, gpuarr.ReadCounters().Sub(before).Frees, uint64(64))
 }
 
@@ -169,16 +170,13 @@ func TestCollectionFreesDroppedArrays(t *testing.T) {
 // own, or a plain runtime.GC), through the queue's drainer goroutine.
 func TestPlainGCFreesDroppedArrays(t *testing.T) {
 	dev := testDevice(t)
-	gcpressure.CollectAndWait(5 * time.Second)
+	cleanups.Collect(5 * time.Second)
 	base := allocated(t, dev)
 	for range 64 {
 		_ = must(gpuarr.Zeros[float32](gpuarr.Shape{1024}))
 	}
 	runtime.GC()
-	require.True(t, gcpressure.WaitForCleanups(5*time.Second))
-	deadline := time.Now().Add(5 * time.Second)
-	for allocated(t, dev) != base && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	require.True(t, cleanups.Wait(5*time.Second))
+	testutil.WaitFor(5*time.Second, func() bool { return allocated(t, dev) == base })
 	assert.Equal(t, base, allocated(t, dev), "the drainer freed what the cleanups queued")
 }

@@ -12,14 +12,10 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/host"
 	"github.com/gpuarr/gpuarr/internal/testkernels"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
-func testDevice(t *testing.T) *device.Device {
-	t.Helper()
-	dev, err := device.Default()
-	require.NoError(t, err)
-	return dev
-}
+var testDevice = testutil.Device
 
 func hostPair(t *testing.T) (*device.Device, *device.Device) {
 	t.Helper()
@@ -36,39 +32,24 @@ func hostPair(t *testing.T) (*device.Device, *device.Device) {
 // host devices (made peers for the test) or GPUs whose hardware allows it.
 func peerPair(t *testing.T) (*device.Device, *device.Device) {
 	t.Helper()
-	devs, err := device.Devices()
-	require.NoError(t, err)
-	if len(devs) < 2 {
-		t.Skipf("needs two devices (GPUARR_HOST_DEVICES=2 on the host backend); have %d", len(devs))
-	}
-	if devs[0].Backend() == "host" {
+	d0, d1 := testutil.TwoDevices(t)
+	if d0.Backend() == "host" {
 		return hostPair(t)
 	}
-	for _, pair := range [][2]*device.Device{{devs[0], devs[1]}, {devs[1], devs[0]}} {
+	for _, pair := range [][2]*device.Device{{d0, d1}, {d1, d0}} {
 		ok, err := pair[0].CanAccessPeer(pair[1])
 		require.NoError(t, err)
 		if !ok {
 			t.Skipf("%s cannot access %s in hardware", pair[0], pair[1])
 		}
 	}
-	return devs[0], devs[1]
+	return d0, d1
 }
 
-func newStream(t *testing.T, dev *device.Device) *device.Stream {
-	t.Helper()
-	s, err := dev.NewStream()
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
-func alloc(t *testing.T, dev *device.Device, n uint64) device.Ptr {
-	t.Helper()
-	p, err := dev.Alloc(n)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = dev.Free(p) })
-	return p
-}
+var (
+	newStream = testutil.Stream
+	alloc     = testutil.Alloc
+)
 
 func TestEnable(t *testing.T) {
 	d := testDevice(t)

@@ -102,10 +102,11 @@ type options struct {
 // run sizes the problem for the device, trains, and reports.
 func run(o options) (summary, error) {
 	if o.mode == "" {
-		o.mode = Eager
-		if cfg, err := gcpressure.DefaultConfig(); err != nil {
+		if err := gcpressure.Install(); err != nil {
 			return summary{}, err
-		} else if !cfg.Enabled {
+		}
+		o.mode = Eager
+		if !gcpressure.Eager() {
 			o.mode = Disabled
 		}
 	}

@@ -27,6 +27,17 @@ func (m *Map[K, V]) Load(k K) (V, bool) {
 	return zero, false
 }
 
+// Snapshot returns the current snapshot, which the caller must not modify
+// (nil while the map is empty). Index it directly where the key is a
+// string converted from a []byte: m.Snapshot()[string(b)] does not
+// allocate, while Load(string(b)) copies the bytes.
+func (m *Map[K, V]) Snapshot() map[K]V {
+	if s := m.snap.Load(); s != nil {
+		return *s
+	}
+	return nil
+}
+
 // LoadOrCreate returns k's value, calling create under the map's lock when
 // there is none yet. A create that fails stores nothing, and the next call
 // tries again.

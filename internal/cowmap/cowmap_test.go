@@ -68,3 +68,17 @@ func TestLoadOrCreateFailureStoresNothing(t *testing.T) {
 	assert.True(t, created)
 	assert.Equal(t, 5, v)
 }
+
+// A snapshot is the map as it was: later stores make a new one.
+func TestSnapshot(t *testing.T) {
+	var m Map[string, int]
+	assert.Nil(t, m.Snapshot())
+	m.Store("a", 1)
+	s := m.Snapshot()
+	m.Store("b", 2)
+	assert.Equal(t, map[string]int{"a": 1}, s)
+	key := []byte("a key longer than the compiler's 32-byte stack buffer for conversions")
+	m.Store(string(key), 3)
+	assert.Equal(t, 3, m.Snapshot()[string(key)])
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = m.Snapshot()[string(key)] }), "a []byte key costs no copy")
+}

@@ -12,20 +12,13 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/host"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // hostDevice returns the default device, skipping the test unless it is
 // the host backend: these tests drive the host evaluator itself (on a GPU
 // the same Programs run as PTX, which internal/ptxgen's tests cover).
-func hostDevice(t testing.TB) *device.Device {
-	t.Helper()
-	dev, err := device.Default()
-	require.NoError(t, err)
-	if dev.Backend() != "host" {
-		t.Skipf("hosteval runs on the host backend; the default device is %s", dev)
-	}
-	return dev
-}
+var hostDevice = testutil.HostDevice
 
 // upload copies vals to fresh device memory freed at the end of the test.
 func upload[T any](t testing.TB, dev *device.Device, vals []T) device.Ptr {
@@ -35,21 +28,17 @@ func upload[T any](t testing.TB, dev *device.Device, vals []T) device.Ptr {
 	return p
 }
 
+// alloc is room for n values of T (at least a byte), freed at the end of
+// the test.
 func alloc[T any](t testing.TB, dev *device.Device, n int) device.Ptr {
 	t.Helper()
 	var zero T
-	size := max(1, uint64(n)*uint64(unsafe.Sizeof(zero)))
-	p, err := dev.Alloc(size)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = dev.Free(p) })
-	return p
+	return testutil.Alloc(t, dev, max(1, uint64(n)*uint64(unsafe.Sizeof(zero))))
 }
 
 func download[T any](t testing.TB, dev *device.Device, p device.Ptr, n int) []T {
 	t.Helper()
-	out := make([]T, n)
-	require.NoError(t, device.Download(dev.DefaultStream(), out, p))
-	return out
+	return testutil.Download[T](t, dev.DefaultStream(), p, n)
 }
 
 // call holds a launch's arguments by meaning; args orders them as the

@@ -9,15 +9,15 @@ import (
 	"time"
 )
 
-// Config is the eager-collection policy. DefaultConfig reads it from the
+// policy is the eager-collection policy. policyFromEnv reads it from the
 // environment; tests build their own.
-type Config struct {
+type policy struct {
 	// Enabled turns eager collection on (GPUARR_GC_EARLY, default true).
 	Enabled bool
 	// Threshold and BlockingThreshold are the pressures below which nothing
 	// happens, on allocation and before a blocking wait, for collections
 	// in the caller. BackgroundThreshold replaces both in Background mode
-	// (see Collector.Threshold).
+	// (see collector.threshold).
 	Threshold, BlockingThreshold, BackgroundThreshold float64
 	// Budget is the base fraction of time eager collections may take.
 	Budget float64
@@ -37,41 +37,41 @@ type Config struct {
 	Log io.Writer
 }
 
-// Environment variables read by DefaultConfig.
+// Environment variables read by policyFromEnv.
 const (
-	EnvGCEarly      = "GPUARR_GC_EARLY"
-	EnvGCBackground = "GPUARR_GC_BACKGROUND"
-	EnvDebug        = "GPUARR_DEBUG"
-	// EnvGCThreshold overrides Threshold and BackgroundThreshold, and
-	// EnvGCBlockingThreshold BlockingThreshold (a pressure in (0, 1]).
-	EnvGCThreshold         = "GPUARR_GC_THRESHOLD"
-	EnvGCBlockingThreshold = "GPUARR_GC_BLOCKING_THRESHOLD"
+	envGCEarly      = "GPUARR_GC_EARLY"
+	envGCBackground = "GPUARR_GC_BACKGROUND"
+	envDebug        = "GPUARR_DEBUG"
+	// envGCThreshold overrides Threshold and BackgroundThreshold, and
+	// envGCBlockingThreshold BlockingThreshold (a pressure in (0, 1]).
+	envGCThreshold         = "GPUARR_GC_THRESHOLD"
+	envGCBlockingThreshold = "GPUARR_GC_BLOCKING_THRESHOLD"
 )
 
-// DefaultConfig returns the documented policy, adjusted by GPUARR_GC_EARLY,
+// policyFromEnv returns the documented policy, adjusted by GPUARR_GC_EARLY,
 // GPUARR_GC_BACKGROUND, the two threshold variables and GPUARR_DEBUG. A
 // malformed value is an error naming the variable.
-func DefaultConfig() (Config, error) {
-	c := Config{Enabled: true, Background: true, Threshold: 0.75, BlockingThreshold: 0.50, BackgroundThreshold: 0.90, Budget: 0.05,
+func policyFromEnv() (policy, error) {
+	c := policy{Enabled: true, Background: true, Threshold: 0.75, BlockingThreshold: 0.50, BackgroundThreshold: 0.90, Budget: 0.05,
 		CleanupWaitMax: 50 * time.Millisecond, ReclaimWaitMax: time.Second}
-	if v, ok := os.LookupEnv(EnvGCBackground); ok && v != "" {
+	if v, ok := os.LookupEnv(envGCBackground); ok && v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return c, fmt.Errorf("%s=%q: want true or false", EnvGCBackground, v)
+			return c, fmt.Errorf("%s=%q: want true or false", envGCBackground, v)
 		}
 		c.Background = b
 	}
-	if v, ok := os.LookupEnv(EnvGCEarly); ok && v != "" {
+	if v, ok := os.LookupEnv(envGCEarly); ok && v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return c, fmt.Errorf("%s=%q: want true or false", EnvGCEarly, v)
+			return c, fmt.Errorf("%s=%q: want true or false", envGCEarly, v)
 		}
 		c.Enabled = b
 	}
 	for _, t := range []struct {
 		env string
 		v   *float64
-	}{{EnvGCThreshold, &c.Threshold}, {EnvGCBlockingThreshold, &c.BlockingThreshold}} {
+	}{{envGCThreshold, &c.Threshold}, {envGCBlockingThreshold, &c.BlockingThreshold}} {
 		v, ok := os.LookupEnv(t.env)
 		if !ok || v == "" {
 			continue
@@ -81,11 +81,11 @@ func DefaultConfig() (Config, error) {
 			return c, fmt.Errorf("%s=%q: want a pressure in (0, 1]", t.env, v)
 		}
 		*t.v = f
-		if t.env == EnvGCThreshold {
+		if t.env == envGCThreshold {
 			c.BackgroundThreshold = f
 		}
 	}
-	for _, w := range strings.Split(os.Getenv(EnvDebug), ",") {
+	for _, w := range strings.Split(os.Getenv(envDebug), ",") {
 		if strings.TrimSpace(w) == "gc" {
 			c.Log = os.Stderr
 		}

@@ -54,17 +54,17 @@ func TestLadderOrder(t *testing.T) {
 					}
 				}
 				var debug bytes.Buffer
-				cfg := testConfig()
+				cfg := testPolicy()
 				cfg.Log = &debug
-				col := NewCollector(cfg)
+				col := newCollector(cfg)
 				col.gc = func(time.Duration) time.Duration { free("collect"); return time.Microsecond }
-				r := NewReclaimer(col, func(*device.Device) uint64 { return pool.Stats().AllocatedBytes.Current })
+				r := newLadder(col, func(*device.Device) uint64 { return pool.Stats().AllocatedBytes.Current })
 				r.syncStream = func(*device.Device) error { free("sync-stream"); return nil }
 				r.syncDevice = func(*device.Device) error { free("sync-device"); return nil }
 				ladder := memory.ReclaimFunc(func(d *device.Device, need uint64, level int) bool {
 					assert.Equal(t, dev, d)
 					assert.Equal(t, uint64(big), need)
-					if level == LevelGiveUp {
+					if level == levelGiveUp {
 						log.add("give-up")
 					}
 					return r.Reclaim(d, need, level)
@@ -112,7 +112,7 @@ func TestLadderOrder(t *testing.T) {
 					}())
 				}
 				// Each level ran once, up to the one that helped.
-				runs := r.Counters().Runs
+				runs := r.snapshot().Runs
 				for level := range runs {
 					want := uint64(0)
 					if level < len(c.want) && c.want[level] == full[level] {
@@ -121,8 +121,8 @@ func TestLadderOrder(t *testing.T) {
 					assert.Equal(t, want, runs[level], "level %d", level)
 				}
 				if c.freeAt == "collect" {
-					assert.Equal(t, uint64(1), r.Counters().Collections)
-					assert.Equal(t, heldBytes, r.Counters().BytesFreed)
+					assert.Equal(t, uint64(1), r.snapshot().Collections)
+					assert.Equal(t, heldBytes, r.snapshot().BytesFreed)
 					assert.Contains(t, debug.String(), "level 1 (collect) freed "+memory.FormatBytes(heldBytes))
 				}
 				require.NoError(t, pool.EmptyCache())
@@ -136,7 +136,7 @@ func TestLadderOrder(t *testing.T) {
 // a crowd of failing allocations costs about two collections, not one each.
 func TestCollectSharesCollections(t *testing.T) {
 	w := &fakeWorld{live: 10, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
-	c := w.collector(testConfig())
+	c := w.collector(testPolicy())
 	release := make(chan struct{})
 	inner := c.gc
 	c.gc = func(d time.Duration) time.Duration { <-release; return inner(d) }
@@ -144,7 +144,7 @@ func TestCollectSharesCollections(t *testing.T) {
 	out := make(chan result)
 	for range 8 {
 		go func() {
-			ran, _, _ := c.Collect(w.read, time.Second)
+			ran, _, _ := c.collect(w.read, time.Second)
 			out <- result{ran}
 		}()
 	}
@@ -167,26 +167,26 @@ func TestCollectSharesCollections(t *testing.T) {
 // collected, an eager collection has to wait its turn.
 func TestCollectChargesTheBudget(t *testing.T) {
 	w := &fakeWorld{live: 80, limit: 100, clock: time.Unix(0, 0), gcTime: time.Millisecond}
-	c := w.collector(testConfig())
-	ran, took, _ := c.Collect(w.read, time.Second)
+	c := w.collector(testPolicy())
+	ran, took, _ := c.collect(w.read, time.Second)
 	require.True(t, ran)
 	assert.Equal(t, time.Millisecond, took)
-	assert.True(t, c.Refuses(w.read(), false))
-	assert.False(t, c.MaybeCollect(w.read, false))
-	assert.Zero(t, c.Counters().Collections, "forced collections are the ladder's to count")
+	assert.True(t, c.refuses(w.read(), false))
+	assert.False(t, c.maybeCollect(w.read, false))
+	assert.Zero(t, c.snapshot().Collections, "forced collections are the ladder's to count")
 	w.advance(25 * time.Millisecond)
-	assert.True(t, c.MaybeCollect(w.read, false))
+	assert.True(t, c.maybeCollect(w.read, false))
 }
 
 func TestGiveUpLevel(t *testing.T) {
 	var log bytes.Buffer
-	cfg := testConfig()
+	cfg := testPolicy()
 	cfg.Log = &log
-	r := NewReclaimer(NewCollector(cfg), func(*device.Device) uint64 { return 0 })
+	r := newLadder(newCollector(cfg), func(*device.Device) uint64 { return 0 })
 	dev := defaultDevice(t)
-	assert.False(t, r.Reclaim(dev, 1<<20, LevelGiveUp))
+	assert.False(t, r.Reclaim(dev, 1<<20, levelGiveUp))
 	assert.False(t, r.Reclaim(dev, 1<<20, 7))
-	assert.Equal(t, uint64(2), r.Counters().Runs[LevelGiveUp])
+	assert.Equal(t, uint64(2), r.snapshot().Runs[levelGiveUp])
 	assert.Contains(t, log.String(), "ladder exhausted")
 }
 
@@ -196,37 +196,37 @@ func TestGiveUpLevel(t *testing.T) {
 // was enough on paper but the retry failed, the device-sync step collects.
 func TestLadderJoinsBackgroundCollection(t *testing.T) {
 	dev := defaultDevice(t)
-	start := func() (*fakeWorld, *Collector, *Reclaimer) {
+	start := func() (*fakeWorld, *collector, *ladder) {
 		w := &fakeWorld{live: 90, limit: 100, garbage: 40, clock: time.Unix(0, 0), gcTime: time.Millisecond}
 		c, gate := w.gatedBackground()
 		// The background collection ends once the ladder waits for it.
 		c.joining = func() { close(gate) }
-		r := NewReclaimer(c, func(*device.Device) uint64 { return w.read().Live })
+		r := newLadder(c, func(*device.Device) uint64 { return w.read().Live })
 		r.syncDevice = func(*device.Device) error { return nil }
-		require.True(t, c.MaybeCollect(w.read, false), "background collection started")
+		require.True(t, c.maybeCollect(w.read, false), "background collection started")
 		return w, c, r
 	}
 
 	w, c, r := start()
-	r.Reclaim(dev, 30, LevelCollect)
+	r.Reclaim(dev, 30, levelCollect)
 	assert.Equal(t, 1, w.calls(), "joined, no second collection")
-	assert.Zero(t, r.Counters().Collections)
-	assert.Equal(t, uint64(1), r.Counters().Runs[LevelCollect])
+	assert.Zero(t, r.snapshot().Collections)
+	assert.Equal(t, uint64(1), r.snapshot().Runs[levelCollect])
 	// The retry failed after all: the next step collects.
 	w.mu.Lock()
 	w.garbage = 5
 	w.mu.Unlock()
-	r.Reclaim(dev, 30, LevelSyncDevice)
+	r.Reclaim(dev, 30, levelSyncDevice)
 	assert.Equal(t, 2, w.calls(), "the device-sync step collected")
-	assert.Equal(t, uint64(1), r.Counters().Collections)
-	r.Reclaim(dev, 30, LevelSyncDevice)
+	assert.Equal(t, uint64(1), r.snapshot().Collections)
+	r.Reclaim(dev, 30, levelSyncDevice)
 	assert.Equal(t, 2, w.calls(), "only once per join")
-	c.Wait()
+	c.waitIdle()
 
 	w, _, r = start()
-	r.Reclaim(dev, 50, LevelCollect)
+	r.Reclaim(dev, 50, levelCollect)
 	assert.Equal(t, 2, w.calls(), "the background collection freed 40 of the 50 needed: collected again")
-	assert.Equal(t, uint64(1), r.Counters().Collections)
-	r.Reclaim(dev, 50, LevelSyncDevice)
+	assert.Equal(t, uint64(1), r.snapshot().Collections)
+	r.Reclaim(dev, 50, levelSyncDevice)
 	assert.Equal(t, 2, w.calls(), "nothing was joined")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/units"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -14,38 +15,38 @@ import (
 // allocator retries after each and stops at the first that succeeds, so
 // the cheap steps come first:
 //
-//	LevelSyncStream  synchronize the device's default stream, so that frees
+//	levelSyncStream  synchronize the device's default stream, so that frees
 //	                 ordered on it (stream-ordered pools) can be reused
-//	LevelCollect     run the GC and wait for the cleanups it queued: the
+//	levelCollect     run the GC and wait for the cleanups it queued: the
 //	                 buffers of unreachable arrays go back to the pool; a
 //	                 background collection under way that frees enough is
-//	                 shared instead (Collector.CollectFor)
-//	LevelSyncDevice  synchronize every stream of the device, and collect if
+//	                 shared instead (collector.collectFor)
+//	levelSyncDevice  synchronize every stream of the device, and collect if
 //	                 the collect step only shared an earlier collection
-//	LevelGiveUp      nothing left here: Reclaim reports false and the
+//	levelGiveUp      nothing left here: Reclaim reports false and the
 //	                 allocator releases its cached segments, retries once
 //	                 more and only then fails with its status report
 //
 // memory.Reclaimer passes only the device, not the allocating stream; the
 // default stream is the allocating one in code that names no stream, and
-// LevelSyncDevice covers the others.
+// levelSyncDevice covers the others.
 const (
-	LevelSyncStream = iota
-	LevelCollect
-	LevelSyncDevice
-	LevelGiveUp
+	levelSyncStream = iota
+	levelCollect
+	levelSyncDevice
+	levelGiveUp
 )
 
 // The ladder's levels are exactly the calls memory makes.
-var _ = [1]struct{}{}[memory.ReclaimLevels-LevelGiveUp-1]
+var _ = [1]struct{}{}[memory.ReclaimLevels-levelGiveUp-1]
 
 var levelNames = [...]string{"sync the default stream", "collect", "sync the device", "give up"}
 
-// Reclaimer is the reclaim ladder: a memory.Reclaimer that frees memory
-// for an allocation about to fail. Install makes the process's Reclaimer
+// ladder is the reclaim ladder: a memory.Reclaimer that frees memory
+// for an allocation about to fail. Install makes the process's ladder
 // memory's default; a pool may also name one in its options.
-type Reclaimer struct {
-	c    *Collector
+type ladder struct {
+	c    *collector
 	live func(*device.Device) uint64
 	log  io.Writer
 	wait time.Duration
@@ -57,23 +58,23 @@ type Reclaimer struct {
 	counters ReclaimCounters
 	// joined marks devices whose last collect step shared a collection
 	// already under way instead of running one; their next device-sync
-	// step collects (CollectFor).
+	// step collects (collectFor).
 	joined map[*device.Device]bool
 
-	gates gates // hold back other allocations while a ladder runs (Hold)
+	gates gates // hold back other allocations while a ladder runs (hold)
 }
 
-// NewReclaimer returns a ladder whose collections go through c (sharing
+// newLadder returns a ladder whose collections go through c (sharing
 // its time accounting with eager collections, and joining one already
 // under way) and wait up to c's ReclaimWaitMax for cleanups. live reports a
 // device's live bytes, to count what each step freed; nil reads the
 // device's default resource.
-func NewReclaimer(c *Collector, live func(*device.Device) uint64) *Reclaimer {
+func newLadder(c *collector, live func(*device.Device) uint64) *ladder {
 	if live == nil {
 		live = defaultLive
 	}
-	cfg := c.Config()
-	return &Reclaimer{
+	cfg := c.policy()
+	return &ladder{
 		c: c, live: live, log: cfg.Log, wait: cfg.ReclaimWaitMax,
 		syncStream: func(d *device.Device) error { return d.DefaultStream().Synchronize() },
 		syncDevice: (*device.Device).Synchronize,
@@ -92,14 +93,14 @@ func defaultLive(dev *device.Device) uint64 {
 // Reclaim runs step level of the ladder for an allocation of need bytes on
 // dev (memory.Reclaimer). It reports true after every step that may have
 // freed memory, so the allocator retries and comes back for the next.
-func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
-	if level < LevelSyncStream || level >= LevelGiveUp {
+func (r *ladder) Reclaim(dev *device.Device, need uint64, level int) bool {
+	if level < levelSyncStream || level >= levelGiveUp {
 		r.mu.Lock()
-		r.counters.Runs[LevelGiveUp]++
+		r.counters.Runs[levelGiveUp]++
 		r.mu.Unlock()
 		if r.log != nil {
 			fmt.Fprintf(r.log, "gpuarr gc: reclaim on %s for %s: ladder exhausted, the allocator releases cached segments next\n",
-				dev, memory.FormatBytes(need))
+				dev, units.FormatBytes(need))
 		}
 		return false
 	}
@@ -109,21 +110,21 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 	before := r.live(dev)
 	var err error
 	ran := false
-	read := func() Reading { return Reading{Live: r.live(dev)} }
+	read := func() reading { return reading{Live: r.live(dev)} }
 	switch level {
-	case LevelSyncStream:
+	case levelSyncStream:
 		err = r.syncStream(dev)
-	case LevelCollect:
+	case levelCollect:
 		var joined bool
-		ran, joined, _, _ = r.c.CollectFor(read, r.wait, need)
+		ran, joined, _, _ = r.c.collectFor(read, r.wait, need)
 		r.setJoined(dev, joined)
-	case LevelSyncDevice:
+	case levelSyncDevice:
 		err = r.syncDevice(dev)
 		if r.setJoined(dev, false) {
 			// The collect step only shared a collection that began before
 			// this allocation ran out, and the retry still failed: the
 			// garbage made since is collected now.
-			ran, _, _ = r.c.Collect(read, r.wait)
+			ran, _, _ = r.c.collect(read, r.wait)
 		}
 	}
 	took := time.Since(start)
@@ -138,7 +139,7 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 	c.BytesFreed += freed
 	c.Time += took
 	c.MaxPause = max(c.MaxPause, took)
-	if level == LevelCollect || ran {
+	if level == levelCollect || ran {
 		c.CollectTime += took
 		c.CollectMaxPause = max(c.CollectMaxPause, took)
 	}
@@ -150,13 +151,13 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 		note := ""
 		if err != nil {
 			note = fmt.Sprintf(" (%v)", err)
-		} else if level == LevelCollect && !ran {
+		} else if level == levelCollect && !ran {
 			note = " (shared a collection under way)"
-		} else if level == LevelSyncDevice && ran {
+		} else if level == levelSyncDevice && ran {
 			note = " (and collected: the collect step had shared an earlier collection)"
 		}
 		fmt.Fprintf(r.log, "gpuarr gc: reclaim on %s for %s: level %d (%s) freed %s in %v%s\n",
-			dev, memory.FormatBytes(need), level, levelNames[level], memory.FormatBytes(freed), took.Round(time.Microsecond), note)
+			dev, units.FormatBytes(need), level, levelNames[level], units.FormatBytes(freed), took.Round(time.Microsecond), note)
 	}
 	// A failed synchronization (a poisoned device) is no reason to skip
 	// the collection; the allocator's own error will tell the story.
@@ -165,7 +166,7 @@ func (r *Reclaimer) Reclaim(dev *device.Device, need uint64, level int) bool {
 
 // setJoined records whether dev's last collect step joined a collection
 // under way, and returns the previous record.
-func (r *Reclaimer) setJoined(dev *device.Device, joined bool) (was bool) {
+func (r *ladder) setJoined(dev *device.Device, joined bool) (was bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	was = r.joined[dev]
@@ -180,17 +181,17 @@ func (r *Reclaimer) setJoined(dev *device.Device, joined bool) (was bool) {
 	return was
 }
 
-// Hold waits, at most max, while a reclaim ladder runs on dev (see gates);
+// hold waits, at most max, while a reclaim ladder runs on dev (see gates);
 // it returns at once (one atomic load) when none does. The eager hooks
 // call it before every allocation, so that the memory a ladder frees goes
 // to the allocation that ran out.
-func (r *Reclaimer) Hold(dev *device.Device, max time.Duration) { r.gates.wait(dev, max) }
+func (r *ladder) hold(dev *device.Device, max time.Duration) { r.gates.wait(dev, max) }
 
-// Counters returns a snapshot of what the ladder has done.
-func (r *Reclaimer) Counters() ReclaimCounters {
+// snapshot returns what the ladder has done.
+func (r *ladder) snapshot() ReclaimCounters {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.counters
 }
 
-var _ memory.Reclaimer = (*Reclaimer)(nil)
+var _ memory.Reclaimer = (*ladder)(nil)
