@@ -7,6 +7,20 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 )
 
+// The caching pool is spread over files by concept; where a decision lives:
+//
+//	caching.go      the pool's type, options and constructor
+//	sizes.go        size classes: rounding, small or large, segment sizes
+//	alloc.go        Alloc: front cache, best fit and splitting, growth
+//	streamcache.go  the per-stream front caches, spilling to the index
+//	registry.go     finding a stream's cache; forgetting closed streams
+//	index.go        the best-fit index of free blocks; merging neighbours
+//	free.go         Free and RecordUse: stream-ordered frees, pending blocks
+//	events.go       cross-stream waits and the batched progress check
+//	exhaustion.go   the ladder run when upstream refuses memory
+//	trim.go         giving segments back: soft limit, EmptyCache, Trim
+//	cachingstats.go Stats; peak.go the per-stream peak accounting
+
 // Front cache bounds per stream, unless CachingOptions say otherwise.
 const (
 	defaultFrontBlocks = 64
