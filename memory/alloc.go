@@ -1,8 +1,6 @@
 package memory
 
-import (
-	"github.com/gpuarr/gpuarr/device"
-)
+import "github.com/gpuarr/gpuarr/device"
 
 // Allocation and growth: the front cache, then best fit in the index, then
 // a new segment from upstream, then the exhaustion ladder (exhaustion.go).

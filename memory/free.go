@@ -1,8 +1,6 @@
 package memory
 
-import (
-	"github.com/gpuarr/gpuarr/device"
-)
+import "github.com/gpuarr/gpuarr/device"
 
 // Stream-ordered frees: a block freed on its own stream goes to that
 // stream's front cache; one used on other streams (RecordUse) stays pending
