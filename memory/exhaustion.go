@@ -15,7 +15,7 @@ import (
 type ladder struct {
 	dev       *device.Device
 	need      uint64
-	reclaimer Reclaimer // nil: no reclaim step
+	reclaimer Reclaimer // nil: the process-wide one (SetReclaimer), if any
 
 	// retry tries the allocation again after a step that may have freed
 	// memory.
@@ -37,7 +37,7 @@ func settled(b *Block, err error) bool { return b != nil || err != nil && !isOOM
 // reports that every attempt ran out of memory; err is then the last
 // attempt's error (cause when it had none) joined with giveBack's.
 func (l *ladder) climb(cause error) (b *Block, err error, failed bool) {
-	if r := l.reclaimer; r != nil {
+	if r := reclaimerOr(l.reclaimer); r != nil {
 		for level := range ReclaimLevels {
 			if !r.Reclaim(l.dev, l.need, level) {
 				break
@@ -81,7 +81,7 @@ func (p *CachingPool) exhausted(sc *streamCache, size uint64, cause error) (*Blo
 	l := ladder{
 		dev:       p.dev,
 		need:      size,
-		reclaimer: reclaimerOr(p.opts.Reclaimer),
+		reclaimer: p.opts.Reclaimer,
 		retry: func() (*Block, error) {
 			p.mu.Lock()
 			p.flushFrontsLocked()

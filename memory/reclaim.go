@@ -79,7 +79,7 @@ func (a *reclaiming) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		return b, err
 	}
 	retry := func() (*Block, error) { return a.Resource.Alloc(s, n) }
-	l := ladder{dev: a.Device(), need: n, reclaimer: reclaimerOr(a.r),
+	l := ladder{dev: a.Device(), need: n, reclaimer: a.r,
 		retry: retry, giveBack: a.Resource.EmptyCache, last: retry}
 	b, err, failed := l.climb(err)
 	if !failed {
