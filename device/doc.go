@@ -45,6 +45,11 @@
 // HideSymbol("libcublas") and HideSymbol("libnvrtc") make either library
 // look missing, on both backends, for tests.
 //
+// Checking mode is a third capability (driver.Checker): Device.Checking
+// tells allocators above whether the backend wants freed memory poisoned
+// and with which byte (the host backend under GPUARR_HOST_CHECK=1; never
+// CUDA), so they need not import a backend to ask.
+//
 // This package owns devices, contexts, streams, events, modules and raw
 // allocations. It knows nothing of arrays, caching allocators or the GC:
 // those live in memory, gcpressure and gpuarr.

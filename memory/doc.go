@@ -67,15 +67,18 @@
 // declares that s uses b as well; freeing such a block records an event on
 // each of those streams and keeps the block pending, outside the index,
 // until all are reached, as PyTorch does with record_stream. A closed
-// stream's memory needs no wait (closing drains it). In the host backend's
-// checking mode (GPUARR_HOST_CHECK=1) freed blocks are poisoned by a memset
-// in the freeing stream's order, so a missing wait shows up as wrong data.
+// stream's memory needs no wait (closing drains it). When the device runs
+// in checking mode (Device.Checking: the host backend with
+// GPUARR_HOST_CHECK=1) freed blocks are poisoned by a memset in the freeing
+// stream's order, so a missing wait shows up as wrong data.
 //
 // When upstream refuses a segment, the pool runs a ladder, each step once
 // with a retry after it: wait for pending blocks' streams and take those
 // blocks; call the Reclaimer (SetReclaimer or CachingOptions.Reclaimer; the
 // GC's ladder in package gcpressure) up to ReclaimLevels times; give every
-// idle segment back upstream. Only then does it fail, with an
+// idle segment back upstream. The Reclaiming adaptor climbs the same ladder
+// from the reclaimer step on, emptying its upstream's cache at the end.
+// Only then does it fail, with an
 // *OutOfMemoryError (matching device.ErrOutOfMemory) whose message is a
 // status report: requested, used, reserved, limits, largest free block,
 // fragmentation. The soft limit is applied when the pool checks stream
@@ -84,12 +87,26 @@
 // EmptyCache and Trim give segments back on demand, waiting for streams
 // still using them.
 //
+// # Where things live
+//
+// One file per concept: resource.go (the interface, and the upstream
+// embedded by adaptors, which forwards what an adaptor does not change),
+// one file per resource or adaptor (direct.go, driverpool.go, limit.go,
+// reclaim.go, stats.go, trace.go), default.go and env.go (the per-device
+// default from the environment), status.go (the report an OOM carries).
+// The caching pool's files are listed in caching.go: an allocation
+// decision is in sizes.go (how big), alloc.go (which block, when to grow),
+// free.go and events.go (when freed memory may be reused, by which
+// stream), exhaustion.go (what happens when memory runs out) and trim.go
+// (what goes back upstream).
+//
 // # Boundaries
 //
 // This package owns allocation policy: segments, blocks, caching, limits,
 // statistics and the trace. It builds on package device (raw allocations,
-// streams, events) and must not touch Go's garbage collector, arrays or
-// their tracking: it knows nothing of Go objects that hold blocks, and it
-// calls a Reclaimer when it needs memory back rather than collecting
-// garbage itself.
+// streams, events; a backend's checking mode through Device.Checking) and
+// never imports a backend (device/host, device/cuda). It must not touch
+// Go's garbage collector, arrays or their tracking: it knows nothing of Go
+// objects that hold blocks, and it calls a Reclaimer when it needs memory
+// back rather than collecting garbage itself.
 package memory

@@ -206,3 +206,55 @@ func treapRemove(t, b *Block) *Block {
 	}
 	return t
 }
+
+func (p *CachingPool) indexOf(b *Block) *index {
+	if b.seg.small {
+		return &p.small
+	}
+	return &p.large
+}
+
+// insertFreeLocked makes b free: it merges b with free neighbours and puts
+// the result in the index.
+func (p *CachingPool) insertFreeLocked(b *Block) {
+	if pr := b.prev; pr != nil && pr.indexed {
+		p.removeIndexLocked(pr)
+		pr.size += b.size
+		pr.next = b.next
+		if b.next != nil {
+			b.next.prev = pr
+		}
+		p.mergeWaitsLocked(pr, b)
+		p.recycleLocked(b)
+		b = pr
+	}
+	if nx := b.next; nx != nil && nx.indexed {
+		p.removeIndexLocked(nx)
+		b.size += nx.size
+		b.next = nx.next
+		if nx.next != nil {
+			nx.next.prev = b
+		}
+		p.mergeWaitsLocked(b, nx)
+		p.recycleLocked(nx)
+	}
+	p.insertIndexLocked(b)
+}
+
+func (p *CachingPool) insertIndexLocked(b *Block) {
+	b.state, b.indexed = stateFree, true
+	p.indexOf(b).insert(b)
+	if b.prev != nil || b.next != nil {
+		p.a.splitBytes.add(b.size)
+		p.a.splitN.add(1)
+	}
+}
+
+func (p *CachingPool) removeIndexLocked(b *Block) {
+	p.indexOf(b).remove(b)
+	b.state, b.indexed = stateFreeing, false
+	if b.prev != nil || b.next != nil {
+		p.a.splitBytes.sub(b.size)
+		p.a.splitN.sub(1)
+	}
+}

@@ -9,7 +9,7 @@ import (
 
 // limited is the Limit adaptor.
 type limited struct {
-	up   Resource
+	upstream
 	hard uint64
 	used atomic.Uint64
 }
@@ -20,10 +20,7 @@ type limited struct {
 // refusal is an error matching device.ErrOutOfMemory, which a caching pool
 // above answers with its exhaustion ladder. Under a caching pool the limit
 // counts segments, i.e. reserved memory: Caching(Limit(Direct(dev), hard)).
-func Limit(up Resource, hard uint64) Resource { return &limited{up: up, hard: hard} }
-
-func (l *limited) Device() *device.Device { return l.up.Device() }
-func (l *limited) streamOrdered() bool    { return isStreamOrdered(l.up) }
+func Limit(up Resource, hard uint64) Resource { return &limited{upstream: upstream{up}, hard: hard} }
 
 func (l *limited) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	for {
@@ -31,13 +28,13 @@ func (l *limited) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		if n > l.hard-u {
 			return nil, driver.Errorf("memory.Limit", driver.OutOfMemory,
 				"%d bytes requested on %s with %d of the %d-byte hard limit in use",
-				n, l.up.Device(), u, l.hard)
+				n, l.Device(), u, l.hard)
 		}
 		if l.used.CompareAndSwap(u, u+n) {
 			break
 		}
 	}
-	b, err := l.up.Alloc(s, n)
+	b, err := l.Resource.Alloc(s, n)
 	if err != nil {
 		l.used.Add(-n)
 		return nil, err
@@ -47,19 +44,15 @@ func (l *limited) Alloc(s *device.Stream, n uint64) (*Block, error) {
 
 func (l *limited) Free(b *Block) error {
 	n := b.Size()
-	if err := l.up.Free(b); err != nil {
+	if err := l.Resource.Free(b); err != nil {
 		return err
 	}
 	l.used.Add(-n)
 	return nil
 }
 
-func (l *limited) RecordUse(b *Block, s *device.Stream) error { return l.up.RecordUse(b, s) }
-func (l *limited) EmptyCache() error                          { return l.up.EmptyCache() }
-func (l *limited) Trim(keep uint64) error                     { return l.up.Trim(keep) }
-
 func (l *limited) Stats() Stats {
-	s := l.up.Stats()
+	s := l.Resource.Stats()
 	if s.HardLimit == 0 || l.hard < s.HardLimit {
 		s.HardLimit = l.hard
 	}

@@ -58,55 +58,36 @@ func isOOM(err error) bool { return errors.Is(err, device.ErrOutOfMemory) }
 
 // reclaiming is the Reclaiming adaptor.
 type reclaiming struct {
-	up Resource
-	r  Reclaimer
+	upstream
+	r Reclaimer
 }
 
 // Reclaiming wraps a resource without a cache of its own (Direct,
 // DriverPool, under a Limit) with the exhaustion ladder the caching pool
-// runs inside: when an allocation fails for lack of memory it calls the
-// reclaimer (r, or the process-wide one when r is nil), retrying after each
-// call, then empties r's cache and retries once more; only then does it
-// fail, with an *OutOfMemoryError carrying a status report. It is RMM's
-// failure-callback adaptor.
-func Reclaiming(up Resource, r Reclaimer) Resource { return &reclaiming{up: up, r: r} }
-
-func (a *reclaiming) Device() *device.Device { return a.up.Device() }
-func (a *reclaiming) streamOrdered() bool    { return isStreamOrdered(a.up) }
+// climbs (exhaustion.go): when an allocation fails for lack of memory it
+// calls the reclaimer (r, or the process-wide one when r is nil), retrying
+// after each call, then empties the wrapped resource's cache and retries
+// once more; only then does it fail, with an *OutOfMemoryError carrying a
+// status report. It is RMM's failure-callback adaptor.
+func Reclaiming(up Resource, r Reclaimer) Resource {
+	return &reclaiming{upstream: upstream{up}, r: r}
+}
 
 func (a *reclaiming) Alloc(s *device.Stream, n uint64) (*Block, error) {
-	b, err := a.up.Alloc(s, n)
+	b, err := a.Resource.Alloc(s, n)
 	if err == nil || !isOOM(err) {
 		return b, err
 	}
-	r := a.r
-	if r == nil {
-		r = globalReclaimer()
-	}
-	if r != nil {
-		for level := range ReclaimLevels {
-			if !r.Reclaim(a.up.Device(), n, level) {
-				break
-			}
-			if b, err = a.up.Alloc(s, n); err == nil || !isOOM(err) {
-				return b, err
-			}
-		}
-	}
-	if e := a.up.EmptyCache(); e == nil {
-		if b, err = a.up.Alloc(s, n); err == nil || !isOOM(err) {
-			return b, err
-		}
+	retry := func() (*Block, error) { return a.Resource.Alloc(s, n) }
+	l := ladder{dev: a.Device(), need: n, reclaimer: a.r,
+		retry: retry, giveBack: a.Resource.EmptyCache, last: retry}
+	b, err, failed := l.climb(err)
+	if !failed {
+		return b, err
 	}
 	var oom *OutOfMemoryError
 	if errors.As(err, &oom) {
 		return nil, err
 	}
-	return nil, &OutOfMemoryError{Device: a.up.Device().String(), Requested: n, Stats: a.up.Stats(), Cause: err}
+	return nil, &OutOfMemoryError{Device: a.Device().String(), Requested: n, Stats: a.Stats(), Cause: err}
 }
-
-func (a *reclaiming) Free(b *Block) error                        { return a.up.Free(b) }
-func (a *reclaiming) RecordUse(b *Block, s *device.Stream) error { return a.up.RecordUse(b, s) }
-func (a *reclaiming) Stats() Stats                               { return a.up.Stats() }
-func (a *reclaiming) EmptyCache() error                          { return a.up.EmptyCache() }
-func (a *reclaiming) Trim(keep uint64) error                     { return a.up.Trim(keep) }

@@ -54,6 +54,15 @@ const (
 // segment. Adaptors forward it.
 type streamOrdered interface{ streamOrdered() bool }
 
+// upstream is embedded by the adaptors (Limit, Reclaiming, Statistics,
+// Tracer.Wrap): it forwards every Resource method an adaptor does not
+// override to the resource below, and reports that resource's stream
+// ordering, so a caching pool above an adaptor still sees a driver pool
+// underneath.
+type upstream struct{ Resource }
+
+func (u upstream) streamOrdered() bool { return isStreamOrdered(u.Resource) }
+
 func isStreamOrdered(r Resource) bool {
 	so, ok := r.(streamOrdered)
 	return ok && so.streamOrdered()

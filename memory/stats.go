@@ -99,8 +99,8 @@ func (u *usage) fill(s *Stats) {
 
 // statistics is the Statistics adaptor.
 type statistics struct {
-	up Resource
-	u  usage
+	upstream
+	u usage
 }
 
 // Statistics wraps r and counts the blocks that pass through it (allocated
@@ -108,13 +108,10 @@ type statistics struct {
 // adaptor does; the rest of Stats comes from r. It is useful around a
 // resource that does not count, or to see what a caching pool asks of its
 // upstream: Caching(Statistics(Direct(dev)), opts).
-func Statistics(r Resource) Resource { return &statistics{up: r} }
-
-func (a *statistics) Device() *device.Device { return a.up.Device() }
-func (a *statistics) streamOrdered() bool    { return isStreamOrdered(a.up) }
+func Statistics(r Resource) Resource { return &statistics{upstream: upstream{r}} }
 
 func (a *statistics) Alloc(s *device.Stream, n uint64) (*Block, error) {
-	b, err := a.up.Alloc(s, n)
+	b, err := a.Resource.Alloc(s, n)
 	if err != nil {
 		if isOOM(err) {
 			a.u.ooms.Add(1)
@@ -127,19 +124,15 @@ func (a *statistics) Alloc(s *device.Stream, n uint64) (*Block, error) {
 
 func (a *statistics) Free(b *Block) error {
 	size := b.size
-	if err := a.up.Free(b); err != nil {
+	if err := a.Resource.Free(b); err != nil {
 		return err
 	}
 	a.u.free(size)
 	return nil
 }
 
-func (a *statistics) RecordUse(b *Block, s *device.Stream) error { return a.up.RecordUse(b, s) }
-func (a *statistics) EmptyCache() error                          { return a.up.EmptyCache() }
-func (a *statistics) Trim(keep uint64) error                     { return a.up.Trim(keep) }
-
 func (a *statistics) Stats() Stats {
-	s := a.up.Stats()
+	s := a.Resource.Stats()
 	a.u.fill(&s)
 	return s
 }

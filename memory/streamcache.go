@@ -142,3 +142,47 @@ type streamArena struct {
 	events    []*poolEvent            // recorded, not known reached, oldest first
 	waited    map[*streamCache]uint64 // other streams' events this stream waited for, by seq
 }
+
+// spill moves sc's oldest front-cache blocks into the index, down to half
+// the bounds.
+func (p *CachingPool) spill(sc *streamCache) {
+	sc.mu.Lock()
+	out := sc.evict(p.frontBlocks/2, p.frontBytes/2)
+	sc.mu.Unlock()
+	p.mu.Lock()
+	p.a.spills++
+	p.indexChainLocked(sc, out)
+	if p.a.spills%collectEvery == 0 {
+		p.collectLocked()
+	}
+	p.unlock()
+}
+
+// indexChainLocked puts blocks evicted from sc's front cache (chained
+// through lnext) into the index, tagged with a lazy wait on sc.
+func (p *CachingPool) indexChainLocked(sc *streamCache, b *Block) int {
+	n := 0
+	for b != nil {
+		next := b.lnext
+		b.lnext = nil
+		if !sc.dead {
+			b.waits = append(b.waits, p.lazyRef(sc))
+		}
+		p.insertFreeLocked(b)
+		b = next
+		n++
+	}
+	return n
+}
+
+// flushFrontsLocked moves every front cache into the index.
+func (p *CachingPool) flushFrontsLocked() int {
+	n := 0
+	for _, sc := range p.reg.Load().all {
+		sc.mu.Lock()
+		out := sc.evict(0, 0)
+		sc.mu.Unlock()
+		n += p.indexChainLocked(sc, out)
+	}
+	return n
+}

@@ -50,7 +50,9 @@ func Trace(r Resource, capacity int) (Resource, *Tracer) {
 }
 
 // Wrap returns r recording its calls into t under level.
-func (t *Tracer) Wrap(r Resource, level string) Resource { return &traced{up: r, t: t, level: level} }
+func (t *Tracer) Wrap(r Resource, level string) Resource {
+	return &traced{upstream: upstream{r}, t: t, level: level}
+}
 
 func (t *Tracer) add(e TraceEvent) {
 	t.mu.Lock()
@@ -92,16 +94,13 @@ func (t *Tracer) WriteJSON(w io.Writer) error {
 }
 
 type traced struct {
-	up    Resource
+	upstream
 	t     *Tracer
 	level string
 }
 
-func (r *traced) Device() *device.Device { return r.up.Device() }
-func (r *traced) streamOrdered() bool    { return isStreamOrdered(r.up) }
-
 func (r *traced) event(op string, p device.Ptr, size uint64, s *device.Stream) {
-	e := TraceEvent{Op: op, Level: r.level, Device: r.up.Device().Ordinal(), Ptr: uint64(p), Size: size}
+	e := TraceEvent{Op: op, Level: r.level, Device: r.Device().Ordinal(), Ptr: uint64(p), Size: size}
 	if s != nil {
 		e.Stream = uint64(s.Handle())
 	}
@@ -109,7 +108,7 @@ func (r *traced) event(op string, p device.Ptr, size uint64, s *device.Stream) {
 }
 
 func (r *traced) Alloc(s *device.Stream, n uint64) (*Block, error) {
-	b, err := r.up.Alloc(s, n)
+	b, err := r.Resource.Alloc(s, n)
 	if err != nil {
 		if isOOM(err) {
 			r.event("oom", 0, n, s)
@@ -122,7 +121,7 @@ func (r *traced) Alloc(s *device.Stream, n uint64) (*Block, error) {
 
 func (r *traced) Free(b *Block) error {
 	p, size, s := b.ptr, b.size, b.stream
-	if err := r.up.Free(b); err != nil {
+	if err := r.Resource.Free(b); err != nil {
 		return err
 	}
 	r.event("free", p, size, s)
@@ -130,21 +129,19 @@ func (r *traced) Free(b *Block) error {
 }
 
 func (r *traced) RecordUse(b *Block, s *device.Stream) error {
-	if err := r.up.RecordUse(b, s); err != nil {
+	if err := r.Resource.RecordUse(b, s); err != nil {
 		return err
 	}
 	r.event("record_use", b.ptr, b.size, s)
 	return nil
 }
 
-func (r *traced) Stats() Stats { return r.up.Stats() }
-
 func (r *traced) EmptyCache() error {
 	r.event("empty_cache", 0, 0, nil)
-	return r.up.EmptyCache()
+	return r.Resource.EmptyCache()
 }
 
 func (r *traced) Trim(keep uint64) error {
 	r.event("trim", 0, keep, nil)
-	return r.up.Trim(keep)
+	return r.Resource.Trim(keep)
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"time"
+
+	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 // Checking mode (GPUARR_HOST_CHECK=1) makes missing synchronization show up
@@ -12,7 +14,7 @@ import (
 // poisoned, so a read after a free sees PoisonByte rather than the old data.
 
 // PoisonByte fills freed memory in checking mode.
-const PoisonByte = 0xDB
+const PoisonByte = driver.PoisonByte
 
 // Checking reports whether GPUARR_HOST_CHECK turns checking mode on for
 // this process. Allocators in other packages poison the blocks they recycle
@@ -21,6 +23,13 @@ func Checking() bool {
 	loadEnv()
 	return env.check
 }
+
+// CheckingMode implements driver.Checker: allocators above the device
+// poison the blocks they recycle while it is on.
+func (d *device) CheckingMode() bool { return d.sys.cfg.check }
+
+// PoisonByte implements driver.Checker.
+func (d *device) PoisonByte() byte { return PoisonByte }
 
 // Poison fills b with PoisonByte.
 func Poison(b []byte) { fill(b, []byte{PoisonByte}) }
