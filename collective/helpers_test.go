@@ -124,3 +124,12 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+func errorsJoin(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
