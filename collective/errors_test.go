@@ -33,7 +33,11 @@ func TestBadInputs(t *testing.T) {
 		{"too many arrays", func(t *testing.T) error {
 			return collective.AllReduce(c, append(mk(4), empty[float32](t, 4, devs[0])), nil, collective.Sum)
 		}, "local ranks"},
-		{"nil array", func(t *testing.T) error { a := mk(4); a[n-1] = nil; return collective.AllReduce(c, a, nil, collective.Sum) }, "nil send"},
+		{"nil array", func(t *testing.T) error {
+			a := mk(4)
+			a[n-1] = nil
+			return collective.AllReduce(c, a, nil, collective.Sum)
+		}, "nil send"},
 		{"lengths differ across ranks", func(t *testing.T) error {
 			if n < 2 {
 				a := mk(4)
