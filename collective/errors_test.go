@@ -282,3 +282,57 @@ func TestHostMismatchedCollectives(t *testing.T) {
 	e0, e1 := streams[0].Synchronize(), streams[1].Synchronize()
 	require.ErrorContains(t, errorsJoin(e0, e1), "same collectives in the same order")
 }
+
+// A missing NCCL fails the collectives only, with an error naming the
+// library; HideSymbol("libnccl") plays the missing library on both
+// backends.
+func TestMissingNCCL(t *testing.T) {
+	devs := allDevices(t)
+	restore := devs[0].HideSymbol("libnccl")
+	_, err := collective.NewComm(devs[:1])
+	require.ErrorIs(t, err, collective.ErrNotSupported)
+	require.ErrorContains(t, err, "libnccl.so.2")
+	_, err = collective.NewUniqueID(devs[0])
+	require.ErrorIs(t, err, collective.ErrNotSupported)
+	// Everything else still works.
+	a := empty[float32](t, 4, devs[0])
+	require.Equal(t, []float32{0, 0, 0, 0}, toHost(t, a))
+	restore()
+	c, err := collective.NewComm(devs[:1])
+	if err != nil && devs[0].Backend() == "cuda" && errorsIsNotSupported(err) {
+		t.Skipf("no NCCL on this machine: %v", err)
+	}
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+}
+
+// An error from the library itself carries its text: a root out of range
+// at the device layer (the collective package refuses it before NCCL).
+func TestLibraryError(t *testing.T) {
+	c, devs := newComm(t)
+	_ = c
+	comms, err := device.NewComms(devs)
+	require.NoError(t, err)
+	defer func() {
+		for _, x := range comms {
+			_ = x.Close()
+		}
+	}()
+	a := empty[float32](t, 4, devs[0])
+	calls := make([]device.Coll, len(devs))
+	for i := range devs {
+		calls[i] = device.Coll{Comm: comms[i], Kind: device.Broadcast, Count: 4, Type: 7, Root: len(devs) + 5, Stream: devs[i].DefaultStream()}
+	}
+	err = gpuarr.Track("test", []gpuarr.Use{gpuarr.ReadsWrites(a, devs[0].DefaultStream())}, func() error {
+		for i := range calls {
+			calls[i].Send = gpuarr.DevicePtr(a)
+			calls[i].Recv = gpuarr.DevicePtr(a)
+		}
+		return device.RunColls(calls)
+	})
+	require.ErrorIs(t, err, device.ErrInvalidValue)
+	require.ErrorContains(t, err, "invalid")
+	if devs[0].Backend() == "cuda" {
+		require.ErrorContains(t, err, "ncclResult_t 4")
+	}
+}

@@ -103,9 +103,24 @@ type meeting struct {
 	done    chan struct{}
 }
 
+// ncclHidden stands for a missing NCCL: HideSymbol("libnccl") takes the
+// collectives away from the host backend as a missing library does on CUDA.
+func (d *device) ncclHidden() error {
+	if d.symbol("libnccl") != nil {
+		return &driver.Error{Call: "dlopen " + driver.NCCLLibrary, Code: driver.NotSupported,
+			Detail: "hidden by HideSymbol(\"libnccl\")"}
+	}
+	return nil
+}
+
+var _ driver.Collectives = (*device)(nil)
+
 // NewComms makes one communicator over devs; rank i is devs[i].
 func (d *device) NewComms(devs []driver.Device) ([]driver.Communicator, error) {
 	const call = "ncclCommInitAll"
+	if err := d.ncclHidden(); err != nil {
+		return nil, err
+	}
 	timeout, err := collectiveTimeout()
 	if err != nil {
 		return nil, err
@@ -146,6 +161,9 @@ type joining struct {
 // UniqueID makes a random id, valid for JoinComm in this process.
 func (d *device) UniqueID() (driver.UniqueID, error) {
 	var id driver.UniqueID
+	if err := d.ncclHidden(); err != nil {
+		return id, err
+	}
 	if _, err := rand.Read(id[:]); err != nil {
 		return id, driver.Errorf("ncclGetUniqueId", driver.Unknown, "%v", err)
 	}
@@ -161,6 +179,9 @@ func (d *device) UniqueID() (driver.UniqueID, error) {
 // JoinComm waits until nranks ranks have joined id, or the timeout.
 func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communicator, error) {
 	const call = "ncclCommInitRank"
+	if err := d.ncclHidden(); err != nil {
+		return nil, err
+	}
 	timeout, err := collectiveTimeout()
 	if err != nil {
 		return nil, err
@@ -208,6 +229,9 @@ func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communic
 // RunColls queues each call on its stream. A group changes nothing here:
 // each part waits only for its own meeting.
 func (d *device) RunColls(calls []driver.Coll) error {
+	if err := d.ncclHidden(); err != nil {
+		return err
+	}
 	for i := range calls {
 		c := calls[i]
 		cm, ok := c.Comm.(*comm)
@@ -235,6 +259,12 @@ func (c *comm) issue(call driver.Coll, s *stream) error {
 	}
 	if call.Type.Size() == 0 {
 		return driver.Errorf(name, driver.InvalidValue, "element type %v", call.Type)
+	}
+	if (call.Kind == driver.Broadcast || call.Kind == driver.Reduce) && (call.Root < 0 || call.Root >= c.cl.n) {
+		return driver.Errorf(name, driver.InvalidValue, "invalid argument: root %d for %d ranks", call.Root, c.cl.n)
+	}
+	if call.Kind < driver.AllReduce || call.Kind > driver.ReduceScatter || call.Op < driver.Sum || call.Op > driver.Avg {
+		return driver.Errorf(name, driver.InvalidValue, "invalid argument: %v with op %v", call.Kind, call.Op)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
