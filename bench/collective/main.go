@@ -4,6 +4,7 @@
 //     host time of each call (issue only) and the time per call with the
 //     stream drained, medians and p99 (bench/peer/collective_peers.py
 //     measures torch.distributed's one-rank NCCL all-reduce the same way);
+//
 //   - with two devices visible: two-rank all-reduce bus bandwidth at
 //     1 MiB, 64 MiB and 1 GiB (busbw = bytes/time · 2(n−1)/n, NCCL's
 //     definition), a 1 GiB peer copy (gpuarr.Copy between the devices),
@@ -11,7 +12,7 @@
 //     the pinned D2H and H2D bandwidths it is bounded by. With one device
 //     the part is skipped and the report says why.
 //
-//	go run ./bench/collective -out bench/results
+//     go run ./bench/collective -out bench/results
 //
 // On the host backend the sizes stop at 64 MiB (-max).
 package main
