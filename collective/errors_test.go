@@ -2,6 +2,7 @@ package collective_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -210,7 +211,7 @@ func TestHostRankNeverArrives(t *testing.T) {
 	if devs[0].Backend() != "host" {
 		t.Skip("NCCL has no timeout: a missing rank hangs the others on a GPU")
 	}
-	t.Setenv(host.EnvCollectiveTimeout, "100ms")
+	defer host.SetCollectiveTimeout(100 * time.Millisecond)()
 	id, err := collective.NewUniqueID(devs[0])
 	require.NoError(t, err)
 	errs := make(chan error, 2)
