@@ -159,6 +159,18 @@ gp_ncret gp_nccl_async_error(gp_h comm, int *status) {
 	return out;
 }
 
+gp_ncret gp_nccl_comm_info(gp_h comm, int *count, int *dev, int *rank) {
+	gp_ncret out = {0};
+	ncclComm_t c = (ncclComm_t)comm;
+	out.which = GP_NCCL_COUNT;
+	if ((out.status = gn.count(c, count))) return out;
+	out.which = GP_NCCL_CU_DEVICE;
+	if ((out.status = gn.cu_device(c, dev))) return out;
+	out.which = GP_NCCL_USER_RANK;
+	out.status = gn.user_rank(c, rank);
+	return out;
+}
+
 static ncclResult_t one(const gp_ncoll *c) {
 	const void *s = (const void *)(uintptr_t)c->send;
 	void *r = (void *)(uintptr_t)c->recv;

@@ -74,7 +74,22 @@ func NCCLVersion() (int, error) {
 
 var ncclCallNames = [...]string{"ncclGetUniqueId", "ncclCommInitRank", "ncclCommInitAll", "ncclCommDestroy",
 	"ncclGroupStart", "ncclGroupEnd", "ncclAllReduce", "ncclBroadcast", "ncclReduce", "ncclAllGather",
-	"ncclReduceScatter", "ncclCommGetAsyncError"}
+	"ncclReduceScatter", "ncclCommGetAsyncError", "ncclCommCount", "ncclCommCuDevice", "ncclCommUserRank"}
+
+// checkComm asks NCCL what it made (ncclCommCount, ncclCommCuDevice,
+// ncclCommUserRank) and refuses a rank that is not the one asked for.
+func (d *device) checkComm(h C.gp_h, nranks, rank int) error {
+	var count, dev, r C.int
+	res := C.gp_nccl_comm_info(h, &count, &dev, &r)
+	if res.status != 0 {
+		return d.ncclError(res, "rank %d of %d on %s", rank, nranks, d)
+	}
+	if int(count) != nranks || int(dev) != d.info.Ordinal || int(r) != rank {
+		return driver.Errorf("ncclCommInitRank", driver.Unknown, "NCCL made rank %d of %d on CUDA device %d, asked for rank %d of %d on %s",
+			int(r), int(count), int(dev), rank, nranks, d)
+	}
+	return nil
+}
 
 // ncclError turns a failed NCCL call into a *driver.Error with NCCL's own
 // text (ncclGetErrorString); a failed context switch as the shim reports it.
@@ -155,6 +170,14 @@ func (d *device) NewComms(devs []driver.Device) ([]driver.Communicator, error) {
 	for i := range devs {
 		out[i] = &ncclComm{dev: cds[i], h: hs[i], rank: i, size: len(devs)}
 	}
+	for i := range devs {
+		if err := cds[i].checkComm(hs[i], len(devs), i); err != nil {
+			for _, c := range out {
+				_ = c.Close()
+			}
+			return nil, err
+		}
+	}
 	return out, nil
 }
 
@@ -185,7 +208,12 @@ func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communic
 	if r.cu != 0 || r.status != 0 {
 		return nil, d.ncclError(r, "rank %d of %d on %s", rank, nranks, d)
 	}
-	return &ncclComm{dev: d, h: h, rank: rank, size: nranks}, nil
+	c := &ncclComm{dev: d, h: h, rank: rank, size: nranks}
+	if err := d.checkComm(h, nranks, rank); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // RunColls issues calls as one NCCL group in one cgo call, so that the

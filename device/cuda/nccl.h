@@ -27,6 +27,9 @@ enum {
 	GP_NCCL_ALL_GATHER,
 	GP_NCCL_REDUCE_SCATTER,
 	GP_NCCL_ASYNC_ERROR,
+	GP_NCCL_COUNT,
+	GP_NCCL_CU_DEVICE,
+	GP_NCCL_USER_RANK,
 };
 
 // One rank's part of one collective. kind is driver.CollKind (1 AllReduce,
@@ -47,6 +50,8 @@ gp_ncret gp_nccl_init_all(int n, const int *ordinals, gp_h *comms);
 gp_ncret gp_nccl_init_rank(gp_h ctx, const unsigned char *id128, int nranks, int rank, gp_h *comm);
 gp_ncret gp_nccl_destroy(gp_h ctx, gp_h comm);
 gp_ncret gp_nccl_async_error(gp_h comm, int *status);
+// ncclCommCount, ncclCommCuDevice and ncclCommUserRank of comm.
+gp_ncret gp_nccl_comm_info(gp_h comm, int *count, int *dev, int *rank);
 gp_ncret gp_nccl_run(int n, const gp_ncoll *calls);
 
 #endif
