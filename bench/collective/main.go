@@ -27,6 +27,7 @@ import (
 	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/cuda"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/p2p"
 )
@@ -57,6 +58,12 @@ func run(out string, maxBytes, iters int) error {
 		}
 	}
 	rep := report.New("collective", d0.Name(), d0.Backend(), d0.DriverVersion())
+	if d0.Backend() == "cuda" {
+		if v, err := cuda.NCCLVersion(); err == nil {
+			rep.Note("NCCL version code %d", v)
+			fmt.Println("NCCL version code", v)
+		}
+	}
 	if err := oneRank(rep, d0, maxBytes, iters); err != nil {
 		return err
 	}
