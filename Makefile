@@ -34,6 +34,7 @@ test-race:
 # does not know these variables matter.
 test-host-check:
 	GPUARR_HOST_DEVICES=2 GPUARR_HOST_CHECK=1 $(GO) test -race -count=1 ./...
+	GPUARR_HOST_DEVICES=4 GPUARR_HOST_CHECK=1 $(GO) test -race -count=1 ./collective/... ./examples/multigpu/...
 
 fuzz:
 	@if grep -qs '^func FuzzCachingPool(' memory/*_test.go; then \

@@ -177,6 +177,11 @@ if [[ $MODE == all || $MODE == tests ]]; then
 	while read -r n dir; do
 		run_program example "$n" "$ROOT" "$EXAMPLE_LIMIT"
 	done < <(manifest example)
+	# examples/multigpu's second mode: one process per GPU, the NCCL unique
+	# id passed through the environment (the loop above ran one process).
+	if [[ -x $BIN/examples-multigpu ]]; then
+		step example examples-multigpu-process "$EXAMPLE_LIMIT" "$ROOT" "$BIN/examples-multigpu" -mode process
+	fi
 fi
 
 if [[ $MODE == all || $MODE == bench ]]; then

@@ -33,6 +33,15 @@
 // from then on every call on it fails with an error matching
 // driver.ErrDeviceLost that names the original failure.
 //
+// NCCL (nccl.c, nccl.go) is dlopened the first time a communicator is
+// made: libnccl.so.2, or the file GPUARR_NCCL_LIB names; NCCL_NVLS_ENABLE
+// is set to 0 first (no NVLink multicast on shared GPUs). Without it the
+// collectives fail with NotSupported naming the library and nothing else
+// changes. A group of collectives over several devices is started and
+// ended inside one cgo call, so on one OS thread as NCCL requires; since
+// NCCL's runtime switches devices itself, the shim forgets its cached
+// current context after every NCCL call.
+//
 // Built without cgo the backend still compiles; Devices then reports
 // driver.LibraryMissing and device.Default falls back to the host device.
 //

@@ -72,9 +72,9 @@ func loadError(library, env string, tried []libCandidate, first string) error {
 	return &driver.Error{Call: "dlopen " + library, Code: driver.NotSupported, Detail: detail}
 }
 
-// Tests hide a whole library with HideSymbol("libcublas") or
-// HideSymbol("libnvrtc"): it then looks missing whether or not it loaded.
-var libHides struct{ cublas, nvrtc atomic.Int32 }
+// Tests hide a whole library with HideSymbol("libcublas"),
+// HideSymbol("libnvrtc") or HideSymbol("libnccl"): it then looks missing whether or not it loaded.
+var libHides struct{ cublas, nvrtc, nccl atomic.Int32 }
 
 func libHideCounter(name string) *atomic.Int32 {
 	switch name {
@@ -82,6 +82,8 @@ func libHideCounter(name string) *atomic.Int32 {
 		return &libHides.cublas
 	case "libnvrtc":
 		return &libHides.nvrtc
+	case "libnccl":
+		return &libHides.nccl
 	}
 	return nil
 }

@@ -9,6 +9,8 @@
 
 // The context switch of shim.c, for calls made outside it.
 gp_rc gp_use_ctx(gp_h ctx);
+// Forgets the current context after a library switched it behind the shim.
+void gp_forget_ctx(void);
 
 // A cuBLAS call's outcome: cu is a failed context switch (a shim rc);
 // otherwise status is the cublasStatus_t of the call numbered which

@@ -137,6 +137,10 @@ static inline gp_rc use_ctx(gp_h ctx) {
 // The same, for the cuBLAS wrappers (blas.c), which live outside this file.
 gp_rc gp_use_ctx(gp_h ctx) { return use_ctx(ctx); }
 
+// Forgets which context is current, for libraries that switch contexts
+// themselves (NCCL's runtime does): the next call sets its own again.
+void gp_forget_ctx(void) { gp_cur = 0; }
+
 // Wrapper bodies: CALL for gp_rc wrappers, RCALL for gp_ret ones (out.rc).
 #define CALL(name, ...)                                          \
 	do {                                                         \

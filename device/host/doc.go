@@ -78,6 +78,12 @@
 //     same way (CUDA makes them graph nodes). An event recorded in a
 //     capture that has ended counts as reached.
 //   - HideSymbol is per device; names match with or without "_v2".
+//   - Collectives (driver.Collectives) run as goroutine ranks: each rank's
+//     part waits on its stream until every rank's stream has reached its
+//     own, and the last to arrive computes the result. A rank that never
+//     arrives fails the others' streams after GPUARR_HOST_COLLECTIVE_TIMEOUT
+//     (default 30s). Unique ids work only in the process that made them.
+//     HideSymbol("libnccl") makes the collectives look missing.
 //
 // # Boundaries
 //

@@ -1,0 +1,169 @@
+package driver
+
+import "fmt"
+
+// ElemType is the element type of a collective. The values are NCCL's
+// ncclDataType_t, so the CUDA backend passes them through.
+type ElemType int
+
+// The element types collectives support (nccl.h: ncclInt8 0 … ncclFloat64
+// 8; ncclFloat16 6 and ncclBfloat16 9 have no Go type and are left out).
+const (
+	ElemInt8    ElemType = 0
+	ElemUint8   ElemType = 1
+	ElemInt32   ElemType = 2
+	ElemUint32  ElemType = 3
+	ElemInt64   ElemType = 4
+	ElemUint64  ElemType = 5
+	ElemFloat32 ElemType = 7
+	ElemFloat64 ElemType = 8
+)
+
+// Size is the element size in bytes (0 for an unknown type).
+func (t ElemType) Size() int {
+	switch t {
+	case ElemInt8, ElemUint8:
+		return 1
+	case ElemInt32, ElemUint32, ElemFloat32:
+		return 4
+	case ElemInt64, ElemUint64, ElemFloat64:
+		return 8
+	}
+	return 0
+}
+
+func (t ElemType) String() string {
+	switch t {
+	case ElemInt8:
+		return "int8"
+	case ElemUint8:
+		return "uint8"
+	case ElemInt32:
+		return "int32"
+	case ElemUint32:
+		return "uint32"
+	case ElemInt64:
+		return "int64"
+	case ElemUint64:
+		return "uint64"
+	case ElemFloat32:
+		return "float32"
+	case ElemFloat64:
+		return "float64"
+	}
+	return fmt.Sprintf("ElemType(%d)", int(t))
+}
+
+// ReduceOp is a collective's reduction; the values are NCCL's ncclRedOp_t.
+type ReduceOp int
+
+// The reductions (nccl.h: ncclSum 0, ncclProd 1, ncclMax 2, ncclMin 3,
+// ncclAvg 4). Avg divides the sum by the rank count (integers truncate
+// toward zero, as NCCL does).
+const (
+	Sum  ReduceOp = 0
+	Prod ReduceOp = 1
+	Max  ReduceOp = 2
+	Min  ReduceOp = 3
+	Avg  ReduceOp = 4
+)
+
+func (o ReduceOp) String() string {
+	switch o {
+	case Sum:
+		return "sum"
+	case Prod:
+		return "prod"
+	case Max:
+		return "max"
+	case Min:
+		return "min"
+	case Avg:
+		return "avg"
+	}
+	return fmt.Sprintf("ReduceOp(%d)", int(o))
+}
+
+// CollKind names a collective.
+type CollKind uint8
+
+// The collectives.
+const (
+	AllReduce CollKind = iota + 1
+	Broadcast
+	Reduce
+	AllGather
+	ReduceScatter
+)
+
+func (k CollKind) String() string {
+	switch k {
+	case AllReduce:
+		return "AllReduce"
+	case Broadcast:
+		return "Broadcast"
+	case Reduce:
+		return "Reduce"
+	case AllGather:
+		return "AllGather"
+	case ReduceScatter:
+		return "ReduceScatter"
+	}
+	return fmt.Sprintf("CollKind(%d)", int(k))
+}
+
+// Coll is one rank's part of one collective, queued on Stream (a stream of
+// the communicator's device). Count is in elements, as NCCL counts them:
+// the whole buffer for AllReduce, Broadcast and Reduce; what each rank
+// sends for AllGather (Recv holds Count·ranks); what each rank receives for
+// ReduceScatter (Send holds Count·ranks). Send == Recv (or Recv at its
+// rank's offset, for AllGather and ReduceScatter) works in place. Root is
+// the rank that sends (Broadcast) or receives (Reduce).
+type Coll struct {
+	Comm   Communicator
+	Kind   CollKind
+	Send   Ptr
+	Recv   Ptr
+	Count  uint64
+	Type   ElemType
+	Op     ReduceOp
+	Root   int
+	Stream Stream
+}
+
+// Collectives is an optional capability of a backend's Device: NCCL on
+// CUDA, goroutine ranks on the host. A backend without its library still
+// implements it and fails with NotSupported naming the library.
+//
+// Every rank must issue the same collectives in the same order (NCCL's
+// rule); a rank's collective runs when its stream reaches it and completes
+// once every rank's has.
+type Collectives interface {
+	// NewComms makes one communicator over devs (this device first; every
+	// device of the same backend), rank i on devs[i].
+	NewComms(devs []Device) ([]Communicator, error)
+	// UniqueID makes the identifier the ranks of a multi-process
+	// communicator share (ncclGetUniqueId).
+	UniqueID() (UniqueID, error)
+	// JoinComm makes this device rank rank of nranks (ncclCommInitRank);
+	// it returns once every rank has joined.
+	JoinComm(id UniqueID, nranks, rank int) (Communicator, error)
+	// RunColls issues calls as one group (ncclGroupStart … ncclGroupEnd):
+	// each call on its own communicator and stream. It returns once they
+	// are queued.
+	RunColls(calls []Coll) error
+}
+
+// UniqueID is ncclUniqueId: 128 opaque bytes.
+type UniqueID [128]byte
+
+// Communicator is one rank of a communicator.
+type Communicator interface {
+	Rank() int
+	Size() int
+	// Close destroys the rank (ncclCommDestroy).
+	Close() error
+}
+
+// NCCLLibrary names the NCCL soname, as errors for a missing library say.
+const NCCLLibrary = "libnccl.so.2"

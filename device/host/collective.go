@@ -1,0 +1,567 @@
+package host
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// Collectives run as goroutine ranks: each rank's part of a collective is
+// an operation on its stream, and the parts of one collective meet when
+// every rank's stream has reached its own. The last to arrive computes
+// the result for all of them (every participant's stream is blocked in
+// the meeting meanwhile, so the buffers hold still) and releases the
+// others. Parts are matched by issue order per rank, which is NCCL's rule
+// (every rank issues the same collectives in the same order).
+//
+// A rank that never arrives would leave the others blocked: they give up
+// after the timeout, failing their streams with an error that says which
+// ranks were missing. Later arrivals at a failed meeting fail at once.
+
+// EnvCollectiveTimeout is how long ranks wait for the others at a
+// collective (and JoinComm for every rank to join); a Go duration, default
+// 30s. It is read once, when the first communicator is made;
+// SetCollectiveTimeout overrides it.
+const EnvCollectiveTimeout = "GPUARR_HOST_COLLECTIVE_TIMEOUT"
+
+const defaultCollectiveTimeout = 30 * time.Second
+
+var envTimeout = sync.OnceValues(func() (time.Duration, error) {
+	v := strings.TrimSpace(os.Getenv(EnvCollectiveTimeout))
+	if v == "" {
+		return defaultCollectiveTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, &driver.ConfigError{Var: EnvCollectiveTimeout, Value: v, Reason: "want a positive Go duration such as 30s"}
+	}
+	return d, nil
+})
+
+var timeoutOverride atomic.Int64
+
+// SetCollectiveTimeout makes communicators made from now on wait d for
+// missing ranks (tests use it to see a rank that never arrives); restore
+// goes back to the environment's value.
+func SetCollectiveTimeout(d time.Duration) (restore func()) {
+	old := timeoutOverride.Swap(int64(d))
+	return func() { timeoutOverride.Store(old) }
+}
+
+func collectiveTimeout() (time.Duration, error) {
+	if d := timeoutOverride.Load(); d > 0 {
+		return time.Duration(d), nil
+	}
+	return envTimeout()
+}
+
+// clique is the state the ranks of one communicator share.
+type clique struct {
+	n       int
+	timeout time.Duration
+
+	mu       sync.Mutex
+	meetings map[uint64]*meeting
+}
+
+func newClique(n int, timeout time.Duration) *clique {
+	return &clique{n: n, timeout: timeout, meetings: map[uint64]*meeting{}}
+}
+
+// comm is one rank.
+type comm struct {
+	cl     *clique
+	rank   int
+	dev    *device
+	mu     sync.Mutex // issue order: seq and the enqueue happen together
+	seq    uint64
+	closed atomic.Bool
+}
+
+func (c *comm) Rank() int { return c.rank }
+func (c *comm) Size() int { return c.cl.n }
+
+// Close ends the rank. Collectives already queued still run.
+func (c *comm) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return driver.Errorf("ncclCommDestroy", driver.Closed, "rank %d of %d on %s closed twice", c.rank, c.cl.n, c.dev)
+	}
+	return nil
+}
+
+// part is one rank's arrival at a meeting, holding its buffers pinned.
+type part struct {
+	rank       int
+	c          driver.Coll
+	send, recv []byte
+	pins       []*allocation
+}
+
+func (p *part) unpin() {
+	for _, a := range p.pins {
+		a.unpin()
+	}
+	p.pins = nil
+}
+
+// meeting is one collective: the parts arrived so far.
+type meeting struct {
+	parts   []*part
+	arrived int
+	left    int // ranks that arrived, or gave up, and are gone
+	failed  error
+	running bool
+	done    chan struct{}
+}
+
+// ncclHidden stands for a missing NCCL: HideSymbol("libnccl") takes the
+// collectives away from the host backend as a missing library does on CUDA.
+func (d *device) ncclHidden() error {
+	if d.symbol("libnccl") != nil {
+		return &driver.Error{Call: "dlopen " + driver.NCCLLibrary, Code: driver.NotSupported,
+			Detail: "hidden by HideSymbol(\"libnccl\")"}
+	}
+	return nil
+}
+
+var _ driver.Collectives = (*device)(nil)
+
+// NewComms makes one communicator over devs; rank i is devs[i].
+func (d *device) NewComms(devs []driver.Device) ([]driver.Communicator, error) {
+	const call = "ncclCommInitAll"
+	if err := d.ncclHidden(); err != nil {
+		return nil, err
+	}
+	timeout, err := collectiveTimeout()
+	if err != nil {
+		return nil, err
+	}
+	if len(devs) == 0 {
+		return nil, driver.Errorf(call, driver.InvalidValue, "no devices")
+	}
+	cl := newClique(len(devs), timeout)
+	out := make([]driver.Communicator, len(devs))
+	seen := map[*device]int{}
+	for i, dd := range devs {
+		hd, ok := dd.(*device)
+		if !ok {
+			return nil, driver.Errorf(call, driver.InvalidValue, "device %d (%v) is not a host device", i, dd)
+		}
+		if j, dup := seen[hd]; dup {
+			return nil, driver.Errorf(call, driver.InvalidValue, "%s is rank %d and rank %d", hd, j, i)
+		}
+		seen[hd] = i
+		out[i] = &comm{cl: cl, rank: i, dev: hd}
+	}
+	return out, nil
+}
+
+// Unique ids are registered in this process only: host devices of
+// different processes share no memory, so their ranks cannot meet.
+var joins struct {
+	mu      sync.Mutex
+	pending map[driver.UniqueID]*joining
+}
+
+type joining struct {
+	cl     *clique
+	joined map[int]bool
+	ready  chan struct{}
+}
+
+// UniqueID makes a random id, valid for JoinComm in this process.
+func (d *device) UniqueID() (driver.UniqueID, error) {
+	var id driver.UniqueID
+	if err := d.ncclHidden(); err != nil {
+		return id, err
+	}
+	if _, err := rand.Read(id[:]); err != nil {
+		return id, driver.Errorf("ncclGetUniqueId", driver.Unknown, "%v", err)
+	}
+	joins.mu.Lock()
+	if joins.pending == nil {
+		joins.pending = map[driver.UniqueID]*joining{}
+	}
+	joins.pending[id] = nil // known; the first JoinComm makes its clique
+	joins.mu.Unlock()
+	return id, nil
+}
+
+// JoinComm waits until nranks ranks have joined id, or the timeout.
+func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communicator, error) {
+	const call = "ncclCommInitRank"
+	if err := d.ncclHidden(); err != nil {
+		return nil, err
+	}
+	timeout, err := collectiveTimeout()
+	if err != nil {
+		return nil, err
+	}
+	joins.mu.Lock()
+	j, known := joins.pending[id]
+	if !known {
+		joins.mu.Unlock()
+		return nil, driver.Errorf(call, driver.InvalidValue,
+			"unknown unique id: host-backend ids work only in the process that made them (host devices of two processes share no memory)")
+	}
+	if j == nil {
+		j = &joining{cl: newClique(nranks, timeout), joined: map[int]bool{}, ready: make(chan struct{})}
+		joins.pending[id] = j
+	}
+	switch {
+	case j.cl.n != nranks:
+		joins.mu.Unlock()
+		return nil, driver.Errorf(call, driver.InvalidValue, "rank %d says %d ranks, an earlier rank said %d", rank, nranks, j.cl.n)
+	case j.joined[rank]:
+		joins.mu.Unlock()
+		return nil, driver.Errorf(call, driver.InvalidValue, "rank %d joined twice", rank)
+	}
+	j.joined[rank] = true
+	if len(j.joined) == nranks {
+		close(j.ready)
+		delete(joins.pending, id)
+	}
+	joins.mu.Unlock()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-j.ready:
+		return &comm{cl: j.cl, rank: rank, dev: d}, nil
+	case <-t.C:
+		joins.mu.Lock()
+		n := len(j.joined)
+		delete(j.joined, rank)
+		joins.mu.Unlock()
+		return nil, driver.Errorf(call, driver.Unknown, "rank %d waited %v for %d ranks, %d joined (%s sets the limit)",
+			rank, timeout, nranks, n, EnvCollectiveTimeout)
+	}
+}
+
+// RunColls queues each call on its stream. A group changes nothing here:
+// each part waits only for its own meeting.
+func (d *device) RunColls(calls []driver.Coll) error {
+	if err := d.ncclHidden(); err != nil {
+		return err
+	}
+	for i := range calls {
+		c := calls[i]
+		cm, ok := c.Comm.(*comm)
+		if !ok {
+			return driver.Errorf("nccl"+c.Kind.String(), driver.InvalidValue, "not a host communicator")
+		}
+		s, ok := c.Stream.(*stream)
+		if !ok {
+			return driver.Errorf("nccl"+c.Kind.String(), driver.InvalidValue, "not a host stream")
+		}
+		if err := cm.issue(c, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *comm) issue(call driver.Coll, s *stream) error {
+	name := "nccl" + call.Kind.String()
+	if c.closed.Load() {
+		return driver.Errorf(name, driver.Closed, "rank %d of %d on %s is closed", c.rank, c.cl.n, c.dev)
+	}
+	if s.dev != c.dev {
+		return driver.Errorf(name, driver.InvalidValue, "a stream of %s for rank %d, which is on %s", s.dev, c.rank, c.dev)
+	}
+	if call.Type.Size() == 0 {
+		return driver.Errorf(name, driver.InvalidValue, "element type %v", call.Type)
+	}
+	if (call.Kind == driver.Broadcast || call.Kind == driver.Reduce) && (call.Root < 0 || call.Root >= c.cl.n) {
+		return driver.Errorf(name, driver.InvalidValue, "invalid argument: root %d for %d ranks", call.Root, c.cl.n)
+	}
+	if call.Kind < driver.AllReduce || call.Kind > driver.ReduceScatter || call.Op < driver.Sum || call.Op > driver.Avg {
+		return driver.Errorf(name, driver.InvalidValue, "invalid argument: %v with op %v", call.Kind, call.Op)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seq := c.seq
+	if err := s.enqueueLive(name, func() error { return c.arrive(seq, call) }); err != nil {
+		return err
+	}
+	c.seq++
+	return nil
+}
+
+// sizes is the bytes each rank's send and receive buffers span; zero
+// where the rank does not use the buffer.
+func sizes(c driver.Coll, rank, n int) (send, recv uint64) {
+	b := c.Count * uint64(c.Type.Size())
+	switch c.Kind {
+	case driver.AllReduce:
+		return b, b
+	case driver.Broadcast:
+		if rank == c.Root {
+			return b, b
+		}
+		return 0, b
+	case driver.Reduce:
+		if rank == c.Root {
+			return b, b
+		}
+		return b, 0
+	case driver.AllGather:
+		return b, b * uint64(n)
+	case driver.ReduceScatter:
+		return b * uint64(n), b
+	}
+	return 0, 0
+}
+
+// arrive runs on the rank's stream when it reaches the collective.
+func (c *comm) arrive(seq uint64, call driver.Coll) error {
+	name := "nccl" + call.Kind.String()
+	p := &part{rank: c.rank, c: call}
+	sb, rb := sizes(call, c.rank, c.cl.n)
+	for _, b := range []struct {
+		ptr driver.Ptr
+		n   uint64
+		dst *[]byte
+	}{{call.Send, sb, &p.send}, {call.Recv, rb, &p.recv}} {
+		if b.n == 0 {
+			continue
+		}
+		a, mem, why := index.pin(b.ptr, b.n)
+		if a == nil {
+			p.unpin()
+			// The others must not wait for this rank: fail the meeting.
+			err := illegal(name, why)
+			c.cl.fail(seq, c.rank, err)
+			return err
+		}
+		p.pins = append(p.pins, a)
+		*b.dst = mem
+	}
+	defer p.unpin()
+
+	cl := c.cl
+	cl.mu.Lock()
+	m := cl.meetingLocked(seq)
+	if m.failed != nil {
+		m.leaveLocked(cl, seq)
+		cl.mu.Unlock()
+		return m.failed
+	}
+	if first := m.first(); first != nil && !sameColl(first.c, call) {
+		m.failed = driver.Errorf(name, driver.InvalidValue,
+			"collective #%d: rank %d issued %s of %d %v (op %v, root %d) but rank %d issued %s of %d %v (op %v, root %d): every rank must issue the same collectives in the same order",
+			seq, c.rank, call.Kind, call.Count, call.Type, call.Op, call.Root,
+			first.rank, first.c.Kind, first.c.Count, first.c.Type, first.c.Op, first.c.Root)
+		m.leaveLocked(cl, seq)
+		close(m.done)
+		cl.mu.Unlock()
+		return m.failed
+	}
+	m.parts[c.rank] = p
+	m.arrived++
+	if m.arrived == cl.n {
+		m.running = true
+		cl.mu.Unlock()
+		compute(m.parts)
+		cl.mu.Lock()
+		m.leaveLocked(cl, seq)
+		close(m.done)
+		cl.mu.Unlock()
+		return nil
+	}
+	cl.mu.Unlock()
+
+	t := time.NewTimer(cl.timeout)
+	defer t.Stop()
+	select {
+	case <-m.done:
+	case <-t.C:
+		cl.mu.Lock()
+		if !m.running && m.failed == nil {
+			var missing []int
+			for r, q := range m.parts {
+				if q == nil {
+					missing = append(missing, r)
+				}
+			}
+			m.failed = driver.Errorf(name, driver.Unknown,
+				"timed out: rank %d waited %v at collective #%d for ranks %v, which never reached it (%s sets the limit)",
+				c.rank, cl.timeout, seq, missing, EnvCollectiveTimeout)
+			close(m.done)
+		}
+		cl.mu.Unlock()
+		<-m.done
+	}
+	cl.mu.Lock()
+	m.parts[c.rank] = nil
+	m.leaveLocked(cl, seq)
+	err := m.failed
+	cl.mu.Unlock()
+	return err
+}
+
+func (cl *clique) meetingLocked(seq uint64) *meeting {
+	m := cl.meetings[seq]
+	if m == nil {
+		m = &meeting{parts: make([]*part, cl.n), done: make(chan struct{})}
+		cl.meetings[seq] = m
+	}
+	return m
+}
+
+// fail marks meeting seq failed for a rank that cannot take part.
+func (cl *clique) fail(seq uint64, rank int, err error) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	m := cl.meetingLocked(seq)
+	if m.failed == nil && !m.running {
+		m.failed = fmt.Errorf("rank %d failed: %w", rank, err)
+		close(m.done)
+	}
+	m.leaveLocked(cl, seq)
+}
+
+// leaveLocked counts a rank out; the last one forgets the meeting (a
+// failed meeting stays until then, so late ranks see the failure).
+func (m *meeting) leaveLocked(cl *clique, seq uint64) {
+	m.left++
+	if m.left == cl.n {
+		delete(cl.meetings, seq)
+	}
+}
+
+func (m *meeting) first() *part {
+	for _, p := range m.parts {
+		if p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+func sameColl(a, b driver.Coll) bool {
+	if a.Kind != b.Kind || a.Count != b.Count || a.Type != b.Type {
+		return false
+	}
+	switch a.Kind {
+	case driver.AllReduce, driver.ReduceScatter:
+		return a.Op == b.Op
+	case driver.Broadcast:
+		return a.Root == b.Root
+	case driver.Reduce:
+		return a.Op == b.Op && a.Root == b.Root
+	}
+	return true
+}
+
+// compute does the collective for every part (all present).
+func compute(parts []*part) {
+	c := parts[0].c
+	switch c.Type {
+	case driver.ElemInt8:
+		computeT[int8](parts)
+	case driver.ElemUint8:
+		computeT[uint8](parts)
+	case driver.ElemInt32:
+		computeT[int32](parts)
+	case driver.ElemUint32:
+		computeT[uint32](parts)
+	case driver.ElemInt64:
+		computeT[int64](parts)
+	case driver.ElemUint64:
+		computeT[uint64](parts)
+	case driver.ElemFloat32:
+		computeT[float32](parts)
+	case driver.ElemFloat64:
+		computeT[float64](parts)
+	}
+}
+
+type elem interface {
+	~int8 | ~uint8 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64
+}
+
+func view[T elem](b []byte) []T {
+	if len(b) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(z)))
+}
+
+// reduceInto combines srcs element-wise in rank order into a new slice.
+func reduceInto[T elem](op driver.ReduceOp, srcs [][]T) []T {
+	out := append([]T(nil), srcs[0]...)
+	for _, s := range srcs[1:] {
+		for i, v := range s {
+			switch op {
+			case driver.Sum, driver.Avg:
+				out[i] += v
+			case driver.Prod:
+				out[i] *= v
+			case driver.Max:
+				out[i] = max(out[i], v)
+			case driver.Min:
+				out[i] = min(out[i], v)
+			}
+		}
+	}
+	if op == driver.Avg {
+		n := T(len(srcs))
+		for i := range out {
+			out[i] /= n
+		}
+	}
+	return out
+}
+
+func computeT[T elem](parts []*part) {
+	c := parts[0].c
+	n := len(parts)
+	cnt := int(c.Count)
+	switch c.Kind {
+	case driver.AllReduce:
+		srcs := make([][]T, n)
+		for r, p := range parts {
+			srcs[r] = view[T](p.send)
+		}
+		res := reduceInto(c.Op, srcs)
+		for _, p := range parts {
+			copy(view[T](p.recv), res)
+		}
+	case driver.Broadcast:
+		res := append([]T(nil), view[T](parts[c.Root].send)...)
+		for _, p := range parts {
+			copy(view[T](p.recv), res)
+		}
+	case driver.Reduce:
+		srcs := make([][]T, n)
+		for r, p := range parts {
+			srcs[r] = view[T](p.send)
+		}
+		copy(view[T](parts[c.Root].recv), reduceInto(c.Op, srcs))
+	case driver.AllGather:
+		res := make([]T, 0, cnt*n)
+		for _, p := range parts {
+			res = append(res, view[T](p.send)...)
+		}
+		for _, p := range parts {
+			copy(view[T](p.recv), res)
+		}
+	case driver.ReduceScatter:
+		srcs := make([][]T, n)
+		for r, p := range parts {
+			srcs[r] = view[T](p.send)
+		}
+		res := reduceInto(c.Op, srcs)
+		for r, p := range parts {
+			copy(view[T](p.recv), res[r*cnt:(r+1)*cnt])
+		}
+	}
+}
