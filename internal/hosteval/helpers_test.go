@@ -10,19 +10,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
-// hostDevice returns the default device, skipping the test unless it is
-// the host backend: these tests drive the host evaluator itself (on a GPU
-// the same Programs run as PTX, which internal/ptxgen's tests cover).
+// hostDevice returns the default device, skipping the test unless it runs
+// kernels written in Go (the host backend): these tests drive the host
+// evaluator itself (on a GPU the same Programs run as PTX, which
+// internal/ptxgen's tests cover).
 func hostDevice(t testing.TB) *device.Device {
 	t.Helper()
 	dev, err := device.Default()
 	require.NoError(t, err)
-	if dev.Backend() != "host" {
-		t.Skipf("hosteval runs on the host backend; the default device is %s", dev)
+	if !dev.RunsHostKernels() {
+		t.Skipf("hosteval runs on the host backend; the default device %s runs PTX", dev)
 	}
 	return dev
 }
@@ -128,7 +128,8 @@ var modules sync.Map // entry name → *device.Kernel
 func run(t testing.TB, dev *device.Device, p *expr.Program, c call) error {
 	t.Helper()
 	name := p.EntryName()
-	host.EnsureKernel(name, Kernel(p))
+	_, err := dev.RegisterHostKernel(name, Kernel(p))
+	require.NoError(t, err)
 	k, ok := modules.Load(name)
 	if !ok {
 		ptx := dev.PTXHeader() + ".visible .entry " + name + "(\n\t.param .u64 a\n)\n{\n\tret;\n}\n"
