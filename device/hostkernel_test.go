@@ -2,6 +2,9 @@ package device_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,10 +14,19 @@ import (
 	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
-// storePTX is gpuarr_devtest_store(p ptr, v u32): *p = v. On a GPU the PTX
-// runs; on a device that runs Go kernels, storeKernel, bound to its name.
-const storePTX = `
-.visible .entry gpuarr_devtest_store(
+// storePTX is the entry name(p ptr, v u32): *p = v. On a GPU the PTX runs;
+// on a device that runs Go kernels, storeKernel, bound to the name.
+func storePTX(name string) string {
+	return strings.ReplaceAll(storePTXTemplate, "NAME", name)
+}
+
+// Bindings last for the process: each test run binds names of its own.
+var runs atomic.Int64
+
+func uniqueName(prefix string) string { return fmt.Sprintf("%s_%d", prefix, runs.Add(1)) }
+
+const storePTXTemplate = `
+.visible .entry NAME(
 	.param .u64 store_p,
 	.param .u32 store_v
 )
@@ -44,7 +56,7 @@ func storeKernel(l *hostkernel.Launch) error {
 // the launch stores the value.
 func TestRegisterHostKernel(t *testing.T) {
 	dev := testDevice(t)
-	const name = "gpuarr_devtest_store"
+	name := uniqueName("gpuarr_devtest_store")
 	bound, err := dev.RegisterHostKernel(name, storeKernel)
 	if dev.RunsHostKernels() {
 		require.NoError(t, err)
@@ -58,7 +70,7 @@ func TestRegisterHostKernel(t *testing.T) {
 		assert.False(t, bound)
 	}
 
-	m, err := dev.LoadPTX(dev.PTXHeader() + storePTX)
+	m, err := dev.LoadPTX(dev.PTXHeader() + storePTX(name))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Close() })
 	k, err := m.Kernel(name)
@@ -87,7 +99,7 @@ func TestRegisterHostKernelRefusesBadInput(t *testing.T) {
 	assert.ErrorContains(t, err, "nil kernel for entry gpuarr_devtest_nil")
 
 	// Names PTX accepts: letters, digits after the first, _ and $.
-	bound, err := dev.RegisterHostKernel("_gpuarr$devtest_ok9", storeKernel)
+	bound, err := dev.RegisterHostKernel(uniqueName("_gpuarr$devtest_ok9"), storeKernel)
 	require.NoError(t, err)
 	assert.True(t, bound)
 }

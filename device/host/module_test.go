@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -171,7 +172,7 @@ func TestRegisterKernelFirstBindingWins(t *testing.T) {
 	require.NoError(t, s.Synchronize(), "the first binding ran")
 	assert.Equal(t, []uint32{1, 0}, download[uint32](t, s, x, 2))
 
-	const name = "hosttest_bound_once"
+	name := fmt.Sprintf("hosttest_bound_once_%p", t) // a name of this run's own
 	assert.True(t, r.RegisterKernel(name, func(*hostkernel.Launch) error { return nil }))
 	got, ok := lookupKernel(name)
 	require.True(t, ok)
