@@ -6,18 +6,18 @@ GO ?= go
 FUZZTIME ?= 20s
 BENCH_OUT ?= bench/results
 
-.PHONY: all test fmt-check vet test-race test-host-check fuzz demo bench gpu-bundle gpu-results help
+.PHONY: all test fmt-check vet imports test-race test-host-check fuzz demo bench gpu-bundle gpu-results help
 
 all: test
 
 help:
-	@echo "make test         gofmt check, go vet, go test -race, again on 2 checking host devices, bounded fuzz"
+	@echo "make test         gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, bounded fuzz"
 	@echo "make demo         gpuarr info and the vecadd example on the default device"
 	@echo "make bench        every benchmark program under bench/ on the default device, JSON to $(BENCH_OUT)"
 	@echo "make gpu-bundle   test binaries, programs and scripts into .gpu/ for a GPU machine (bash .gpu/run.sh)"
 	@echo "make gpu-results DIR=...   unpack a GPU run's results.tar.gz, bench JSON into bench/results"
 
-test: fmt-check vet test-race test-host-check fuzz
+test: fmt-check vet imports test-race test-host-check fuzz
 
 fmt-check:
 	@files=$$(gofmt -l .); \
@@ -25,6 +25,11 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+
+# No package outside device/ (tests included) imports device/host or
+# device/cuda: backends are reached through package device.
+imports:
+	@GO=$(GO) bash .ci/check-imports.sh
 
 test-race:
 	$(GO) test -race ./...

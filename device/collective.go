@@ -68,6 +68,22 @@ func collectives(call string, d *Device) (driver.Collectives, error) {
 	return cl, nil
 }
 
+// CollectiveVersion reports the version code of the library that runs d's
+// collectives where it has one (NCCL's ncclGetVersion, 22803 for 2.28.3);
+// otherwise an error matching ErrNotSupported.
+func (d *Device) CollectiveVersion() (int, error) {
+	const call = "Device.CollectiveVersion"
+	cl, err := collectives(call, d)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := cl.(interface{ CollectiveVersion() (int, error) })
+	if !ok {
+		return 0, driver.Errorf(call, driver.NotSupported, "the %s backend's collectives have no library version", d.Backend())
+	}
+	return v.CollectiveVersion()
+}
+
 // NewComms makes a communicator over devs, rank i on devs[i], all in this
 // process (ncclCommInitAll). The devices must be distinct and of one
 // backend.

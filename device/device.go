@@ -84,6 +84,28 @@ func (d *Device) EnablePeerAccess(peer *Device) error {
 	return d.drv.EnablePeerAccess(peer.drv)
 }
 
+// SetPeerLink changes whether d and peer can be peers, in both directions,
+// on a backend whose peer links are simulated (the host backend: it
+// overrides GPUARR_HOST_PEERS), for tests of multi-device code. Refusing a
+// pair also revokes peer access already enabled between them. On a GPU the
+// links are the hardware's and the error matches ErrNotSupported; a nil
+// peer, d itself or a device of another backend matches ErrInvalidValue.
+func (d *Device) SetPeerLink(peer *Device, ok bool) error {
+	const call = "Device.SetPeerLink"
+	links, can := d.drv.(driver.PeerLinks)
+	switch {
+	case !can:
+		return driver.Errorf(call, driver.NotSupported, "the %s backend's peer links are its hardware's", d.Backend())
+	case peer == nil:
+		return invalid(call, "nil peer")
+	case peer == d:
+		return invalid(call, "%s is always its own peer", d)
+	case peer.Backend() != d.Backend():
+		return invalid(call, "%s and %s are on different backends", d, peer)
+	}
+	return links.SetPeerLink(peer.drv, ok)
+}
+
 // Synchronize waits for all work on all of the device's streams.
 func (d *Device) Synchronize() error { return d.drv.Synchronize() }
 

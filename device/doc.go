@@ -50,6 +50,28 @@
 // and with which byte (the host backend under GPUARR_HOST_CHECK=1; never
 // CUDA), so they need not import a backend to ask.
 //
+// Kernels written in Go. The host device cannot run PTX: it runs Go
+// functions (device/hostkernel's Kernel) bound to PTX entry names, and
+// checks the PTX as a JIT would. RegisterHostKernel binds one (on CUDA it
+// fails with ErrNotSupported, and RunsHostKernels says which case holds):
+//
+//	if dev.RunsHostKernels() {
+//		if _, err := dev.RegisterHostKernel("mypkg_scale", scaleInGo); err != nil { ... }
+//	}
+//	mod, err := dev.LoadPTX(scalePTX) // PTX on a GPU, scaleInGo on the host
+//
+// SetPeerLink changes which host devices can be peers, for tests of
+// multi-device code; GPUs' links are their hardware's.
+//
+// # Boundaries
+//
+// This package is the only way into a backend: no package outside device/
+// imports device/host or device/cuda, tests included (make test checks it
+// with .ci/check-imports.sh). What only one backend can do is an optional
+// capability (an interface in device/driver or device/hostkernel) that
+// the backend implements and a method here exposes, answering
+// ErrNotSupported elsewhere.
+//
 // This package owns devices, contexts, streams, events, modules and raw
 // allocations. It knows nothing of arrays, caching allocators or the GC:
 // those live in memory, gcpressure and gpuarr.

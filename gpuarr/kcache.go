@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/hosteval"
@@ -74,16 +73,21 @@ func (st *devState) kernel(p *expr.Program, key []byte) (*device.Kernel, error) 
 	return k, nil
 }
 
-// compile generates p's PTX and loads it. The host backend checks the PTX
-// like a JIT and runs package hosteval's evaluation of the same program.
+// compile generates p's PTX and loads it. A device that runs kernels
+// written in Go (the host backend) checks the PTX like a JIT and runs
+// package hosteval's evaluation of the same program, bound to the PTX's
+// entry name first. The name is derived from the program, so a name bound
+// already is bound to this same program.
 func compile(dev *device.Device, p *expr.Program) (*device.Kernel, error) {
 	src, err := ptxgen.Generate(p, dev.PTXHeader())
 	if err != nil {
 		return nil, fmt.Errorf("generating the kernel: %w\n%s", err, p)
 	}
 	name := p.EntryName()
-	if dev.Backend() == "host" {
-		host.EnsureKernel(name, hosteval.Kernel(p))
+	if dev.RunsHostKernels() {
+		if _, err := dev.RegisterHostKernel(name, hosteval.Kernel(p)); err != nil {
+			return nil, fmt.Errorf("binding kernel %s on %s: %w", name, dev, err)
+		}
 	}
 	mod, err := dev.LoadPTX(src)
 	if err != nil {

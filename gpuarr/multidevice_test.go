@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/internal/testkernels"
 	"github.com/gpuarr/gpuarr/internal/testutil"
@@ -19,26 +18,28 @@ import (
 // twoDevices returns two devices of the default backend, or skips.
 var twoDevices = testutil.TwoDevices
 
-// setPeers makes host devices 0 and 1 peers or not for the test, and puts
-// them back as peers afterwards. Real GPUs have a fixed peer matrix: the
-// test runs when the hardware already is what it asks for, else it skips.
+// setPeers makes devices 0 and 1 peers or not for the test, and puts them
+// back as peers afterwards, where the backend lets a test change its peer
+// links (host devices). Real GPUs have a fixed peer matrix: the test runs
+// when the hardware already is what it asks for, else it skips.
 func setPeers(t *testing.T, d0 *device.Device, ok bool) {
 	t.Helper()
-	if d0.Backend() != "host" {
-		devs, err := device.Devices()
+	devs, err := device.Devices()
+	require.NoError(t, err)
+	d1 := devs[1]
+	if err := d0.SetPeerLink(d1, ok); err != nil {
+		require.ErrorIs(t, err, device.ErrNotSupported)
+		can01, err := d0.CanAccessPeer(d1)
 		require.NoError(t, err)
-		can01, err := d0.CanAccessPeer(devs[1])
-		require.NoError(t, err)
-		can10, err := devs[1].CanAccessPeer(d0)
+		can10, err := d1.CanAccessPeer(d0)
 		require.NoError(t, err)
 		if (can01 && can10) != ok {
-			t.Skipf("%s and %s have peer access %v in hardware; this case needs %v", d0, devs[1], can01 && can10, ok)
+			t.Skipf("%s and %s have peer access %v in hardware; this case needs %v", d0, d1, can01 && can10, ok)
 		}
 		return
 	}
-	host.SetPeerAccess(0, 1, ok)
 	p2p.Reset()
-	t.Cleanup(func() { host.SetPeerAccess(0, 1, true); p2p.Reset() })
+	t.Cleanup(func() { require.NoError(t, d0.SetPeerLink(d1, true)); p2p.Reset() })
 }
 
 func iota32(n int) []uint32 {

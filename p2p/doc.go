@@ -11,7 +11,7 @@
 // *AccessError names both devices and matches
 // device.ErrPeerAccessUnsupported. Failures are not remembered: they are
 // the slow path, and asking again lets a test change the host backend's
-// matrix (host.SetPeerAccess) and see the new answer; Reset forgets
+// matrix (device.Device.SetPeerLink) and see the new answer; Reset forgets
 // successes too, for tests that revoke access.
 //
 // # Copies between devices

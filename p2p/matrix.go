@@ -62,7 +62,7 @@ func Enabled(from, to *device.Device) bool {
 
 // Reset forgets every enabled pair, so the next Enable asks the driver
 // again. It exists for tests that revoke peer access on the host backend
-// (host.SetPeerAccess(a, b, false)); real hardware never changes its mind.
+// (device.Device.SetPeerLink(peer, false)); real hardware never changes its mind.
 func Reset() {
 	matrix.mu.Lock()
 	clear(matrix.enabled)

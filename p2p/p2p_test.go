@@ -10,21 +10,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
 	"github.com/gpuarr/gpuarr/internal/testkernels"
 	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 var testDevice = testutil.Device
 
+// hostPair returns two devices whose peer link a test may change
+// (SetPeerLink: two host devices), restored to peers afterwards.
 func hostPair(t *testing.T) (*device.Device, *device.Device) {
 	t.Helper()
 	devs, err := device.Devices()
 	require.NoError(t, err)
-	if len(devs) < 2 || devs[0].Backend() != "host" {
+	if len(devs) < 2 {
 		t.Skip("needs two host devices (GPUARR_HOST_DEVICES=2)")
 	}
-	t.Cleanup(func() { host.SetPeerAccess(0, 1, true); Reset() })
+	if err := devs[0].SetPeerLink(devs[1], true); err != nil {
+		require.ErrorIs(t, err, device.ErrNotSupported)
+		t.Skipf("needs devices whose peer links a test can change (host devices): %v", err)
+	}
+	t.Cleanup(func() { require.NoError(t, devs[0].SetPeerLink(devs[1], true)); Reset() })
 	return devs[0], devs[1]
 }
 
@@ -33,9 +38,11 @@ func hostPair(t *testing.T) (*device.Device, *device.Device) {
 func peerPair(t *testing.T) (*device.Device, *device.Device) {
 	t.Helper()
 	d0, d1 := testutil.TwoDevices(t)
-	if d0.Backend() == "host" {
+	err := d0.SetPeerLink(d1, true)
+	if err == nil {
 		return hostPair(t)
 	}
+	require.ErrorIs(t, err, device.ErrNotSupported, "GPUs: the peer links are the hardware's")
 	for _, pair := range [][2]*device.Device{{d0, d1}, {d1, d0}} {
 		ok, err := pair[0].CanAccessPeer(pair[1])
 		require.NoError(t, err)
@@ -57,7 +64,7 @@ func TestEnable(t *testing.T) {
 	assert.True(t, Enabled(d, d))
 
 	d0, d1 := hostPair(t)
-	host.SetPeerAccess(0, 1, false)
+	require.NoError(t, d0.SetPeerLink(d1, false))
 	Reset()
 	err := Enable(d1, d0)
 	require.ErrorIs(t, err, device.ErrPeerAccessUnsupported)
@@ -68,7 +75,7 @@ func TestEnable(t *testing.T) {
 	assert.False(t, Enabled(d1, d0))
 	assert.Equal(t, Staged, Route(d1, d0))
 
-	host.SetPeerAccess(0, 1, true)
+	require.NoError(t, d1.SetPeerLink(d0, true))
 	require.NoError(t, Enable(d1, d0), "failures are not remembered")
 	require.NoError(t, Enable(d1, d0), "already enabled is success")
 	assert.True(t, Enabled(d1, d0))

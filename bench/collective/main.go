@@ -27,7 +27,6 @@ import (
 	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/cuda"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/p2p"
 )
@@ -58,11 +57,9 @@ func run(out string, maxBytes, iters int) error {
 		}
 	}
 	rep := report.New("collective", d0.Name(), d0.Backend(), d0.DriverVersion())
-	if d0.Backend() == "cuda" {
-		if v, err := cuda.NCCLVersion(); err == nil {
-			rep.Note("NCCL version code %d", v)
-			fmt.Println("NCCL version code", v)
-		}
+	if v, err := d0.CollectiveVersion(); err == nil {
+		rep.Note("NCCL version code %d", v)
+		fmt.Println("NCCL version code", v)
 	}
 	if err := oneRank(rep, d0, maxBytes, iters); err != nil {
 		return err

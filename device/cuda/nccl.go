@@ -261,3 +261,7 @@ var (
 	_ driver.Collectives  = (*device)(nil)
 	_ driver.Communicator = (*ncclComm)(nil)
 )
+
+// CollectiveVersion is NCCL's version code (ncclGetVersion: 22803 for
+// 2.28.3), loading the library if needed.
+func (d *device) CollectiveVersion() (int, error) { return NCCLVersion() }

@@ -12,6 +12,12 @@
 // (Error, Result and the sentinel errors). It must not import any backend or
 // know anything about arrays, allocators or Go's garbage collector.
 //
+// What only some backends can do is an optional capability, an interface
+// a backend's Device or Stream may implement and package device tests for:
+// Compiler and BLAS here, PeerLinks (simulated peer links), and
+// device/hostkernel's Registry (kernels written in Go), which lives beside
+// the kernel ABI it needs.
+//
 // Rules every backend follows:
 //   - Calls are safe from any goroutine; no backend pins goroutines to threads.
 //   - Stream operations are asynchronous and execute in the order issued.

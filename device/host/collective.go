@@ -27,13 +27,13 @@ import (
 
 // EnvCollectiveTimeout is how long ranks wait for the others at a
 // collective (and JoinComm for every rank to join); a Go duration, default
-// 30s. It is read once, when the first communicator is made;
-// SetCollectiveTimeout overrides it.
+// 30s. It is read each time a communicator is made, so a test can shorten
+// it for the communicators it makes.
 const EnvCollectiveTimeout = "GPUARR_HOST_COLLECTIVE_TIMEOUT"
 
 const defaultCollectiveTimeout = 30 * time.Second
 
-var envTimeout = sync.OnceValues(func() (time.Duration, error) {
+func collectiveTimeout() (time.Duration, error) {
 	v := strings.TrimSpace(os.Getenv(EnvCollectiveTimeout))
 	if v == "" {
 		return defaultCollectiveTimeout, nil
@@ -43,23 +43,6 @@ var envTimeout = sync.OnceValues(func() (time.Duration, error) {
 		return 0, &driver.ConfigError{Var: EnvCollectiveTimeout, Value: v, Reason: "want a positive Go duration such as 30s"}
 	}
 	return d, nil
-})
-
-var timeoutOverride atomic.Int64
-
-// SetCollectiveTimeout makes communicators made from now on wait d for
-// missing ranks (tests use it to see a rank that never arrives); restore
-// goes back to the environment's value.
-func SetCollectiveTimeout(d time.Duration) (restore func()) {
-	old := timeoutOverride.Swap(int64(d))
-	return func() { timeoutOverride.Store(old) }
-}
-
-func collectiveTimeout() (time.Duration, error) {
-	if d := timeoutOverride.Load(); d > 0 {
-		return time.Duration(d), nil
-	}
-	return envTimeout()
 }
 
 // clique is the state the ranks of one communicator share.

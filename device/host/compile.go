@@ -7,5 +7,5 @@ import "github.com/gpuarr/gpuarr/device/driver"
 // machine without NVRTC answers.
 func (d *device) CompileCUDA(src, name string, opts []string) (ptx, log string, err error) {
 	return "", "", driver.Errorf("nvrtcCompileProgram", driver.NotSupported,
-		"the host backend cannot compile CUDA C (%s is for CUDA devices); register a Go kernel with host.RegisterKernel instead", driver.CompilerLibrary)
+		"the host backend cannot compile CUDA C (%s is for CUDA devices); register a Go kernel with device.Device.RegisterHostKernel instead", driver.CompilerLibrary)
 }

@@ -34,15 +34,20 @@
 // capturing stream waiting on an event recorded outside the capture fails
 // with StreamCaptureIsolation.
 //
-// Kernels are Go functions registered under their PTX entry names
-// (RegisterKernel). LoadModule checks the PTX as a JIT would and binds its
-// entries to the registered kernels; a launch runs the kernel once, on the
-// stream's goroutine, with a private copy of the arguments, reaching memory
-// through Launch.Bytes and View, which apply the peer-access rules.
+// Kernels are Go functions (device/hostkernel's Kernel) bound to their PTX
+// entry names in a process-wide registry; the devices implement
+// hostkernel.Registry, which device.Device.RegisterHostKernel calls.
+// LoadModule checks the PTX as a JIT would and binds its entries to the
+// registered kernels; a launch runs the kernel once, on the stream's
+// goroutine, with a private copy of the arguments, reaching memory through
+// hostkernel's Launch.Bytes and View, backed here by a per-launch
+// hostkernel.Memory that pins what the kernel views and applies the
+// peer-access rules.
 //
-// Peers. GPUARR_HOST_PEERS=all|none|0-1,2-3 says which devices can be peers
-// (SetPeerAccess changes it in tests). Kernels may touch another device's
-// memory only after EnablePeerAccess; copies between devices always work.
+// Peers. GPUARR_HOST_PEERS=all|none|0-1,2-3 says which devices can be peers;
+// the devices implement driver.PeerLinks, so tests change it with
+// device.Device.SetPeerLink. Kernels may touch another device's memory only
+// after EnablePeerAccess; copies between devices always work.
 //
 // Checking mode. GPUARR_HOST_CHECK=1 delays queued operations at random
 // and poisons freed memory (PoisonByte), so that a missing synchronization
@@ -89,10 +94,11 @@
 //
 // This package owns the host devices, their memory and index, streams,
 // events, pools, the kernel registry and PTX checking. It implements
-// device/driver and imports nothing else from gpuarr: the user API, kernel
-// argument marshalling and device selection belong to package device, and
-// allocators, arrays and the GC to the packages above it. It must not print,
-// panic (except on a bad RegisterKernel call at init) or read the
+// device/driver and device/hostkernel and imports nothing else from gpuarr:
+// the user API, kernel argument marshalling and device selection belong to
+// package device, and allocators, arrays and the GC to the packages above
+// it. Only package device imports it: everything above reaches it through
+// device's methods and capabilities. It must not print, panic or read the
 // environment after first use, and it must not let Go pointers into device
 // memory.
 package host

@@ -11,13 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
+
+// mustRegister binds a test kernel, panicking if the name was taken: two
+// tests claiming one entry point is a mistake in the tests.
+func mustRegister(name string, k hostkernel.Kernel) {
+	if !registerKernel(name, k) {
+		panic("host test kernel " + name + " registered twice")
+	}
+}
 
 // Test kernels, registered under names of their own so that they never
 // collide with internal/testkernels.
 func init() {
-	RegisterKernel("hosttest_step", func(l *Launch) error { // (p ptr, i u32)
-		p, err := View[uint32](l, l.Args.Ptr(0), 2)
+	mustRegister("hosttest_step", func(l *hostkernel.Launch) error { // (p ptr, i u32)
+		p, err := hostkernel.View[uint32](l, l.Args.Ptr(0), 2)
 		if err != nil {
 			return err
 		}
@@ -28,8 +37,8 @@ func init() {
 		}
 		return nil
 	})
-	RegisterKernel("hosttest_spin_write", func(l *Launch) error { // (out ptr, v u32, ns u64)
-		out, err := View[uint32](l, l.Args.Ptr(0), 1)
+	mustRegister("hosttest_spin_write", func(l *hostkernel.Launch) error { // (out ptr, v u32, ns u64)
+		out, err := hostkernel.View[uint32](l, l.Args.Ptr(0), 1)
 		if err != nil {
 			return err
 		}
@@ -37,17 +46,17 @@ func init() {
 		out[0] = l.Args.U32(1)
 		return nil
 	})
-	RegisterKernel("hosttest_add", func(l *Launch) error { // (dst, a, b ptr, n u64)
+	mustRegister("hosttest_add", func(l *hostkernel.Launch) error { // (dst, a, b ptr, n u64)
 		n := l.Args.U64(3)
-		dst, err := View[uint32](l, l.Args.Ptr(0), n)
+		dst, err := hostkernel.View[uint32](l, l.Args.Ptr(0), n)
 		if err != nil {
 			return err
 		}
-		a, err := View[uint32](l, l.Args.Ptr(1), n)
+		a, err := hostkernel.View[uint32](l, l.Args.Ptr(1), n)
 		if err != nil {
 			return err
 		}
-		b, err := View[uint32](l, l.Args.Ptr(2), n)
+		b, err := hostkernel.View[uint32](l, l.Args.Ptr(2), n)
 		if err != nil {
 			return err
 		}
@@ -58,12 +67,12 @@ func init() {
 		})
 		return nil
 	})
-	RegisterKernel("hosttest_touch", func(l *Launch) error { // (p ptr, n u64)
+	mustRegister("hosttest_touch", func(l *hostkernel.Launch) error { // (p ptr, n u64)
 		_, err := l.Bytes(l.Args.Ptr(0), l.Args.U64(1))
 		return err
 	})
-	RegisterKernel("hosttest_fail", func(l *Launch) error { return errors.New("deliberate failure") })
-	RegisterKernel("hosttest_panic", func(l *Launch) error { panic("deliberate panic") })
+	mustRegister("hosttest_fail", func(l *hostkernel.Launch) error { return errors.New("deliberate failure") })
+	mustRegister("hosttest_panic", func(l *hostkernel.Launch) error { panic("deliberate panic") })
 }
 
 var testEntries = []string{"hosttest_step", "hosttest_spin_write", "hosttest_add", "hosttest_touch", "hosttest_fail", "hosttest_panic"}

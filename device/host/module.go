@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
 // The host device cannot run PTX, but it checks it the way a JIT would
@@ -27,7 +28,7 @@ type module struct {
 type function struct {
 	mod    *module
 	name   string
-	kernel Kernel
+	kernel hostkernel.Kernel
 }
 
 func (f *function) Name() string { return f.name }
@@ -176,7 +177,7 @@ func checkPTX(src string, registered func(string) bool) (entries []string, log s
 		case seen[name]:
 			report(m[0], "Duplicate definition of entry '%s'", name)
 		case !registered(name):
-			report(m[0], "Entry '%s' has no host kernel (register a Go implementation with host.RegisterKernel)", name)
+			report(m[0], "Entry '%s' has no host kernel (register a Go implementation with device.Device.RegisterHostKernel)", name)
 		default:
 			entries = append(entries, name)
 		}

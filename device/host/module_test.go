@@ -1,6 +1,8 @@
 package host
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
 // A realistic module in nvcc's style: comments, strings, multi-line
@@ -89,7 +92,7 @@ func TestPTXValidationLog(t *testing.T) {
 		{"no entry", ptxHeader + ".visible .func helper()\n{\n\tret;\n}\n", []string{"No .entry point"}},
 		{"malformed entry", ptxHeader + ".entry\n", []string{"line 4;", ".entry needs a name"}},
 		{"unregistered", ptxHeader + entry("hosttest_step", "") + entry("nobody_implements_this", ""),
-			[]string{"line 10;", "Entry 'nobody_implements_this' has no host kernel", "host.RegisterKernel"}},
+			[]string{"line 10;", "Entry 'nobody_implements_this' has no host kernel", "RegisterHostKernel"}},
 		{"duplicate", ptxHeader + entry("hosttest_step", "") + entry("hosttest_step", ""), []string{"line 10;", "Duplicate definition"}},
 		{"undeclared register", ptxHeader + entry("hosttest_step", "\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [a];\n\tadd.u64 %rd1, %rd1, %nosuchreg;\n"),
 			[]string{"line 9;", "Unknown symbol '%nosuchreg'"}},
@@ -155,32 +158,48 @@ func TestLaunchCopiesArguments(t *testing.T) {
 	assert.Equal(t, []uint32{11}, download[uint32](t, s, x, 1))
 }
 
-func TestRegisterKernelRefusesDuplicates(t *testing.T) {
-	assert.PanicsWithValue(t, "host.RegisterKernel: kernel hosttest_step registered twice", func() {
-		RegisterKernel("hosttest_step", func(*Launch) error { return nil })
-	})
-	assert.Panics(t, func() { RegisterKernel("", func(*Launch) error { return nil }) })
-	assert.Panics(t, func() { RegisterKernel("hosttest_nil", nil) })
+// The first kernel bound to a name keeps it: a second binding reports
+// false and changes nothing, on every device of the process.
+func TestRegisterKernelFirstBindingWins(t *testing.T) {
+	sys := testSystem(t)
+	d := sys.devs[0]
+	var r hostkernel.Registry = d
+	assert.False(t, r.RegisterKernel("hosttest_step", func(*hostkernel.Launch) error { return errors.New("the second binding ran") }))
+
+	x := newTestAlloc(t, d, 8)
+	s := newTestStream(t, d)
+	launch(t, s, testKernels(t, d)["step"], x, uint32(0))
+	require.NoError(t, s.Synchronize(), "the first binding ran")
+	assert.Equal(t, []uint32{1, 0}, download[uint32](t, s, x, 2))
+
+	name := fmt.Sprintf("hosttest_bound_once_%p", t) // a name of this run's own
+	assert.True(t, r.RegisterKernel(name, func(*hostkernel.Launch) error { return nil }))
+	got, ok := lookupKernel(name)
+	require.True(t, ok)
+	assert.NotNil(t, got)
+	assert.Panics(t, func() { registerKernel("", func(*hostkernel.Launch) error { return nil }) })
+	assert.Panics(t, func() { registerKernel("hosttest_nil", nil) })
 }
 
 func TestViewChecksAlignmentAndLifetime(t *testing.T) {
 	d := testSystem(t).devs[0]
 	x := newTestAlloc(t, d, 64)
-	l := &Launch{name: "view", dev: d}
-	v, err := View[uint64](l, x+8, 7)
+	m := &launchMemory{name: "view", dev: d}
+	l := hostkernel.NewLaunch("view", d, m)
+	v, err := hostkernel.View[uint64](l, x+8, 7)
 	require.NoError(t, err)
 	assert.Len(t, v, 7)
-	_, err = View[uint64](l, x+4, 1)
+	_, err = hostkernel.View[uint64](l, x+4, 1)
 	assert.Equal(t, driver.MisalignedAddress, code(t, err))
-	_, err = View[uint64](l, x+8, 8)
+	_, err = hostkernel.View[uint64](l, x+8, 8)
 	assert.Equal(t, driver.IllegalAddress, code(t, err))
-	v, err = View[uint64](l, 0, 0)
+	v, err = hostkernel.View[uint64](l, 0, 0)
 	require.NoError(t, err)
 	assert.Empty(t, v)
 
-	require.NoError(t, l.run(func(*Launch) error { return nil }))
+	require.NoError(t, m.run(func(*hostkernel.Launch) error { return nil }, l))
 	assert.Zero(t, index.lookup(x).pins, "the views were unpinned")
-	_, err = View[uint64](l, x, 1)
+	_, err = hostkernel.View[uint64](l, x, 1)
 	assert.Equal(t, driver.IllegalAddress, code(t, err))
 	assert.Contains(t, err.Error(), "after the kernel returned")
 }

@@ -48,7 +48,7 @@ func parsePeers(v string, n int) (peerRule, error) {
 }
 
 // peerMatrix is one device set's peer state: which pairs could be peers
-// (the rule, amended by SetPeerAccess) and which directions are enabled.
+// (the rule, amended by SetPeerLink) and which directions are enabled.
 type peerMatrix struct {
 	mu       sync.RWMutex
 	rule     peerRule
@@ -119,15 +119,23 @@ func (m *peerMatrix) isEnabled(from, to int) bool {
 	return m.enabled[[2]int{from, to}]
 }
 
-// globalPeers is the matrix of the devices Backend().Devices() opens. It
-// exists before them so that SetPeerAccess works whenever a test calls it.
+// globalPeers is the matrix of the devices Backend().Devices() opens.
 var globalPeers = newPeerMatrix(peerRule{all: true})
 
-// SetPeerAccess changes whether host devices a and b (ordinals of
-// Backend().Devices()) can be peers, in both directions, overriding
-// GPUARR_HOST_PEERS. It exists for tests of multi-device code. Refusing a
-// pair also revokes peer access already enabled between them.
-func SetPeerAccess(a, b int, ok bool) { globalPeers.set(a, b, ok) }
+// SetPeerLink implements driver.PeerLinks: it changes whether d and peer
+// can be peers, in both directions, overriding GPUARR_HOST_PEERS.
+func (d *device) SetPeerLink(peer driver.Device, ok bool) error {
+	const call = "SetPeerLink"
+	p, isHost := peer.(*device)
+	switch {
+	case !isHost || p.sys != d.sys:
+		return driver.Errorf(call, driver.InvalidValue, "%s and %v are not devices of one host backend", d, peer)
+	case p == d:
+		return driver.Errorf(call, driver.InvalidValue, "%s: a device is always its own peer", d)
+	}
+	d.sys.peers.set(d.ordinal, p.ordinal, ok)
+	return nil
+}
 
 // CanAccessPeer reports whether this device can map peer's memory.
 func (d *device) CanAccessPeer(peer driver.Device) (bool, error) {

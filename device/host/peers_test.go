@@ -107,31 +107,33 @@ func TestPeerAccessRules(t *testing.T) {
 	assert.Equal(t, driver.IllegalAddress, code(t, d1.Synchronize()))
 }
 
-// SetPeerAccess amends the process's matrix, whatever GPUARR_HOST_PEERS says.
-func TestSetPeerAccess(t *testing.T) {
-	t.Cleanup(func() {
-		globalPeers.mu.Lock()
-		delete(globalPeers.override, [2]int{0, 1})
-		delete(globalPeers.override, [2]int{1, 0})
-		globalPeers.mu.Unlock()
-	})
-	SetPeerAccess(0, 1, false)
-	assert.False(t, globalPeers.can(0, 1))
-	assert.False(t, globalPeers.can(1, 0))
-	assert.False(t, globalPeers.enable(0, 1))
-	SetPeerAccess(1, 0, true)
-	assert.True(t, globalPeers.can(0, 1))
-	assert.True(t, globalPeers.enable(0, 1))
-	assert.True(t, globalPeers.isEnabled(0, 1))
-	assert.False(t, globalPeers.isEnabled(1, 0))
+// SetPeerLink amends a device set's matrix, whatever GPUARR_HOST_PEERS
+// says, in both directions; it refuses devices of another set and a
+// device paired with itself.
+func TestSetPeerLink(t *testing.T) {
+	sys := testSystem(t, withDevices(2), func(c *config) { c.peers = peerRule{} })
+	d0, d1 := sys.devs[0], sys.devs[1]
+	var links driver.PeerLinks = d0
 
-	devs, err := Backend().Devices()
+	require.NoError(t, links.SetPeerLink(d1, true))
+	ok, err := d1.CanAccessPeer(d0)
 	require.NoError(t, err)
-	if len(devs) >= 2 {
-		SetPeerAccess(0, 1, false)
-		ok, err := devs[0].CanAccessPeer(devs[1])
-		require.NoError(t, err)
-		assert.False(t, ok)
-		assert.ErrorIs(t, devs[0].EnablePeerAccess(devs[1]), driver.ErrPeerAccessUnsupported)
-	}
+	assert.True(t, ok, "both directions")
+	require.NoError(t, d0.EnablePeerAccess(d1))
+	assert.True(t, d0.peerOK(d1))
+
+	require.NoError(t, d1.SetPeerLink(d0, false))
+	ok, err = d0.CanAccessPeer(d1)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.False(t, d0.peerOK(d1), "refusing revoked the access enabled before")
+	assert.ErrorIs(t, d0.EnablePeerAccess(d1), driver.ErrPeerAccessUnsupported)
+
+	err = d0.SetPeerLink(d0, true)
+	assert.Equal(t, driver.InvalidValue, code(t, err))
+	assert.Contains(t, err.Error(), "always its own peer")
+	other := testSystem(t).devs[0]
+	err = d0.SetPeerLink(other, true)
+	assert.Equal(t, driver.InvalidValue, code(t, err))
+	assert.Contains(t, err.Error(), "not devices of one host backend")
 }

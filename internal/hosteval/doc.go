@@ -1,13 +1,14 @@
 // Package hosteval runs gpuarr's fused kernels (internal/expr Programs) on
-// the host backend: Kernel turns a Program into a host.Kernel that gpuarr
-// registers under the Program's PTX entry name, so the host device runs
-// the same launches, with the same parameters, as the CUDA back end runs
-// the PTX of internal/ptxgen.
+// the host backend: Kernel turns a Program into a kernel written in Go
+// (device/hostkernel's Kernel) that gpuarr binds to the Program's PTX entry
+// name with device.Device.RegisterHostKernel, so the host device runs the
+// same launches, with the same parameters, as the CUDA back end runs the
+// PTX of internal/ptxgen.
 //
 // Kernel analyses the Program once: it checks every instruction and
 // compiles it into a typed column operation over a chunk of elements (see
 // frame.go). A launch reads the parameters, views device memory through
-// host.View (so bounds, liveness and peer access are checked) and
+// hostkernel.View (so the backend checks bounds, liveness and peer access) and
 // evaluates chunks in parallel with Launch.ParallelFor, each goroutine
 // with its own scratch columns. Reductions fold each chunk's values into
 // per-group (or per-part) accumulators; see reduce.go.
@@ -18,5 +19,6 @@
 //
 // This package owns only the evaluator. It does not build Programs
 // (package gpuarr does), generate PTX (internal/ptxgen) or register
-// kernels (the caller does, with host.EnsureKernel).
+// kernels (the caller does, through package device), and it imports no
+// backend: the kernel ABI it writes to is device/hostkernel's.
 package hosteval

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/testutil"
 )
@@ -117,7 +116,8 @@ var modules sync.Map // entry name → *device.Kernel
 func run(t testing.TB, dev *device.Device, p *expr.Program, c call) error {
 	t.Helper()
 	name := p.EntryName()
-	host.EnsureKernel(name, Kernel(p))
+	_, err := dev.RegisterHostKernel(name, Kernel(p))
+	require.NoError(t, err)
 	k, ok := modules.Load(name)
 	if !ok {
 		ptx := dev.PTXHeader() + ".visible .entry " + name + "(\n\t.param .u64 a\n)\n{\n\tret;\n}\n"

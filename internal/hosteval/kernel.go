@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/driver"
-	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -15,14 +15,14 @@ import (
 // program it cannot run (a bad operand, an op that does not apply to its
 // type, ...) gives a kernel whose every launch fails with an error naming
 // the problem: the failure then surfaces where launch errors do.
-func Kernel(p *expr.Program) host.Kernel {
+func Kernel(p *expr.Program) hostkernel.Kernel {
 	if p == nil {
-		return func(*host.Launch) error { return fmt.Errorf("hosteval: nil program") }
+		return func(*hostkernel.Launch) error { return fmt.Errorf("hosteval: nil program") }
 	}
 	pr, err := compile(p)
 	if err != nil {
 		err = fmt.Errorf("hosteval: cannot run %s: %w\n%s", p.EntryName(), err, p)
-		return func(*host.Launch) error { return err }
+		return func(*hostkernel.Launch) error { return err }
 	}
 	return pr.run
 }
@@ -60,7 +60,7 @@ type inputArgs struct {
 	seed, stream uint64 // random inputs
 }
 
-func (pr *program) run(l *host.Launch) error {
+func (pr *program) run(l *hostkernel.Launch) error {
 	ls, err := pr.bind(l)
 	if err != nil {
 		return fmt.Errorf("hosteval %s: %w", pr.entry, err)
@@ -96,7 +96,7 @@ func argFits(k driver.ArgKind, t expr.DType) bool {
 }
 
 // bind reads the arguments in Params order and views the memory they name.
-func (pr *program) bind(l *host.Launch) (*launch, error) {
+func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 	p, args := pr.src, &l.Args
 	if args.N != len(pr.params) {
 		return nil, fmt.Errorf("%d arguments, want %d (%v)", args.N, len(pr.params), pr.params)
@@ -233,9 +233,9 @@ func scalarBits(args *driver.Args, i int, t expr.DType) uint64 {
 	return args.U64(i) // 64-bit integers and float64 travel as their bits
 }
 
-// view returns n elements of type t at p through host.View, which checks
+// view returns n elements of type t at p through hostkernel.View, which checks
 // alignment, bounds, liveness and peer access.
-func view(l *host.Launch, t expr.DType, p driver.Ptr, n uint64) (unsafe.Pointer, error) {
+func view(l *hostkernel.Launch, t expr.DType, p driver.Ptr, n uint64) (unsafe.Pointer, error) {
 	if n == 0 {
 		return nil, nil
 	}
@@ -244,19 +244,19 @@ func view(l *host.Launch, t expr.DType, p driver.Ptr, n uint64) (unsafe.Pointer,
 	switch t.Size() {
 	case 1:
 		var s []uint8
-		s, err = host.View[uint8](l, p, n)
+		s, err = hostkernel.View[uint8](l, p, n)
 		ptr = unsafe.Pointer(unsafe.SliceData(s))
 	case 2:
 		var s []uint16
-		s, err = host.View[uint16](l, p, n)
+		s, err = hostkernel.View[uint16](l, p, n)
 		ptr = unsafe.Pointer(unsafe.SliceData(s))
 	case 4:
 		var s []uint32
-		s, err = host.View[uint32](l, p, n)
+		s, err = hostkernel.View[uint32](l, p, n)
 		ptr = unsafe.Pointer(unsafe.SliceData(s))
 	default:
 		var s []uint64
-		s, err = host.View[uint64](l, p, n)
+		s, err = hostkernel.View[uint64](l, p, n)
 		ptr = unsafe.Pointer(unsafe.SliceData(s))
 	}
 	return ptr, err

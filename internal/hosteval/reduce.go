@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
 // A reduction's iteration space is groups × glen. Its units are what one
@@ -35,7 +35,7 @@ func (ps *pieces) add(p piece) {
 	ps.mu.Unlock()
 }
 
-func (pr *program) reduce(l *host.Launch, ls *launch) {
+func (pr *program) reduce(l *hostkernel.Launch, ls *launch) {
 	var ps pieces
 	if ls.n > 0 {
 		l.ParallelFor(ls.n, func(lo, hi uint64) {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -41,10 +41,11 @@ func check(t *testing.T, p *expr.Program, ptx string) {
 	t.Helper()
 	dev, err := device.Default()
 	require.NoError(t, err)
-	if dev.Backend() != "host" {
-		t.Logf("%s: loading on %s", p.EntryName(), dev)
+	if dev.RunsHostKernels() {
+		_, err := dev.RegisterHostKernel(p.EntryName(), func(*hostkernel.Launch) error { return nil })
+		require.NoError(t, err)
 	} else {
-		host.EnsureKernel(p.EntryName(), func(*host.Launch) error { return nil })
+		t.Logf("%s: loading on %s", p.EntryName(), dev)
 	}
 	m, err := dev.LoadPTX(ptx)
 	require.NoError(t, err, "%s\n%s", p, numberLines(ptx))

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
 // Each library function evaluated by a kernel over arrays of arguments on
@@ -92,19 +92,19 @@ func mlEvalPTX(name string) (entry, ptx string, err error) {
 }
 
 // mlHostKernel runs the model: the host backend's stand-in for the entry.
-func mlHostKernel(name string) host.Kernel {
+func mlHostKernel(name string) hostkernel.Kernel {
 	s, model := mathSigs[name], mlModels[name]
-	return func(l *host.Launch) error {
+	return func(l *hostkernel.Launch) error {
 		n := l.Args.U64(4)
 		var in [3][]byte
 		for i, t := range s.args {
-			b, err := host.View[byte](l, l.Args.Ptr(1+i), n*uint64(mlSize(t)))
+			b, err := hostkernel.View[byte](l, l.Args.Ptr(1+i), n*uint64(mlSize(t)))
 			if err != nil {
 				return err
 			}
 			in[i] = b
 		}
-		out, err := host.View[byte](l, l.Args.Ptr(0), n*uint64(mlSize(s.ret)))
+		out, err := hostkernel.View[byte](l, l.Args.Ptr(0), n*uint64(mlSize(s.ret)))
 		if err != nil {
 			return err
 		}
@@ -145,7 +145,10 @@ func mlEval(t *testing.T, dev *device.Device, name string, cols ...[]uint64) []u
 	n := len(cols[0])
 	entry, ptx, err := mlEvalPTX(name)
 	require.NoError(t, err)
-	host.EnsureKernel(entry, mlHostKernel(name))
+	if dev.RunsHostKernels() {
+		_, err := dev.RegisterHostKernel(entry, mlHostKernel(name))
+		require.NoError(t, err)
+	}
 	mod, err := dev.LoadPTX(ptx)
 	require.NoError(t, err, "PTX:\n%s", mlNumbered(ptx))
 	defer func() { assert.NoError(t, mod.Close()) }()

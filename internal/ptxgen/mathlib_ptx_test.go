@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
 // The PTX text itself: every function passes the device's PTX check (a
@@ -59,9 +59,12 @@ func mlCallerModule(t *testing.T, entry string, names []string) string {
 
 func mlLoadPTX(t *testing.T, entry, ptx string) {
 	t.Helper()
-	host.EnsureKernel(entry, func(*host.Launch) error { return nil })
 	dev, err := device.Default()
 	require.NoError(t, err)
+	if dev.RunsHostKernels() {
+		_, err := dev.RegisterHostKernel(entry, func(*hostkernel.Launch) error { return nil })
+		require.NoError(t, err)
+	}
 	mod, err := dev.LoadPTX(ptx)
 	require.NoError(t, err, "PTX:\n%s", mlNumbered(ptx))
 	_, err = mod.Kernel(entry)

@@ -1,7 +1,9 @@
 // Package testkernels holds the small kernels that tests, demos and
 // benchmarks launch on every backend: each exists as PTX text (for CUDA, in
-// ptx.go) and as a Go function registered with the host backend under the
-// same entry name (host.go).
+// ptx.go) and as a Go function (host.go, written against device/hostkernel)
+// that Load and PTX bind to the same entry name, through
+// device.Device.RegisterHostKernel, on a device that runs kernels written
+// in Go. It reaches the host backend only through package device.
 //
 // Entry points and their .param lists (all pointers are u64 device addresses):
 //

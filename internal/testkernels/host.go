@@ -1,35 +1,69 @@
 package testkernels
 
 import (
+	"fmt"
+	"sync"
 	"time"
 
+	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/driver"
-	"github.com/gpuarr/gpuarr/device/host"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
-// The host halves of the test kernels: each does the work of a whole launch
-// (every thread of every block), under the entry name its PTX uses.
-func init() {
-	host.RegisterKernel("gpuarr_vadd_f32", vaddF32)
-	host.RegisterKernel("gpuarr_spin_write_u32", spinWriteU32)
-	host.RegisterKernel("gpuarr_step_u32", stepU32)
-	host.RegisterKernel("gpuarr_copy_u32", copyU32)
-	host.RegisterKernel("gpuarr_fill_u32", fillU32)
-	host.RegisterKernel("gpuarr_empty", func(*host.Launch) error { return nil })
+// hostKernels are the Go halves of the test kernels, under the entry names
+// their PTX uses: each does the work of a whole launch (every thread of
+// every block).
+var hostKernels = []struct {
+	name string
+	k    hostkernel.Kernel
+}{
+	{"gpuarr_vadd_f32", vaddF32},
+	{"gpuarr_spin_write_u32", spinWriteU32},
+	{"gpuarr_step_u32", stepU32},
+	{"gpuarr_copy_u32", copyU32},
+	{"gpuarr_fill_u32", fillU32},
+	{"gpuarr_empty", func(*hostkernel.Launch) error { return nil }},
 }
 
+// bindHostKernels binds the Go halves on a device that runs kernels
+// written in Go; elsewhere it does nothing. A name bound before to another
+// kernel is an error: these names belong to this package.
+func bindHostKernels(dev *device.Device) error {
+	if !dev.RunsHostKernels() {
+		return nil
+	}
+	hostOnce.Do(func() {
+		for _, hk := range hostKernels {
+			bound, err := dev.RegisterHostKernel(hk.name, hk.k)
+			if err == nil && !bound {
+				err = fmt.Errorf("entry %s is bound to a kernel of another package", hk.name)
+			}
+			if err != nil {
+				hostErr = fmt.Errorf("testkernels: %w", err)
+				return
+			}
+		}
+	})
+	return hostErr
+}
+
+var (
+	hostOnce sync.Once
+	hostErr  error
+)
+
 // vaddF32 is gpuarr_vadd_f32(a, b, c ptr, n u64): c[i] = a[i] + b[i].
-func vaddF32(l *host.Launch) error {
+func vaddF32(l *hostkernel.Launch) error {
 	n := l.Args.U64(3)
-	a, err := host.View[float32](l, l.Args.Ptr(0), n)
+	a, err := hostkernel.View[float32](l, l.Args.Ptr(0), n)
 	if err != nil {
 		return err
 	}
-	b, err := host.View[float32](l, l.Args.Ptr(1), n)
+	b, err := hostkernel.View[float32](l, l.Args.Ptr(1), n)
 	if err != nil {
 		return err
 	}
-	c, err := host.View[float32](l, l.Args.Ptr(2), n)
+	c, err := hostkernel.View[float32](l, l.Args.Ptr(2), n)
 	if err != nil {
 		return err
 	}
@@ -44,8 +78,8 @@ func vaddF32(l *host.Launch) error {
 // spinWriteU32 is gpuarr_spin_write_u32(out ptr, v u32, ns u64): it takes
 // ns nanoseconds (at least), then *out = v, so that tests can see whether
 // other work waited for it.
-func spinWriteU32(l *host.Launch) error {
-	out, err := host.View[uint32](l, l.Args.Ptr(0), 1)
+func spinWriteU32(l *hostkernel.Launch) error {
+	out, err := hostkernel.View[uint32](l, l.Args.Ptr(0), 1)
 	if err != nil {
 		return err
 	}
@@ -58,8 +92,8 @@ func spinWriteU32(l *host.Launch) error {
 
 // stepU32 is gpuarr_step_u32(p ptr, i u32): if p[0] == i, p[0] = i+1, else
 // p[1] = 1 — a launch that runs out of order leaves the flag set.
-func stepU32(l *host.Launch) error {
-	p, err := host.View[uint32](l, l.Args.Ptr(0), 2)
+func stepU32(l *hostkernel.Launch) error {
+	p, err := hostkernel.View[uint32](l, l.Args.Ptr(0), 2)
 	if err != nil {
 		return err
 	}
@@ -72,7 +106,7 @@ func stepU32(l *host.Launch) error {
 }
 
 // copyU32 is gpuarr_copy_u32(dst, src ptr, n u64): dst[i] = src[i].
-func copyU32(l *host.Launch) error {
+func copyU32(l *hostkernel.Launch) error {
 	n := l.Args.U64(2)
 	dst, src, err := twoViews(l, l.Args.Ptr(0), l.Args.Ptr(1), n)
 	if err != nil {
@@ -83,9 +117,9 @@ func copyU32(l *host.Launch) error {
 }
 
 // fillU32 is gpuarr_fill_u32(dst ptr, v u32, n u64): dst[i] = v.
-func fillU32(l *host.Launch) error {
+func fillU32(l *hostkernel.Launch) error {
 	n, v := l.Args.U64(2), l.Args.U32(1)
-	dst, err := host.View[uint32](l, l.Args.Ptr(0), n)
+	dst, err := hostkernel.View[uint32](l, l.Args.Ptr(0), n)
 	if err != nil {
 		return err
 	}
@@ -97,11 +131,11 @@ func fillU32(l *host.Launch) error {
 	return nil
 }
 
-func twoViews(l *host.Launch, a, b driver.Ptr, n uint64) ([]uint32, []uint32, error) {
-	va, err := host.View[uint32](l, a, n)
+func twoViews(l *hostkernel.Launch, a, b driver.Ptr, n uint64) ([]uint32, []uint32, error) {
+	va, err := hostkernel.View[uint32](l, a, n)
 	if err != nil {
 		return nil, nil, err
 	}
-	vb, err := host.View[uint32](l, b, n)
+	vb, err := hostkernel.View[uint32](l, b, n)
 	return va, vb, err
 }

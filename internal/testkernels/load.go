@@ -12,9 +12,13 @@ type Set struct {
 	VAdd, SpinWrite, Step, Copy, Fill, Empty *device.Kernel
 }
 
-// Load loads every test kernel on dev (PTX on CUDA; on the host backend the
-// Go implementations registered under the same entry names).
+// Load loads every test kernel on dev: their PTX on a GPU; on a device
+// that runs kernels written in Go (the host backend), the Go halves, bound
+// to the same entry names first.
 func Load(dev *device.Device) (*Set, error) {
+	if err := bindHostKernels(dev); err != nil {
+		return nil, fmt.Errorf("testkernels on %s: %w", dev, err)
+	}
 	m, err := dev.LoadPTX(PTX(dev))
 	if err != nil {
 		return nil, fmt.Errorf("testkernels on %s: %w", dev, err)

@@ -4,7 +4,13 @@ import "github.com/gpuarr/gpuarr/device"
 
 // PTX returns the test kernels as one PTX module for dev: the device's
 // header (dev.PTXHeader) followed by every entry point listed in doc.go.
-func PTX(dev *device.Device) string { return dev.PTXHeader() + ptxBody }
+// On a device that runs kernels written in Go it also binds their Go
+// halves, so that the text loads there through any API; Load reports a
+// failure to bind them.
+func PTX(dev *device.Device) string {
+	_ = bindHostKernels(dev)
+	return dev.PTXHeader() + ptxBody
+}
 
 // The kernels are hand-written PTX. Element loops are grid-stride with
 // 64-bit indices (i = ctaid.x*ntid.x + tid.x; i += nctaid.x*ntid.x), so any

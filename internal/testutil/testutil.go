@@ -33,8 +33,8 @@ func Device(t testing.TB) *device.Device {
 func HostDevice(t testing.TB) *device.Device {
 	t.Helper()
 	dev := Device(t)
-	if dev.Backend() != "host" {
-		t.Skipf("this test drives the host backend; the default device is %s", dev)
+	if !dev.RunsHostKernels() {
+		t.Skipf("this test drives the host backend (kernels written in Go); the default device %s runs PTX", dev)
 	}
 	return dev
 }
