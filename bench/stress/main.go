@@ -217,4 +217,3 @@ func (e *env) close() error {
 	errs = append(errs, e.ks.Module.Close())
 	return errors.Join(errs...)
 }
-
