@@ -186,9 +186,9 @@ func setup(dev *device.Device, streams int) (*env, error) {
 		}
 		e.streams = append(e.streams, s)
 	}
-	if e.iotaU32, err = newIota[uint32](e); err == nil {
-		if e.iotaF32, err = newIota[float32](e); err == nil {
-			e.iotaI64, err = newIota[int64](e)
+	if e.iotaU32, err = newIota[uint32](); err == nil {
+		if e.iotaF32, err = newIota[float32](); err == nil {
+			e.iotaI64, err = newIota[int64]()
 		}
 	}
 	if err != nil {

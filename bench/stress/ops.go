@@ -42,7 +42,7 @@ func iotaOf[T elem](e *env) *gpuarr.Array[T] {
 	return a.(*gpuarr.Array[T])
 }
 
-func newIota[T elem](e *env) (*gpuarr.Array[T], error) {
+func newIota[T elem]() (*gpuarr.Array[T], error) {
 	v := make([]T, maxElems)
 	for i := range v {
 		v[i] = T(i)
