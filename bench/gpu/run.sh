@@ -191,7 +191,14 @@ run_program() { # kind name dir limit args...
 #                          (the generated kernels that use shared memory
 #                          and bar.sync)
 #   memcheck-stress        bench/stress with GPUARR_SANITIZE_STRESS_TRIALS
-#                          (default 500) trials
+#                          (default 500) trials, on the caching pool (the
+#                          default) and, as memcheck-stress-driver-pool,
+#                          on the driver's pool (GPUARR_MEMORY_POOL=cuda):
+#                          memcheck sees the caching pool's segments, not
+#                          the arrays carved from them, but it tracks each
+#                          stream-ordered allocation of the driver's pool,
+#                          so an access past an array or to a freed one is
+#                          a finding there
 #
 # with --error-exitcode 1 (any reported error fails the step; a failing
 # test fails it too), --leak-check no (memcheck), --launch-timeout 0 (CUDA starts late
@@ -280,6 +287,7 @@ gate_sanitize() {
 		done < <(manifest test)
 	done
 	gate_sanitize_step memcheck stress "$ROOT" "$BIN/bench-stress" -trials "$SANITIZE_STRESS_TRIALS"
+	GPUARR_MEMORY_POOL=cuda gate_sanitize_step memcheck stress-driver-pool "$ROOT" "$BIN/bench-stress" -trials "$SANITIZE_STRESS_TRIALS"
 }
 # ---- end of the correctness gate ------------------------------------------
 
