@@ -249,6 +249,11 @@ gate_sanitize_step() {
 	local opts=(--tool "$tool" --error-exitcode 1 --launch-timeout 0 --report-api-errors no)
 	[[ $tool != memcheck ]] || opts+=(--leak-check no) # a memcheck option
 	step "$kind" "$step_name" "$SANITIZE_LIMIT" "$dir" "$SANITIZER" "${opts[@]}" "$@"
+	# A -test.run filter that matches nothing (a test renamed) must not
+	# pass silently.
+	if grep -qs '^testing: warning: no tests to run' "$LOGS/$step_name.log"; then
+		record FAIL "$kind" "$step_name" 0 "its test filter matched no test: update the gate in run.sh"
+	fi
 }
 
 gate_sanitize() {
