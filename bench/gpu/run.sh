@@ -2,13 +2,20 @@
 # run.sh runs the gpuarr GPU bundle (make gpu-bundle) on a machine with a GPU
 # and no Go toolchain. From the repository root:
 #
-#   bash .gpu/run.sh [all|tests|bench]      (default all)
+#   bash .gpu/run.sh [all|tests|bench|sanitize]      (default all)
 #
-#   tests  gpuarr info, every test binary (-test.v, 300 s each, in its
-#          package's folder), every example
-#   bench  gpuarr info, every benchmark program (-out $RES, 240 s each) and
-#          every peer script (--out $RES)
-#   all    both
+#   tests     gpuarr info, every test binary (-test.v, 300 s each, in its
+#             package's folder), every example, and the stress program
+#             (bench/stress: 10,000 randomized cross-stream trials)
+#   bench     gpuarr info, every benchmark program (-out $RES, 240 s each)
+#             and every peer script (--out $RES)
+#   sanitize  gpuarr info, every test binary again under compute-sanitizer
+#             (memcheck; racecheck and synccheck for the custom-kernel
+#             tests) and the stress program under memcheck: see "the
+#             correctness gate" below
+#   all       tests, bench, then as much of sanitize as the budget leaves
+#             room for (each sanitizer step only if its whole limit fits;
+#             the rest is recorded as SKIP: run sanitize as its own call)
 #
 # Every step runs under `timeout` and the whole run under a budget
 # (GPUARR_RUN_BUDGET, default 540 s) so that it ends inside the device tool's
@@ -31,9 +38,9 @@ cd "$ROOT" || exit 1
 
 MODE=${1:-all}
 case $MODE in
-all | tests | bench) ;;
+all | tests | bench | sanitize) ;;
 *)
-	echo "usage: bash .gpu/run.sh [all|tests|bench]" >&2
+	echo "usage: bash .gpu/run.sh [all|tests|bench|sanitize]" >&2
 	exit 2
 	;;
 esac
@@ -141,7 +148,7 @@ manifest() { awk -v k="$1" '$1 == k { print $2, $3 }' "$BUNDLE/MANIFEST" 2>/dev/
 # wanted KIND says whether this mode runs steps of that kind.
 wanted() {
 	case $MODE:$1 in
-	all:* | *:cmd | tests:test | tests:example | bench:bench | bench:peer) return 0 ;;
+	all:* | *:cmd | tests:test | tests:example | bench:bench | bench:peer | sanitize:test) return 0 ;;
 	esac
 	return 1
 }
@@ -161,6 +168,133 @@ run_program() { # kind name dir limit args...
 	fi
 	step "$kind" "$n" "$limit" "$dir" "$BIN/$n" "$@"
 }
+
+# ---- the correctness gate: stress trials and compute-sanitizer ------------
+# gate_stress (part of tests) runs bench/stress: 10,000 randomized
+# producer-consumer, write-after-read and free-then-reuse trials over 8
+# streams from several goroutines, every result checked; any wrong result
+# fails the step (it writes results/stress.json). It does not run again
+# with the benchmark programs.
+#
+# gate_sanitize (mode sanitize; the end of all) runs under
+# compute-sanitizer (GPUARR_SANITIZER, default
+# /usr/local/cuda/bin/compute-sanitizer; a recorded SKIP when it is absent):
+#
+#   memcheck-<pkg>.test    every test binary, -test.short (only the memory
+#                          package's long property and stress tests look at
+#                          it); device-cuda.test without TestSticky* (an
+#                          illegal address on purpose, in a child process)
+#   racecheck-/synccheck-  the custom-kernel tests: device.test (all but
+#     device.test          TestGemm*: cuBLAS's kernels are not ours),
+#     gpuarr.test          gpuarr.test's Launch and tracking tests plus its
+#     internal-ptxgen.test reductions, and internal-ptxgen's TestGPUReduce
+#                          (the generated kernels that use shared memory
+#                          and bar.sync)
+#   memcheck-stress        bench/stress with GPUARR_SANITIZE_STRESS_TRIALS
+#                          (default 500) trials, on the caching pool (the
+#                          default) and, as memcheck-stress-driver-pool,
+#                          on the driver's pool (GPUARR_MEMORY_POOL=cuda):
+#                          memcheck sees the caching pool's segments, not
+#                          the arrays carved from them, but it tracks each
+#                          stream-ordered allocation of the driver's pool,
+#                          so an access past an array or to a freed one is
+#                          a finding there
+#
+# with --error-exitcode 1 (any reported error fails the step; a failing
+# test fails it too), --leak-check no (memcheck), --launch-timeout 0 (CUDA starts late
+# in a test binary) and --report-api-errors no: tests provoke driver errors
+# on purpose (out of memory, invalid arguments, missing symbols) and the
+# pool and tracking poll with queries that return NOT_READY; the Go code
+# checks every such result itself, so only the tools' own findings count.
+# Sanitized programs run 10-50x slower: each step gets
+# GPUARR_SANITIZE_LIMIT seconds (default 300). In mode sanitize the usual
+# budget applies (a step cut short by it fails: split the run with
+# GPUARR_SANITIZE_ONLY, an extended regex matched against the step names
+# above, e.g. '^memcheck-' in one call and '^(racecheck|synccheck)-' in the
+# next); in mode all a step starts only if its whole limit fits in what is
+# left of the budget, else it is recorded as SKIP.
+SANITIZER=${GPUARR_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
+SANITIZE_LIMIT=${GPUARR_SANITIZE_LIMIT:-300}
+SANITIZE_ONLY=${GPUARR_SANITIZE_ONLY:-}
+SANITIZE_STRESS_TRIALS=${GPUARR_SANITIZE_STRESS_TRIALS:-500}
+STRESS_LIMIT=${GPUARR_STRESS_LIMIT:-180}
+
+gate_stress() {
+	if [[ ! -x $BIN/bench-stress ]]; then
+		record FAIL gate stress 0 "bench-stress missing from the bundle"
+		return
+	fi
+	step gate stress "$STRESS_LIMIT" "$ROOT" "$BIN/bench-stress" -out "$RES"
+}
+
+# gate_sanitize_step TOOL NAME DIR COMMAND... runs COMMAND under TOOL as
+# step TOOL-NAME (kind test when COMMAND is a test binary).
+gate_sanitize_step() {
+	local tool=$1 name=$2 dir=$3
+	shift 3
+	local step_name=$tool-$name kind=gate
+	[[ $name == *.test ]] && kind=test
+	if [[ -n $SANITIZE_ONLY ]] && ! [[ $step_name =~ $SANITIZE_ONLY ]]; then
+		return
+	fi
+	if [[ ! -x $1 ]]; then
+		record FAIL "$kind" "$step_name" 0 "binary missing from the bundle"
+		return
+	fi
+	local left=$((BUDGET - (SECONDS - START)))
+	if [[ $MODE == all ]] && ((left < SANITIZE_LIMIT + 15)); then
+		record SKIP "$kind" "$step_name" 0 "${left}s of the budget left, the step may take ${SANITIZE_LIMIT}s: run 'bash .gpu/run.sh sanitize'"
+		return
+	fi
+	local opts=(--tool "$tool" --error-exitcode 1 --launch-timeout 0 --report-api-errors no)
+	[[ $tool != memcheck ]] || opts+=(--leak-check no) # a memcheck option
+	step "$kind" "$step_name" "$SANITIZE_LIMIT" "$dir" "$SANITIZER" "${opts[@]}" "$@"
+	# A -test.run filter that matches nothing (a test renamed) must not
+	# pass silently.
+	if grep -qs '^testing: warning: no tests to run' "$LOGS/$step_name.log"; then
+		record FAIL "$kind" "$step_name" 0 "its test filter matched no test: update the gate in run.sh"
+	fi
+}
+
+gate_sanitize() {
+	if [[ ! -x $SANITIZER ]]; then
+		record SKIP gate compute-sanitizer 0 "$SANITIZER not found: the sanitizer runs did not happen"
+		return
+	fi
+	local tlimit=$((SANITIZE_LIMIT - 15)) n dir
+	local extra
+	while read -r n dir; do
+		extra=()
+		# device/cuda's sticky-error test faults on purpose (in a child
+		# process, which the sanitizer follows): not a finding.
+		[[ $n != device-cuda ]] || extra=(-test.skip '^TestSticky')
+		gate_sanitize_step memcheck "$n.test" "$ROOT/$dir" "$TESTS/$n.test" -test.v -test.short -test.timeout="${tlimit}s" "${extra[@]}"
+	done < <(manifest test)
+	# The custom-kernel tests, under the two tools that check shared memory
+	# and barriers.
+	local tool
+	for tool in racecheck synccheck; do
+		while read -r n dir; do
+			case $n in
+			device)
+				gate_sanitize_step "$tool" "$n.test" "$ROOT/$dir" "$TESTS/$n.test" -test.v -test.short -test.timeout="${tlimit}s" \
+					-test.skip '^TestGemm'
+				;;
+			gpuarr)
+				gate_sanitize_step "$tool" "$n.test" "$ROOT/$dir" "$TESTS/$n.test" -test.v -test.short -test.timeout="${tlimit}s" \
+					-test.run '^(TestLaunch.*|TestProducerConsumer|TestWriteAfterRead|TestFreeAfterMultiStreamUse|TestHostReadSyncsOnlyWhenDirty|TestTrackingDriverCalls|TestUseAfterRelease|TestReleaseAndCleanupsConcurrently|TestReductions|TestSumAccuracyAndFusion)$'
+				;;
+			internal-ptxgen)
+				gate_sanitize_step "$tool" "$n.test" "$ROOT/$dir" "$TESTS/$n.test" -test.v -test.short -test.timeout="${tlimit}s" \
+					-test.run '^TestGPUReduce$'
+				;;
+			esac
+		done < <(manifest test)
+	done
+	gate_sanitize_step memcheck stress "$ROOT" "$BIN/bench-stress" -trials "$SANITIZE_STRESS_TRIALS"
+	GPUARR_MEMORY_POOL=cuda gate_sanitize_step memcheck stress-driver-pool "$ROOT" "$BIN/bench-stress" -trials "$SANITIZE_STRESS_TRIALS"
+}
+# ---- end of the correctness gate ------------------------------------------
 
 while read -r n dir; do
 	run_program cmd "$n" "$ROOT" 60 info
@@ -182,12 +316,13 @@ if [[ $MODE == all || $MODE == tests ]]; then
 	if [[ -x $BIN/examples-multigpu ]]; then
 		step example examples-multigpu-process "$EXAMPLE_LIMIT" "$ROOT" "$BIN/examples-multigpu" -mode process
 	fi
+	gate_stress
 fi
 
 if [[ $MODE == all || $MODE == bench ]]; then
 	while read -r n dir; do
 		run_program bench "$n" "$ROOT" "$BENCH_LIMIT" -out "$RES"
-	done < <(manifest bench)
+	done < <(manifest bench | grep -v '^bench-stress ') # stress runs with the tests
 	# Peer scripts run after every benchmark program: kernels_peers.py
 	# reads $RES/kernels.json (bench/kernels) for its sizes and its ratios.
 	while read -r n dir; do
@@ -231,6 +366,10 @@ if [[ $MODE == all || $MODE == bench ]]; then
 	fi
 fi
 # ---- end of examples/train ------------------------------------------------
+
+if [[ $MODE == all || $MODE == sanitize ]]; then
+	gate_sanitize
+fi
 
 # Pack everything into $OUT. The device tool brings back at most 8 files of
 # at most 16 MiB each, named with letters, digits, '.', '_' and '-'.

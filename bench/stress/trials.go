@@ -1,0 +1,217 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+)
+
+// tally counts trials and wrong results per kind and prints each wrong
+// trial as it is found.
+type tally struct {
+	mu     sync.Mutex
+	w      io.Writer
+	trials [numKinds]int
+	wrong  [numKinds]int
+	errs   [numKinds]int
+}
+
+// done records one finished trial: problems are its wrong results, err an
+// operation that failed (which also makes the trial wrong).
+func (t *tally) done(p plan, problems []string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.trials[p.kind]++
+	if err != nil {
+		t.errs[p.kind]++
+		t.wrong[p.kind]++
+		fmt.Fprintf(t.w, "stress: FAILED %s: %v\n", p, err)
+		return
+	}
+	if len(problems) > 0 {
+		t.wrong[p.kind]++
+		fmt.Fprintf(t.w, "stress: WRONG %s:\n", p)
+		for _, s := range problems {
+			fmt.Fprintf(t.w, "    %s\n", s)
+		}
+	}
+}
+
+func (t *tally) totals() (trials, wrong, errs int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k := range numKinds {
+		trials += t.trials[k]
+		wrong += t.wrong[k]
+		errs += t.errs[k]
+	}
+	return trials, wrong, errs
+}
+
+// partner is a second goroutine of a worker: the reads (and, in
+// producer-consumer trials, the whole consumer side) are issued from it,
+// so every hand-off crosses goroutines as well as streams.
+type partner struct {
+	work chan func()
+	wg   sync.WaitGroup
+}
+
+func newPartner() *partner {
+	p := &partner{work: make(chan func())}
+	p.wg.Go(func() {
+		for f := range p.work {
+			f()
+		}
+	})
+	return p
+}
+
+// async runs f on the partner without waiting for it (the channel is
+// unbuffered: it waits for the partner to take it).
+func (p *partner) async(f func()) { p.work <- f }
+
+// call runs f on the partner and waits for it.
+func (p *partner) call(f func()) {
+	done := make(chan struct{})
+	p.work <- func() { f(); close(done) }
+	<-done
+}
+
+func (p *partner) stop() {
+	close(p.work)
+	p.wg.Wait()
+}
+
+// runTrial runs plan p with the worker's goroutine as the writer side and
+// its partner as the reader side.
+func runTrial(e *env, t *tally, pt *partner, p plan) {
+	switch p.dtype {
+	case u32:
+		trial[uint32](e, t, pt, p)
+	case f32:
+		trial[float32](e, t, pt, p)
+	case i64:
+		trial[int64](e, t, pt, p)
+	}
+}
+
+func trial[T elem](e *env, t *tally, pt *partner, p plan) {
+	switch p.kind {
+	case producerConsumer:
+		producerConsumerTrial[T](e, t, pt, p)
+	case writeAfterRead:
+		writeAfterReadTrial[T](e, t, pt, p)
+	case freeReuse:
+		freeReuseTrial[T](e, t, pt, p)
+	}
+}
+
+// producerConsumerTrial: the worker writes x on A (slowly) and hands it
+// over without waiting; the partner reads it on B, releases it while the
+// read may still be queued, and checks what it read. The worker goes on
+// with its next trial meanwhile.
+func producerConsumerTrial[T elem](e *env, t *tally, pt *partner, p plan) {
+	a, b := e.streams[p.a], e.streams[p.b]
+	want := p.first.want(p.n, nil)
+	x, err := produce[T](e, p.n, a, p.first, p.spinW, false)
+	if err != nil {
+		t.done(p, nil, err)
+		return
+	}
+	pt.async(func() {
+		r, err := read(e, x, b, p.read, 0)
+		err = firstErr(err, x.Release())
+		if err != nil {
+			if r != nil {
+				_ = r.release()
+			}
+			t.done(p, nil, err)
+			return
+		}
+		problems, err := r.collect("read on B", want)
+		t.done(p, problems, err)
+	})
+}
+
+// writeAfterReadTrial: the worker writes x on A; the partner reads it on
+// B behind a spin (so the read is still queued); the worker then
+// overwrites x on A at once. The read must see the first contents, x the
+// second.
+func writeAfterReadTrial[T elem](e *env, t *tally, pt *partner, p plan) {
+	a, b := e.streams[p.a], e.streams[p.b]
+	first := p.first.want(p.n, nil)
+	second := p.second.want(p.n, first)
+	x, err := produce[T](e, p.n, a, p.first, p.spinW, false)
+	if err != nil {
+		t.done(p, nil, err)
+		return
+	}
+	var r *reading[T]
+	pt.call(func() { r, err = read(e, x, b, p.read, p.spinR) })
+	if err == nil {
+		err = writeInto(e, x, a, p.second, 0)
+	}
+	var problems, more []string
+	if err == nil {
+		problems, err = r.collect("read on B before the overwrite", first)
+		r = nil
+	}
+	if err == nil {
+		more, err = check("array after the overwrite on A", x, second)
+		problems = append(problems, more...)
+	}
+	if r != nil {
+		err = firstErr(err, r.release())
+	}
+	t.done(p, problems, firstErr(err, x.Release()))
+}
+
+// freeReuseTrial: the worker writes x on A; the partner reads it on B
+// behind a spin; x is released at once (by either goroutine) while that
+// read is queued, and a new array of the same size — likely x's memory —
+// is made and written on a third stream C. The read must see x's
+// contents, the new array its own.
+func freeReuseTrial[T elem](e *env, t *tally, pt *partner, p plan) {
+	a, b, c := e.streams[p.a], e.streams[p.b], e.streams[p.c]
+	first := p.first.want(p.n, nil)
+	second := p.second.want(p.n, nil)
+	x, err := produce[T](e, p.n, a, p.first, p.spinW, false)
+	if err != nil {
+		t.done(p, nil, err)
+		return
+	}
+	var r *reading[T]
+	pt.call(func() {
+		r, err = read(e, x, b, p.read, p.spinR)
+		if p.relByC {
+			err = firstErr(err, x.Release())
+		}
+	})
+	if !p.relByC {
+		err = firstErr(err, x.Release())
+	}
+	if err != nil {
+		if r != nil {
+			_ = r.release()
+		}
+		t.done(p, nil, err)
+		return
+	}
+	z, err := produce[T](e, p.n, c, p.second, 0, p.alloc)
+	var problems, more []string
+	if err == nil {
+		problems, err = r.collect("read on B of the released array", first)
+		r = nil
+	}
+	if err == nil {
+		more, err = check("new array on C", z, second)
+		problems = append(problems, more...)
+	}
+	if r != nil {
+		err = firstErr(err, r.release())
+	}
+	if z != nil {
+		err = firstErr(err, z.Release())
+	}
+	t.done(p, problems, err)
+}
