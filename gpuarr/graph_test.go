@@ -181,35 +181,45 @@ func TestGraphKeepsItsArraysAliveWithoutHandles(t *testing.T) {
 	s := newStreams(t, dev, 1)[0]
 	const n = 1 << 12
 	in := must(gpuarr.Full(gpuarr.Shape{n}, float32(3), gpuarr.On(s)))
+	dst := must(gpuarr.Zeros[float32](gpuarr.Shape{n}, gpuarr.On(s))) // general pool, written by the graph
 	_ = must(gpuarr.Eval(gpuarr.Mul(in, gpuarr.Scalar[float32](2)), gpuarr.On(s))).Release() // compile
 	var out *gpuarr.Array[float32]
-	var lo, hi device.Ptr
 	g, err := gpuarr.Capture(s, func() error {
 		var err error
-		out, err = gpuarr.Eval(gpuarr.Mul(in, gpuarr.Scalar[float32](2)), gpuarr.On(s))
-		lo, hi = gpuarr.AddrRange(out)
-		return err
+		if out, err = gpuarr.Eval(gpuarr.Mul(in, gpuarr.Scalar[float32](2)), gpuarr.On(s)); err != nil {
+			return err
+		}
+		return gpuarr.EvalInto(dst, gpuarr.Add(out, gpuarr.Scalar[float32](1)), gpuarr.On(s))
 	})
 	require.NoError(t, err)
 	defer g.Close()
 	require.NoError(t, g.Replay(gpuarr.On(s)))
 	assert.Equal(t, slices.Repeat([]float32{6}, n), values(t, out))
+	assert.Equal(t, slices.Repeat([]float32{7}, n), values(t, dst))
+	var ranges [][2]device.Ptr
+	for _, x := range []*gpuarr.Array[float32]{in, dst, out} {
+		lo, hi := gpuarr.AddrRange(x)
+		ranges = append(ranges, [2]device.Ptr{lo, hi})
+	}
 
-	// Drop every handle: the graph keeps in and out.
+	// Drop every handle: the graph keeps in, out and dst.
 	require.NoError(t, in.Release())
-	in, out = nil, nil
+	require.NoError(t, dst.Release())
+	in, out, dst = nil, nil, nil
 	for range 3 {
 		runtime.GC()
 		var others []*gpuarr.Array[float32]
 		for range 8 {
 			x := must(gpuarr.Full(gpuarr.Shape{n}, float32(-1), gpuarr.On(s)))
 			xl, xh := gpuarr.AddrRange(x)
-			assert.False(t, xl < hi && lo < xh, "new array overlaps the graph's output")
+			for _, r := range ranges {
+				assert.False(t, xl < r[1] && r[0] < xh, "a new array overlaps memory the graph uses")
+			}
 			others = append(others, x)
 		}
 		require.NoError(t, g.Replay(gpuarr.On(s)))
 		for _, x := range others {
-			assert.Equal(t, float32(-1), values(t, x)[0], "the replay wrote into other work's memory")
+			assert.Equal(t, slices.Repeat([]float32{-1}, n), values(t, x), "the replay wrote into other work's memory")
 			require.NoError(t, x.Release())
 		}
 	}
