@@ -181,7 +181,7 @@ func TestGraphKeepsItsArraysAliveWithoutHandles(t *testing.T) {
 	s := newStreams(t, dev, 1)[0]
 	const n = 1 << 12
 	in := must(gpuarr.Full(gpuarr.Shape{n}, float32(3), gpuarr.On(s)))
-	dst := must(gpuarr.Zeros[float32](gpuarr.Shape{n}, gpuarr.On(s))) // general pool, written by the graph
+	dst := must(gpuarr.Zeros[float32](gpuarr.Shape{n}, gpuarr.On(s)))                        // general pool, written by the graph
 	_ = must(gpuarr.Eval(gpuarr.Mul(in, gpuarr.Scalar[float32](2)), gpuarr.On(s))).Release() // compile
 	var out *gpuarr.Array[float32]
 	g, err := gpuarr.Capture(s, func() error {
