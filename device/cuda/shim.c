@@ -137,6 +137,11 @@ static inline gp_rc use_ctx(gp_h ctx) {
 // The same, for the cuBLAS wrappers (blas.c), which live outside this file.
 gp_rc gp_use_ctx(gp_h ctx) { return use_ctx(ctx); }
 
+// Entry points and result packing for the driver wrappers outside this
+// file (vmm.c).
+void *gp_fn_get(int i) { return i >= 0 && i < GP_NSYM && !missing(i) ? gp_fn[i] : 0; }
+gp_rc gp_pack(CUresult r, int sym) { return pack(r, sym); }
+
 // Wrapper bodies: CALL for gp_rc wrappers, RCALL for gp_ret ones (out.rc).
 #define CALL(name, ...)                                          \
 	do {                                                         \
