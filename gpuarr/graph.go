@@ -47,12 +47,18 @@ func NewGraphPool(dev *device.Device) (*GraphPool, error) {
 	if dev == nil {
 		return nil, fmt.Errorf("gpuarr.NewGraphPool: nil device: %w", ErrArgument)
 	}
-	// Segments come straight from the driver (cuMemAlloc: not a stream
-	// operation, so legal while a relaxed-mode capture goes on), and stay
-	// until the pool has no graph left. No reclaimer: the general pool's
-	// reclaim ladder collects garbage and synchronizes, neither of which a
-	// capture allows.
-	res := memory.Caching(memory.Direct(dev), memory.CachingOptions{
+	// Segments come from an expandable reservation (granules mapped as the
+	// pool grows, so its segments extend one range of addresses) or, on a
+	// device without virtual memory management, straight from cuMemAlloc.
+	// Neither is a stream operation, so both are legal while a relaxed-mode
+	// capture goes on; the segments stay until the pool has no graph left.
+	// No reclaimer: the general pool's reclaim ladder collects garbage and
+	// synchronizes, neither of which a capture allows.
+	up, err := memory.Expandable(dev, memory.ExpandableOptions{})
+	if err != nil {
+		up = memory.Direct(dev)
+	}
+	res := memory.Caching(up, memory.CachingOptions{
 		Reclaimer: memory.ReclaimFunc(func(*device.Device, uint64, int) bool { return false }),
 	})
 	return &GraphPool{dev: dev, res: res}, nil
@@ -61,11 +67,15 @@ func NewGraphPool(dev *device.Device) (*GraphPool, error) {
 // Device is the device the pool's memory is on.
 func (p *GraphPool) Device() *device.Device { return p.dev }
 
+// Upstream reports what the pool's segments come from: KindExpandable, or
+// KindDirect on a device without virtual memory management.
+func (p *GraphPool) Upstream() memory.Stats { return p.res.Upstream().Stats() }
+
 // Stats reports the pool's statistics (ReservedBytes is what its graphs
 // keep reserved).
 func (p *GraphPool) Stats() memory.Stats { return p.res.Stats() }
 
-// Free returns a block of a buffer allocated during a capture. Once no
+// free returns a block of a buffer allocated during a capture. Once no
 // graph and no capture uses the pool, its cached memory goes back to the
 // driver, so an output the user kept past the last graph's Close is
 // returned when it is released.

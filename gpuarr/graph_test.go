@@ -11,6 +11,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 // seedRows is the seed program's computation on the first bs rows of a
@@ -138,6 +139,11 @@ func TestGraphsSharingAPoolReplayInAnyOrder(t *testing.T) {
 	}
 	reserved := pool.Stats().ReservedBytes.Current
 	assert.Positive(t, reserved)
+	if pool.Upstream().Kind == memory.KindExpandable {
+		// The largest working set is two 16 KiB temporaries: one granule.
+		assert.LessOrEqual(t, reserved, uint64(2<<20), "reserved beyond one granule")
+		assert.Equal(t, reserved, pool.Upstream().ReservedBytes.Current)
+	}
 	assert.Equal(t, baseline, allocated(t, dev), "captures allocate from the private pool only")
 
 	// Other work allocated now never gets graph memory.
