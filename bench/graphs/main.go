@@ -63,7 +63,7 @@ func run(outDir string, batches, batch int) error {
 	rep.Note("Seed: one graph per batch size 1..%d of a*a + b*2 over rows of %d float32, sharing one GraphPool, on one stream; "+
 		"device growth is MemInfo's used bytes after the captures minus before (other processes on the GPU show up in it). "+
 		"Target: pool reserved <= the largest working set rounded up to one 2 MiB granule (target_mib).", maxBatch, rowLen)
-	rep.Note("Chain: %d dependent elementwise ops (EvalInto of x*1.0001+0.5 back and forth) over %d float32; host ns per chain, "+
+	rep.Note("Chain: %d dependent elementwise ops (EvalInto of x*1.0001 back and forth: one kernel each, as torch.mul(out=) in graphs_peers) over %d float32; host ns per chain, "+
 		"issued eagerly or replayed as one graph, stream drained between batches (not timed); %d batches of %d; %s, GOMAXPROCS %d.",
 		chainOps, chainLen, batches, batch, runtime.Version(), runtime.GOMAXPROCS(0))
 	rep.Markdown(os.Stdout, labelKeys, metricKeys)
@@ -187,8 +187,7 @@ func seed(rep *report.Report, dev *device.Device, desc bool) error {
 func chainOnce(x, y *gpuarr.Array[float32], s *device.Stream) error {
 	src, dst := x, y
 	for range chainOps {
-		e := gpuarr.Add(gpuarr.Mul(src, gpuarr.Scalar[float32](1.0001)), gpuarr.Scalar[float32](0.5))
-		if err := gpuarr.EvalInto(dst, e, gpuarr.On(s)); err != nil {
+		if err := gpuarr.EvalInto(dst, gpuarr.Mul(src, gpuarr.Scalar[float32](1.0001)), gpuarr.On(s)); err != nil {
 			return err
 		}
 		src, dst = dst, src
