@@ -465,3 +465,20 @@ func (g *Graph) Close() error {
 	}
 	return nil
 }
+
+// Why operations that cannot be recorded into a graph are refused.
+const (
+	whyLibrary = "a library call (cuBLAS) is not recorded into graphs here: it would allocate its " +
+		"workspace during the capture; run it outside the capture"
+	whyHostSlice = "a replay would copy from the Go slice's memory, which the GC may move or free " +
+		"after the capture; upload before the capture into an array the graph reads"
+)
+
+// refuseInCapture fails an operation on a capturing stream that cannot be
+// recorded correctly, naming it, so that a capture is never silently wrong.
+func refuseInCapture(call string, s *device.Stream, why string) error {
+	if !s.IsCapturing() {
+		return nil
+	}
+	return fmt.Errorf("gpuarr.%s on a stream of %s that is capturing: %s: %w", call, s.Device(), why, device.ErrStreamCapture)
+}

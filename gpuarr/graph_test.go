@@ -314,3 +314,37 @@ func TestGraphReplayOnAnotherDevice(t *testing.T) {
 	require.ErrorIs(t, err, gpuarr.ErrArgument)
 	assert.Contains(t, err.Error(), "replayed on a stream of")
 }
+
+// Operations that cannot be recorded correctly are refused inside a
+// capture, each naming itself, and leave nothing behind.
+func TestCaptureRefusesWhatCannotReplay(t *testing.T) {
+	dev := testDevice(t)
+	s := newStreams(t, dev, 1)[0]
+	x := must(gpuarr.Zeros[float32](gpuarr.Shape{4, 4}, gpuarr.On(s)))
+	defer x.Release()
+	baseline := allocated(t, dev)
+	pool := must(gpuarr.NewGraphPool(dev))
+	for name, fn := range map[string]func() error{
+		"CopyFromHost": func() error { return x.CopyFromHost(make([]float32, 16), gpuarr.On(s)) },
+		"FromSlice": func() error {
+			_, err := gpuarr.FromSlice(make([]float32, 16), gpuarr.Shape{16}, gpuarr.On(s))
+			return err
+		},
+		"Matmul": func() error {
+			_, err := gpuarr.Matmul(x, x, gpuarr.On(s))
+			return err
+		},
+		"MatmulInto": func() error {
+			y := must(gpuarr.Zeros[float32](gpuarr.Shape{4, 4}, gpuarr.On(s)))
+			defer y.Release()
+			return gpuarr.MatmulInto(y, x, x, gpuarr.On(s))
+		},
+	} {
+		_, err := gpuarr.Capture(s, fn, gpuarr.WithPool(pool))
+		require.ErrorIs(t, err, device.ErrStreamCapture, name)
+		assert.Contains(t, err.Error(), name)
+		assert.False(t, s.IsCapturing())
+		assert.Zero(t, pool.Stats().ReservedBytes.Current, "%s: nothing leaked", name)
+		assert.Equal(t, baseline, allocated(t, dev), name)
+	}
+}
