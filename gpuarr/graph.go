@@ -39,6 +39,7 @@ type GraphPool struct {
 	mu        sync.Mutex
 	graphs    int            // live graphs
 	capturing bool           // a capture is allocating from the pool
+	stream    *device.Stream // the stream the pool's graphs are captured on
 	last      *device.Stream // stream of the latest replay; nil before any
 }
 
@@ -239,7 +240,12 @@ func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph
 		pool.mu.Unlock()
 		return nil, fmt.Errorf("%s: the pool is already used by another capture; capture one graph of a pool at a time: %w", call, ErrArgument)
 	}
-	pool.capturing = true
+	if pool.stream != nil && pool.stream != s && pool.graphs > 0 {
+		pool.mu.Unlock()
+		return nil, fmt.Errorf("%s: the pool's graphs were captured on another stream; capture every graph of a pool on one stream "+
+			"(the pool's memory is in that stream's order; replays may use any stream): %w", call, ErrArgument)
+	}
+	pool.capturing, pool.stream = true, s
 	pool.mu.Unlock()
 
 	c := &capture{s: s, pool: pool, used: map[*buffer]mode{}, held: map[*buffer]struct{}{}}
@@ -366,7 +372,13 @@ func (g *Graph) Replay(opts ...Option) error {
 	if g.closed {
 		return fmt.Errorf("gpuarr.%s: %w", call, ErrGraphClosed)
 	}
-	if err := g.pool.orderReplay(s); err != nil {
+	// The pool's lock is held until the launch is issued, so that replays
+	// of the pool's graphs from several goroutines are ordered one after
+	// another on the device too.
+	p := g.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.orderReplayLocked(s); err != nil {
 		return fmt.Errorf("gpuarr.%s: ordering after the pool's last replay: %w", call, err)
 	}
 	for _, b := range g.bufs {
@@ -387,14 +399,13 @@ func (g *Graph) Replay(opts ...Option) error {
 	if err := g.g.Launch(s); err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
+	p.last = s
 	return nil
 }
 
-// orderReplay makes a replay on s wait for the pool's previous replay when
-// it ran on another stream: the graphs of a pool share memory.
-func (p *GraphPool) orderReplay(s *device.Stream) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// orderReplayLocked makes a replay on s wait for the pool's previous
+// replay when it ran on another stream: the graphs of a pool share memory.
+func (p *GraphPool) orderReplayLocked(s *device.Stream) error {
 	if p.last != nil && p.last != s {
 		ev, err := stateOf(p.dev).events.get()
 		if err != nil {
@@ -409,7 +420,6 @@ func (p *GraphPool) orderReplay(s *device.Stream) error {
 			return err
 		}
 	}
-	p.last = s
 	return nil
 }
 
@@ -441,12 +451,16 @@ func (g *Graph) Close() error {
 	p.mu.Lock()
 	p.graphs--
 	last := p.graphs == 0 && !p.capturing
-	if last && p.last != nil {
+	if p.last != nil {
 		// Buffers about to be freed may still be used by a replay: wait
-		// for it before their memory is returned.
+		// for it, so that their memory is free at once, with nothing for
+		// a later capture of the pool to wait on (a capture may not wait
+		// on work outside it).
 		if e := p.last.Synchronize(); e != nil && !closed(e) {
 			err = errors.Join(err, e)
 		}
+	}
+	if last {
 		p.last = nil
 	}
 	p.mu.Unlock()

@@ -348,3 +348,51 @@ func TestCaptureRefusesWhatCannotReplay(t *testing.T) {
 		assert.Equal(t, baseline, allocated(t, dev), name)
 	}
 }
+
+// A graph closed after replays on another stream leaves its memory to the
+// pool's next capture without anything for that capture to wait on; the
+// pool's graphs are captured on one stream.
+func TestGraphPoolReuseAfterClose(t *testing.T) {
+	dev := testDevice(t)
+	ss := newStreams(t, dev, 3)
+	s, r, o := ss[0], ss[1], ss[2]
+	const n = 1 << 10
+	in := must(gpuarr.Full(gpuarr.Shape{n}, float32(2), gpuarr.On(s)))
+	defer in.Release()
+	_ = must(gpuarr.Eval(gpuarr.Mul(in, in), gpuarr.On(s))).Release()
+	_ = must(gpuarr.Eval(gpuarr.Add(in, in), gpuarr.On(s))).Release()
+	pool := must(gpuarr.NewGraphPool(dev))
+
+	var o1 *gpuarr.Array[float32]
+	g1, err := gpuarr.Capture(s, func() error {
+		var err error
+		o1, err = gpuarr.Eval(gpuarr.Mul(in, in), gpuarr.On(s))
+		return err
+	}, gpuarr.WithPool(pool))
+	require.NoError(t, err)
+	require.NoError(t, g1.Replay(gpuarr.On(r)))
+	assert.Equal(t, slices.Repeat([]float32{4}, n), values(t, o1))
+
+	_, err = gpuarr.Capture(o, func() error { return nil }, gpuarr.WithPool(pool))
+	require.ErrorIs(t, err, gpuarr.ErrArgument, "another capture stream for the same pool")
+	assert.Contains(t, err.Error(), "one stream")
+
+	require.NoError(t, g1.Replay(gpuarr.On(r)))
+	require.NoError(t, o1.Release())
+	// A graph that keeps the pool alive, then close g1: its memory is free.
+	g0, err := gpuarr.Capture(s, func() error { return nil }, gpuarr.WithPool(pool))
+	require.NoError(t, err)
+	defer g0.Close()
+	require.NoError(t, g1.Close())
+
+	var o2 *gpuarr.Array[float32]
+	g2, err := gpuarr.Capture(s, func() error {
+		var err error
+		o2, err = gpuarr.Eval(gpuarr.Add(in, in), gpuarr.On(s))
+		return err
+	}, gpuarr.WithPool(pool))
+	require.NoError(t, err, "the capture reuses g1's memory without waiting on r")
+	defer g2.Close()
+	require.NoError(t, g2.Replay(gpuarr.On(o)))
+	assert.Equal(t, slices.Repeat([]float32{4}, n), values(t, o2))
+}
