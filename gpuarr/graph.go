@@ -3,6 +3,7 @@ package gpuarr
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -183,9 +184,14 @@ func (c *capture) noteAlloc(b *buffer) {
 }
 
 // Graph is a captured function, ready to replay. Its memory (private pool
-// and every array it touches) stays reserved until Close. A Graph is safe
-// for concurrent use; its replays run one after another.
-type Graph struct {
+// and every array it touches) stays reserved until Close, or until the GC
+// finds the Graph unreachable (as with arrays, Close says when). A Graph is
+// safe for concurrent use; its replays run one after another.
+type Graph struct{ *graph }
+
+// graph is a Graph's state, apart from the handle so that a cleanup can
+// close it once the handle is unreachable.
+type graph struct {
 	dev  *device.Device
 	g    *device.Graph
 	pool *GraphPool
@@ -264,7 +270,7 @@ func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph
 	captures.Delete(s)
 	c.settle()
 
-	g = &Graph{dev: s.Device(), g: dg, pool: pool}
+	g = &Graph{&graph{dev: s.Device(), g: dg, pool: pool}}
 	// Every buffer the graph touches, referenced: outside ones since first
 	// use, pool ones from now if still alive.
 	for b, m := range c.used {
@@ -306,6 +312,7 @@ func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph
 		_ = g.Close()
 		return nil, fmt.Errorf("%s: %w", call, err)
 	}
+	runtime.AddCleanup(g, func(st *graph) { _ = st.close() }, g.graph)
 	return g, nil
 }
 
@@ -357,7 +364,7 @@ func (g *Graph) Pool() *GraphPool { return g.pool }
 // stream, as any operation does.
 func (g *Graph) Replay(opts ...Option) error {
 	const call = "Graph.Replay"
-	if g == nil {
+	if g == nil || g.graph == nil {
 		return fmt.Errorf("gpuarr.%s: nil graph: %w", call, ErrArgument)
 	}
 	s, err := streamFor(call, opts, g.dev)
@@ -428,9 +435,13 @@ func (p *GraphPool) orderReplayLocked(s *device.Stream) error {
 // its pool, the pool's memory goes back to the driver (after those
 // replays). Closing twice fails with ErrGraphClosed.
 func (g *Graph) Close() error {
-	if g == nil {
+	if g == nil || g.graph == nil {
 		return fmt.Errorf("gpuarr.Graph.Close: nil graph: %w", ErrArgument)
 	}
+	return g.graph.close()
+}
+
+func (g *graph) close() error {
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -395,4 +396,27 @@ func TestGraphPoolReuseAfterClose(t *testing.T) {
 	defer g2.Close()
 	require.NoError(t, g2.Replay(gpuarr.On(o)))
 	assert.Equal(t, slices.Repeat([]float32{4}, n), values(t, o2))
+}
+
+// An unreachable Graph is closed by the GC: its pool's memory goes back.
+func TestUnreachableGraphIsClosed(t *testing.T) {
+	dev := testDevice(t)
+	s := newStreams(t, dev, 1)[0]
+	in := must(gpuarr.Full(gpuarr.Shape{256}, float32(1), gpuarr.On(s)))
+	defer in.Release()
+	_ = must(gpuarr.Eval(gpuarr.Mul(in, in), gpuarr.On(s))).Release()
+	pool := must(gpuarr.NewGraphPool(dev))
+	func() {
+		g, err := gpuarr.Capture(s, func() error {
+			_, err := gpuarr.Eval(gpuarr.Mul(in, in), gpuarr.On(s))
+			return err
+		}, gpuarr.WithPool(pool))
+		require.NoError(t, err)
+		require.NoError(t, g.Replay(gpuarr.On(s)))
+	}()
+	require.Positive(t, pool.Stats().ReservedBytes.Current)
+	require.Eventually(t, func() bool {
+		runtime.GC()
+		return pool.Stats().ReservedBytes.Current == 0
+	}, 10*time.Second, 10*time.Millisecond, "the cleanup closed the graph and the pool returned its memory")
 }
