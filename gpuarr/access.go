@@ -100,6 +100,9 @@ func (o *op) begin(peers bool) error {
 			o.end()
 			return fmt.Errorf("gpuarr.%s: ordering %s on a stream of %s: %w", o.call, a.c.describe(), a.s.Device(), err)
 		}
+		if a.s.IsCapturing() {
+			noteUse(a.s, a.c.buf, a.m)
+		}
 	}
 	return nil
 }

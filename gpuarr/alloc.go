@@ -18,6 +18,11 @@ import (
 // waits for s (the tracking's lazy event) like it waits for any writer.
 func allocBuffer(call string, s *device.Stream, nbytes uint64) (*buffer, error) {
 	st := stateOf(s.Device())
+	if s.IsCapturing() {
+		if c := captureOf(s); c != nil {
+			return allocCaptured(call, st, c, s, nbytes)
+		}
+	}
 	res, err := st.resource()
 	if err != nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
@@ -31,5 +36,21 @@ func allocBuffer(call string, s *device.Stream, nbytes uint64) (*buffer, error) 
 	b := &buffer{st: st, block: blk, ptr: blk.Ptr(), size: nbytes}
 	b.refs.Store(1)
 	b.trk.writer = s
+	return b, nil
+}
+
+// allocCaptured allocates from the private pool of the capture going on on
+// s: the graph's memory, which no work outside its graphs gets while one
+// lives. No eager collection here: it may synchronize, which a capture
+// forbids, and the general pool is not what is being filled.
+func allocCaptured(call string, st *devState, c *capture, s *device.Stream, nbytes uint64) (*buffer, error) {
+	blk, err := c.pool.res.Alloc(s, nbytes)
+	if err != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %d bytes on %s from the graph's private pool: %w", call, nbytes, s.Device(), err)
+	}
+	b := &buffer{st: st, block: blk, ptr: blk.Ptr(), size: nbytes, res: poolResource{Resource: c.pool.res, p: c.pool}}
+	b.refs.Store(1)
+	b.trk.writer = s
+	c.noteAlloc(b)
 	return b, nil
 }

@@ -20,7 +20,8 @@ type buffer struct {
 	st    *devState
 	block *memory.Block
 	ptr   device.Ptr
-	size  uint64 // bytes requested; views stay inside them
+	size  uint64          // bytes requested; views stay inside them
+	res   memory.Resource // where block goes back; nil: st.res (a graph pool's otherwise)
 
 	refs atomic.Int64
 
@@ -61,6 +62,9 @@ func (b *buffer) unref() error {
 // this device's pool: the block's stream waits for them instead.
 func (b *buffer) free() error {
 	res := b.st.res
+	if b.res != nil {
+		res = b.res
+	}
 	bs := b.block.Stream()
 	var first error
 	keep := func(err error) {

@@ -64,23 +64,50 @@
 // pending (a dirty bit), they wait for that writer's event alone, then
 // copy; an array nothing wrote since the last host read costs no wait.
 //
-// # Stream capture (CUDA graphs)
+// # Graphs (Capture, Replay, GraphPool)
+//
+// Capture(s, fn) records the array operations fn issues on s (a stream
+// from NewStream) into a graph, and Graph.Replay runs it on any stream of
+// the device as one operation: it waits on the device for the writers of
+// the arrays the graph reads and the readers of those it writes, and marks
+// the arrays it writes as written on its stream, so host reads and other
+// streams order themselves against replays as against any operation.
+//
+// Every allocation fn makes comes from a pool private to the graph, or to
+// the graphs sharing a GraphPool (WithPool) — PyTorch's pool= argument.
+// Arrays fn frees make their memory reusable later in the same capture
+// (replays run in capture order). The graph keeps a reference on every
+// array it touches, so dropping every handle, Release and the GC leave its
+// memory alone until Graph.Close; a pool's memory goes back to the driver
+// when its last graph is closed. Replays of a pool's graphs on different
+// streams are ordered after one another, since they share memory. Graph
+// pools grow on memory.Expandable where the device has virtual memory
+// management, so a pool costs its working set rounded up to 2 MiB granules.
+//
+// Inside fn, what cannot replay correctly fails with device.ErrStreamCapture
+// naming the operation: a host read of an array written in the capture,
+// an upload from a Go slice (CopyFromHost, FromSlice: upload before the
+// capture), a cuBLAS call (Matmul), and work on another stream that waits
+// on the capture. Compile expressions before capturing (run fn once), as
+// with PyTorch's warm-up. One graph per batch size costs one pool; there is
+// no resizing of a captured graph to smaller batches.
+//
+// # Raw stream capture
 //
 // Operations on a stream between device.Stream.BeginCapture and
-// EndCapture are recorded into a graph, not run; the graph's Launch runs
-// them. Tracking checks Stream.IsCapturing, an atomic flag (no driver
-// call, so same-stream use stays free), and follows these rules:
+// EndCapture, without Capture, are recorded the same way but without
+// private memory or replay tracking. Tracking checks Stream.IsCapturing, an
+// atomic flag (no driver call, so same-stream use stays free):
 //
 //   - An array written on a capturing stream is marked captured: its data
 //     exists only once the graph is launched. While the capture goes on, a
 //     host read (ToSlice, CopyToHost) fails with an error matching
 //     device.ErrStreamCapture that names the array (waiting would
-//     invalidate the capture). After EndCapture, tracking cannot know which
-//     stream launches the graph, or when: every host read of a captured
-//     array synchronizes the whole device, and the array stays captured
-//     (a later launch writes it again) until a write outside any capture.
-//     Ordering another stream's use after a graph launch is the caller's
-//     job: launch the graph on that stream, or wait on an event.
+//     invalidate the capture). After a raw EndCapture, tracking cannot know
+//     which stream launches the graph, or when: every host read of a
+//     captured array synchronizes the whole device, and the array stays
+//     captured (a later launch writes it again) until a write outside any
+//     capture. Capture does better: see above.
 //   - An operation on another stream that must wait for a use made in a
 //     capture still going on fails with device.ErrStreamCapture: CUDA
 //     would silently join that stream into the capture.
@@ -93,8 +120,9 @@
 //     device.ErrStreamCapture: read it before BeginCapture or after
 //     EndCapture.
 //
-// Allocate and release arrays outside captures: allocations and frees on a
-// capturing stream are not graph nodes here (the host device refuses them).
+// With a raw capture, allocate and release arrays outside it: allocations
+// on a capturing stream come from the general pool, which may hand the
+// memory to other work once it is freed.
 //
 // # Memory and the garbage collector
 //

@@ -85,6 +85,9 @@ func (a *Array[T]) CopyFromHost(src []T, opts ...Option) error {
 }
 
 func (a *Array[T]) upload(call string, s *device.Stream, src []T) error {
+	if err := refuseInCapture(call, s, whyHostSlice); err != nil {
+		return err
+	}
 	return a.issue(call, s, modeWrite, true, func() error {
 		if len(src) == 0 {
 			return nil

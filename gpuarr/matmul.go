@@ -49,6 +49,9 @@ func Matmul[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseInCapture(call, s, whyLibrary); err != nil {
+		return nil, err
+	}
 	c, err := newArray[T](call, Shape{m, n}, s)
 	if err != nil {
 		return nil, err
@@ -86,6 +89,9 @@ func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
 	}
 	s, err := streamFor(call, opts, c.c.dev())
 	if err != nil {
+		return err
+	}
+	if err := refuseInCapture(call, s, whyLibrary); err != nil {
 		return err
 	}
 	return matmul(call, c, a, b, s, wantTF32(opts))

@@ -88,7 +88,15 @@ func New(dev *device.Device, cfg Config) (Resource, *Tracer, error) {
 	case KindDirect:
 		r = Reclaiming(limit(Direct(dev)), nil)
 	default:
-		up := limit(Direct(dev))
+		base := Direct(dev)
+		if cfg.Expandable {
+			e, err := Expandable(dev, ExpandableOptions{})
+			if err != nil {
+				return nil, nil, &device.ConfigError{Var: EnvExpandable, Value: "1", Reason: err.Error()}
+			}
+			base = e
+		}
+		up := limit(base)
 		if tr != nil {
 			up = tr.Wrap(up, TraceSegment)
 		}

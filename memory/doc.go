@@ -10,14 +10,21 @@
 //	Caching(upstream, opts)   the caching pool (below)
 //	DriverPool(dev, opts)     the driver's stream-ordered pool (cuMemAllocFromPoolAsync)
 //	Direct(dev)               cuMemAlloc/cuMemFree, no caching
+//	Expandable(dev, opts)     one address reservation, 2 MiB granules mapped as blocks need them
 //	Limit(r, hard)            refuses what would pass a hard limit (atomically)
 //	Statistics(r)             counts what passes through
 //	Reclaiming(r, reclaimer)  the exhaustion ladder for resources without a cache
 //	Tracer.Wrap(r, level)     records calls into a bounded ring, as JSON
 //
-// Expandable segments (reserve address space once, map physical pages as
-// the pool grows; cuMemAddressReserve/cuMemMap) are left for later; they
-// will be another upstream of the caching pool.
+// Expandable segments: Expandable reserves a large range of addresses once
+// (cuMemAddressReserve) and maps physical memory into it in granules as
+// blocks need them (cuMemCreate, cuMemMap, cuMemSetAccess), unmapping a
+// granule when its last block is freed. Under the caching pool, its
+// segments are adjacent addresses of that one range and cost their size
+// rounded up to one granule. Graph pools (gpuarr.GraphPool) grow on it;
+// GPUARR_EXPANDABLE_SEGMENTS=1 puts the default caching pool on it
+// (PyTorch's expandable_segments). The caching pool still treats each
+// segment separately: a block never spans two.
 //
 // Default(dev) is the resource arrays use, built once per device from the
 // environment: GPUARR_MEMORY_POOL=caching|cuda|none (caching),

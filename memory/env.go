@@ -17,6 +17,9 @@ const (
 	EnvHardLimit = "GPUARR_HARD_MEMORY_LIMIT" // bytes, "4GiB", "512MB" or "80%" of the device
 	EnvSoftLimit = "GPUARR_SOFT_MEMORY_LIMIT" // cached bytes kept, same forms
 	EnvTrace     = "GPUARR_MEMORY_TRACE"      // events kept in the trace ring; unset or 0: no trace
+	// EnvExpandable = 1 puts the caching pool on an Expandable upstream
+	// (PyTorch's expandable_segments).
+	EnvExpandable = "GPUARR_EXPANDABLE_SEGMENTS"
 )
 
 // Config is what the environment says about a device's default resource.
@@ -25,6 +28,7 @@ type Config struct {
 	HardLimit   uint64 // 0: none
 	SoftLimit   uint64 // 0: none
 	TraceEvents int    // 0: no trace
+	Expandable  bool   // the caching pool's segments come from an Expandable upstream
 }
 
 // ConfigFromEnv reads the variables through getenv (os.Getenv when nil)
@@ -56,6 +60,13 @@ func ConfigFromEnv(dev *device.Device, getenv func(string) string) (Config, erro
 			return cfg, &device.ConfigError{Var: EnvTrace, Value: v, Reason: "want a number of events from 0 to 16777216"}
 		}
 		cfg.TraceEvents = n
+	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvExpandable))); v {
+	case "", "0", "false":
+	case "1", "true":
+		cfg.Expandable = true
+	default:
+		return cfg, &device.ConfigError{Var: EnvExpandable, Value: v, Reason: "want 1 or 0"}
 	}
 	return cfg, nil
 }

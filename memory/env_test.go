@@ -58,6 +58,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{EnvSoftLimit, "4 gigs"},
 		{EnvTrace, "-1"},
 		{EnvTrace, "many"},
+		{EnvExpandable, "yes please"},
 	} {
 		_, err := ConfigFromEnv(dev, envOf(map[string]string{tc.name: tc.value}))
 		require.Error(t, err, "%s=%s", tc.name, tc.value)

@@ -25,6 +25,12 @@ func TestResourceContract(t *testing.T) {
 		"reclaiming": func() Resource { return Reclaiming(Direct(dev), nil) },
 		"trace":      func() Resource { r, _ := Trace(Direct(dev), 8); return r },
 	}
+	if _, err := Expandable(dev, ExpandableOptions{Reserve: 64 << 20}); err == nil {
+		makers["expandable"] = func() Resource { return must(Expandable(dev, ExpandableOptions{Reserve: 64 << 20})) }
+		makers["caching/expandable"] = func() Resource {
+			return Caching(must(Expandable(dev, ExpandableOptions{})), CachingOptions{})
+		}
+	}
 	if dev.Info().MemoryPools {
 		makers["driverpool"] = func() Resource {
 			r, err := DriverPool(dev, DriverPoolOptions{SoftLimit: 1 << 20})

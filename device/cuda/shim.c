@@ -140,6 +140,10 @@ gp_rc gp_use_ctx(gp_h ctx) { return use_ctx(ctx); }
 // Forgets which context is current, for libraries that switch contexts
 // themselves (NCCL's runtime does): the next call sets its own again.
 void gp_forget_ctx(void) { gp_cur = 0; }
+// Entry points and result packing for the driver wrappers outside this
+// file (vmm.c).
+void *gp_fn_get(int i) { return i >= 0 && i < GP_NSYM && !missing(i) ? gp_fn[i] : 0; }
+gp_rc gp_pack(CUresult r, int sym) { return pack(r, sym); }
 
 // Wrapper bodies: CALL for gp_rc wrappers, RCALL for gp_ret ones (out.rc).
 #define CALL(name, ...)                                          \

@@ -105,11 +105,29 @@ typedef struct {
 	X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 0)        \
 	X(cuGraphLaunch, "cuGraphLaunch", 0)                                    \
 	X(cuGraphExecDestroy, "cuGraphExecDestroy", 0)                          \
-	X(cuGraphDestroy, "cuGraphDestroy", 0)
+	X(cuGraphDestroy, "cuGraphDestroy", 0)                                  \
+	X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", 0)    \
+	X(cuMemAddressReserve, "cuMemAddressReserve", 0)                        \
+	X(cuMemAddressFree, "cuMemAddressFree", 0)                              \
+	X(cuMemCreate, "cuMemCreate", 0)                                        \
+	X(cuMemRelease, "cuMemRelease", 0)                                      \
+	X(cuMemMap, "cuMemMap", 0)                                              \
+	X(cuMemUnmap, "cuMemUnmap", 0)                                          \
+	X(cuMemSetAccess, "cuMemSetAccess", 0)
 
 #define GP_ENUM(name, sym, alt) GP_##name,
 enum { GP_SYMBOLS(GP_ENUM) GP_NSYM };
 #undef GP_ENUM
+
+// Virtual memory management (vmm.c, vmm.go): gp_fn_get gives other C files
+// an entry point (NULL when missing or hidden), gp_pack their result.
+void *gp_fn_get(int i);
+gp_rc gp_pack(CUresult r, int sym);
+gp_ret gp_vm_granularity(gp_h ctx, CUdevice dev);
+gp_ret gp_vm_reserve(gp_h ctx, size_t size);
+gp_rc gp_vm_free(gp_h ctx, CUdeviceptr p, size_t size);
+gp_ret gp_vm_map(gp_h ctx, CUdevice dev, CUdeviceptr p, size_t size);
+gp_rc gp_vm_unmap(gp_h ctx, CUdeviceptr p, size_t size, unsigned long long h);
 
 // Loading and the symbol table (lib.go).
 int gp_load(char *err, int errlen);

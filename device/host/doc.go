@@ -72,6 +72,10 @@
 //   - Capacity counts the bytes requested, without the page or 2 MiB
 //     granularity of real allocations; AllocAsync maps memory directly
 //     (there is no default pool to cache it).
+//   - Virtual memory (ReserveAddresses): a reservation is an inaccessible
+//     anonymous mapping; mapping a 2 MiB granule makes it usable and charges
+//     it to the capacity, unmapping poisons (checking mode) and drops it. A
+//     copy or kernel touching an unmapped granule fails with IllegalAddress.
 //   - MemPool (NewMemPool) is a simple pool of whole blocks in 512-byte size
 //     classes; reserved memory beyond the release threshold is unmapped when
 //     a free executes, where CUDA trims at synchronizations.

@@ -23,6 +23,7 @@ type allocation struct {
 	dev        *device
 	mem        []byte   // the slice Mmap returned; Munmap needs it back
 	pool       *memPool // non-nil for blocks of a MemPool
+	vm         *vmRange // non-nil for an address reservation (VMReserve)
 
 	freeQueued atomic.Bool // a free is queued or under way: a second one is a double free
 
@@ -130,6 +131,11 @@ func (x *allocIndex) pin(p driver.Ptr, n uint64) (*allocation, []byte, string) {
 	if n > a.size-off {
 		return nil, nil, fmt.Sprintf("[%v, +%d) runs %d bytes past the end of allocation %#x (%d bytes on %s)",
 			p, n, n-(a.size-off), a.base, a.size, a.dev)
+	}
+	if a.vm != nil {
+		if why := a.vm.unmapped(p, off, n); why != "" {
+			return nil, nil, why
+		}
 	}
 	a.pin() // under the read lock, so a free cannot slip in between
 	return a, a.mem[off : off+n : off+n], ""

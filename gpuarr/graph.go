@@ -1,0 +1,509 @@
+package gpuarr
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// Array-level capture: Capture records a function's array operations on a
+// stream into a graph whose memory comes from a pool private to it (or to
+// the graphs sharing a GraphPool), and Replay runs it with tracking intact.
+//
+// What a capture learns: every buffer an operation on the capturing stream
+// touches (the hook in op.begin), with the union of its modes, and every
+// buffer allocated on the stream while it captures (the hook in
+// allocBuffer, which takes the memory from the private pool). The graph
+// keeps a reference on all of them, so neither Release nor the GC can hand
+// memory the graph reads or writes to other work while the graph lives.
+
+// ErrGraphClosed: a Graph used after Close.
+var ErrGraphClosed = errors.New("graph used after Close")
+
+// GraphPool is device memory private to captured graphs: every allocation
+// made while capturing comes from it, and none of it is handed to work
+// outside its graphs while one of them lives. Several graphs may share one
+// pool (WithPool) when the caller guarantees they never run concurrently
+// (PyTorch's pool= argument); replays of a pool's graphs on different
+// streams are ordered after one another anyway, so sharing is never a data
+// race, only a serialization. When the last graph of a pool is closed, its
+// memory goes back to the driver.
+type GraphPool struct {
+	dev *device.Device
+	res *memory.CachingPool
+
+	mu        sync.Mutex
+	graphs    int            // live graphs
+	capturing bool           // a capture is allocating from the pool
+	stream    *device.Stream // the stream the pool's graphs are captured on
+	last      *device.Stream // stream of the latest replay; nil before any
+}
+
+// NewGraphPool makes an empty private pool for graphs of dev.
+func NewGraphPool(dev *device.Device) (*GraphPool, error) {
+	if dev == nil {
+		return nil, fmt.Errorf("gpuarr.NewGraphPool: nil device: %w", ErrArgument)
+	}
+	// Segments come from an expandable reservation (granules mapped as the
+	// pool grows, so its segments extend one range of addresses) or, on a
+	// device without virtual memory management, straight from cuMemAlloc.
+	// Neither is a stream operation, so both are legal while a relaxed-mode
+	// capture goes on; the segments stay until the pool has no graph left.
+	// No reclaimer: the general pool's reclaim ladder collects garbage and
+	// synchronizes, neither of which a capture allows.
+	up, err := memory.Expandable(dev, memory.ExpandableOptions{})
+	if err != nil {
+		up = memory.Direct(dev)
+	}
+	res := memory.Caching(up, memory.CachingOptions{
+		Reclaimer: memory.ReclaimFunc(func(*device.Device, uint64, int) bool { return false }),
+	})
+	return &GraphPool{dev: dev, res: res}, nil
+}
+
+// Device is the device the pool's memory is on.
+func (p *GraphPool) Device() *device.Device { return p.dev }
+
+// Upstream reports what the pool's segments come from: KindExpandable, or
+// KindDirect on a device without virtual memory management.
+func (p *GraphPool) Upstream() memory.Stats { return p.res.Upstream().Stats() }
+
+// Stats reports the pool's statistics (ReservedBytes is what its graphs
+// keep reserved).
+func (p *GraphPool) Stats() memory.Stats { return p.res.Stats() }
+
+// free returns a block of a buffer allocated during a capture. Once no
+// graph and no capture uses the pool, its cached memory goes back to the
+// driver, so an output the user kept past the last graph's Close is
+// returned when it is released.
+func (p *GraphPool) free(b *memory.Block) error {
+	err := p.res.Free(b)
+	p.mu.Lock()
+	idle := p.graphs == 0 && !p.capturing
+	p.mu.Unlock()
+	if idle {
+		err = errors.Join(err, p.res.EmptyCache())
+	}
+	return err
+}
+
+// drain waits for the pool's last replay and returns its unused memory.
+func (p *GraphPool) drainLocked() error {
+	var err error
+	if p.last != nil {
+		if e := p.last.Synchronize(); e != nil && !closed(e) {
+			err = e
+		}
+		p.last = nil
+	}
+	return errors.Join(err, p.res.EmptyCache())
+}
+
+// poolResource is the memory.Resource that buffers allocated during a
+// capture free into: the pool's caching pool, with Free going through the
+// pool so that its memory is returned once nothing uses it.
+type poolResource struct {
+	memory.Resource
+	p *GraphPool
+}
+
+func (r poolResource) Free(b *memory.Block) error { return r.p.free(b) }
+
+// CaptureOption configures Capture.
+type CaptureOption interface{ isCaptureOption() }
+
+type withPool struct{ p *GraphPool }
+
+func (withPool) isCaptureOption() {}
+
+// WithPool makes the capture allocate from p, shared with the other graphs
+// captured into it. The caller promises that the pool's graphs are never
+// replayed concurrently; gpuarr orders replays on different streams after
+// one another.
+func WithPool(p *GraphPool) CaptureOption { return withPool{p} }
+
+// capture is one Capture call in progress.
+type capture struct {
+	s    *device.Stream
+	pool *GraphPool
+
+	mu    sync.Mutex
+	used  map[*buffer]mode     // buffers operations touched, union of modes
+	held  map[*buffer]struct{} // of those, buffers from outside the pool: referenced at first use
+	alloc []*buffer            // buffers allocated from the pool during the capture
+}
+
+// captures maps capturing streams to their capture.
+var captures sync.Map // *device.Stream -> *capture
+
+func captureOf(s *device.Stream) *capture {
+	if v, ok := captures.Load(s); ok {
+		return v.(*capture)
+	}
+	return nil
+}
+
+// noteUse records that an operation on s touches b in mode m; called by
+// op.begin with b locked, only while s captures. A buffer from outside the
+// pool gets a reference at once, so that releasing it during the capture
+// cannot hand memory the graph uses to other work; a pool buffer is
+// referenced at the end of the capture if still alive (one freed during
+// the capture is reused by later operations of the capture).
+func noteUse(s *device.Stream, b *buffer, m mode) {
+	c := captureOf(s)
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, seen := c.used[b]
+	c.used[b] = old | m
+	if !seen && !b.fromPool(c.pool) {
+		if b.pin() {
+			c.held[b] = struct{}{}
+		}
+	}
+}
+
+// fromPool reports whether b's memory came from p.
+func (b *buffer) fromPool(p *GraphPool) bool {
+	r, ok := b.res.(poolResource)
+	return ok && r.p == p
+}
+
+// noteAlloc records a buffer allocated from the capture's pool.
+func (c *capture) noteAlloc(b *buffer) {
+	c.mu.Lock()
+	c.alloc = append(c.alloc, b)
+	c.mu.Unlock()
+}
+
+// Graph is a captured function, ready to replay. Its memory (private pool
+// and every array it touches) stays reserved until Close, or until the GC
+// finds the Graph unreachable (as with arrays, Close says when). A Graph is
+// safe for concurrent use; its replays run one after another.
+type Graph struct{ *graph }
+
+// graph is a Graph's state, apart from the handle so that a cleanup can
+// close it once the handle is unreachable.
+type graph struct {
+	dev  *device.Device
+	g    *device.Graph
+	pool *GraphPool
+
+	mu     sync.Mutex
+	closed bool
+	bufs   []*buffer // address order, each referenced
+	modes  []mode
+}
+
+// Capture records the array operations fn issues on s (a stream made with
+// device.NewStream, not capturing yet) into a graph; none of them runs.
+// Allocations on s during fn come from a private pool (opts: WithPool to
+// share one), frees during fn make memory reusable later in the capture.
+// After Capture, arrays fn wrote hold their value from before the capture
+// until the graph is replayed.
+//
+// Inside fn, use only s for work on the arrays fn touches, and do not read
+// arrays on the host: either fails with device.ErrStreamCapture naming the
+// operation, and Capture returns that error.
+func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph, err error) {
+	const call = "gpuarr.Capture"
+	switch {
+	case s == nil:
+		return nil, fmt.Errorf("%s: nil stream: %w", call, ErrArgument)
+	case fn == nil:
+		return nil, fmt.Errorf("%s: nil function: %w", call, ErrArgument)
+	case s.IsDefault():
+		return nil, fmt.Errorf("%s: the default stream of %s cannot capture (it serves everything that names no stream); "+
+			"use a stream from NewStream: %w", call, s.Device(), ErrArgument)
+	case s.IsCapturing():
+		return nil, fmt.Errorf("%s: the stream of %s is already capturing: %w", call, s.Device(), device.ErrStreamCapture)
+	}
+	var pool *GraphPool
+	for _, o := range opts {
+		if wp, ok := o.(withPool); ok {
+			if wp.p == nil {
+				return nil, fmt.Errorf("%s: WithPool(nil): %w", call, ErrArgument)
+			}
+			pool = wp.p
+		}
+	}
+	if pool == nil {
+		if pool, err = NewGraphPool(s.Device()); err != nil {
+			return nil, err
+		}
+	} else if pool.dev != s.Device() {
+		return nil, fmt.Errorf("%s: pool of %s used to capture on a stream of %s: %w", call, pool.dev, s.Device(), ErrArgument)
+	}
+	pool.mu.Lock()
+	if pool.capturing {
+		pool.mu.Unlock()
+		return nil, fmt.Errorf("%s: the pool is already used by another capture; capture one graph of a pool at a time: %w", call, ErrArgument)
+	}
+	if pool.stream != nil && pool.stream != s && pool.graphs > 0 {
+		pool.mu.Unlock()
+		return nil, fmt.Errorf("%s: the pool's graphs were captured on another stream; capture every graph of a pool on one stream "+
+			"(the pool's memory is in that stream's order; replays may use any stream): %w", call, ErrArgument)
+	}
+	pool.capturing, pool.stream = true, s
+	pool.mu.Unlock()
+
+	c := &capture{s: s, pool: pool, used: map[*buffer]mode{}, held: map[*buffer]struct{}{}}
+	if _, dup := captures.LoadOrStore(s, c); dup {
+		pool.endCapture()
+		return nil, fmt.Errorf("%s: the stream of %s is already capturing: %w", call, s.Device(), device.ErrStreamCapture)
+	}
+	if err := s.BeginCapture(); err != nil {
+		captures.Delete(s)
+		pool.endCapture()
+		return nil, fmt.Errorf("%s: %w", call, err)
+	}
+
+	fnErr := runCaptured(fn)
+	dg, endErr := s.EndCapture()
+	captures.Delete(s)
+	c.settle()
+
+	g = &Graph{&graph{dev: s.Device(), g: dg, pool: pool}}
+	// Every buffer the graph touches, referenced: outside ones since first
+	// use, pool ones from now if still alive.
+	for b, m := range c.used {
+		if _, ok := c.held[b]; ok {
+			g.bufs = append(g.bufs, b)
+			continue
+		}
+		if b.pin() {
+			g.bufs = append(g.bufs, b)
+		}
+		_ = m
+	}
+	for _, b := range c.alloc {
+		if _, seen := c.used[b]; !seen && b.pin() {
+			c.used[b] = 0
+			g.bufs = append(g.bufs, b)
+		}
+	}
+	slices.SortFunc(g.bufs, func(x, y *buffer) int {
+		switch {
+		case addr(x) < addr(y):
+			return -1
+		case addr(x) > addr(y):
+			return 1
+		}
+		return 0
+	})
+	g.modes = make([]mode, len(g.bufs))
+	for i, b := range g.bufs {
+		g.modes[i] = c.used[b]
+	}
+
+	pool.mu.Lock()
+	pool.graphs++
+	pool.mu.Unlock()
+	pool.endCapture()
+
+	if err := errors.Join(fnErr, endErr); err != nil {
+		_ = g.Close()
+		return nil, fmt.Errorf("%s: %w", call, err)
+	}
+	runtime.AddCleanup(g, func(st *graph) { _ = st.close() }, g.graph)
+	return g, nil
+}
+
+// runCaptured runs fn; a panic is turned into an error so that the capture
+// still ends (and the stream stays usable).
+func runCaptured(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic during capture: %v", r)
+		}
+	}()
+	return fn()
+}
+
+func (p *GraphPool) endCapture() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.capturing = false
+	if p.graphs == 0 {
+		_ = p.drainLocked()
+	}
+}
+
+// settle turns the tracking of the buffers the capture wrote back into
+// ordinary tracking: the captured writes did not run, so the last real
+// writer is the capture stream's work before the capture (or work another
+// stream finished: the capture waited for it on the host). A host read
+// then waits for the stream, and a replay moves the writer to its stream.
+func (c *capture) settle() {
+	for b := range c.used {
+		b.mu.Lock()
+		if t := &b.trk; t.wcap && t.writer == c.s {
+			t.wcap, t.wfresh, t.dirty = false, false, true
+		}
+		b.mu.Unlock()
+	}
+}
+
+// Device is the device the graph runs on.
+func (g *Graph) Device() *device.Device { return g.dev }
+
+// Pool is the private pool the graph's allocations came from.
+func (g *Graph) Pool() *GraphPool { return g.pool }
+
+// Replay runs the captured work once, on the stream opts name (a stream of
+// the graph's device; its default stream without one). It waits, on the
+// device, for the writers of the arrays the graph reads and the readers of
+// those it writes, and marks the arrays it writes as written on that
+// stream, as any operation does.
+func (g *Graph) Replay(opts ...Option) error {
+	const call = "Graph.Replay"
+	if g == nil || g.graph == nil {
+		return fmt.Errorf("gpuarr.%s: nil graph: %w", call, ErrArgument)
+	}
+	s, err := streamFor(call, opts, g.dev)
+	if err != nil {
+		return err
+	}
+	if s.Device() != g.dev {
+		return fmt.Errorf("gpuarr.%s: graph of %s replayed on a stream of %s: %w", call, g.dev, s.Device(), ErrArgument)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return fmt.Errorf("gpuarr.%s: %w", call, ErrGraphClosed)
+	}
+	// The pool's lock is held until the launch is issued, so that replays
+	// of the pool's graphs from several goroutines are ordered one after
+	// another on the device too.
+	p := g.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.orderReplayLocked(s); err != nil {
+		return fmt.Errorf("gpuarr.%s: ordering after the pool's last replay: %w", call, err)
+	}
+	for _, b := range g.bufs {
+		b.mu.Lock()
+	}
+	defer func() {
+		for i := len(g.bufs) - 1; i >= 0; i-- {
+			g.bufs[i].mu.Unlock()
+		}
+	}()
+	for i, b := range g.bufs {
+		if m := g.modes[i]; m != 0 {
+			if err := b.trk.useLocked(s, m); err != nil {
+				return fmt.Errorf("gpuarr.%s: ordering on a stream of %s: %w", call, s.Device(), err)
+			}
+		}
+	}
+	if err := g.g.Launch(s); err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	p.last = s
+	return nil
+}
+
+// orderReplayLocked makes a replay on s wait for the pool's previous
+// replay when it ran on another stream: the graphs of a pool share memory.
+func (p *GraphPool) orderReplayLocked(s *device.Stream) error {
+	if p.last != nil && p.last != s {
+		ev, err := stateOf(p.dev).events.get()
+		if err != nil {
+			return err
+		}
+		defer ev.drop()
+		if err := p.last.Record(ev.ev); err != nil {
+			if !closed(err) {
+				return err
+			}
+		} else if err := waitOn(s, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close destroys the graph and drops its references on the arrays it
+// touched; replays already issued still run. When it was the last graph of
+// its pool, the pool's memory goes back to the driver (after those
+// replays). Closing twice fails with ErrGraphClosed.
+func (g *Graph) Close() error {
+	if g == nil || g.graph == nil {
+		return fmt.Errorf("gpuarr.Graph.Close: nil graph: %w", ErrArgument)
+	}
+	return g.graph.close()
+}
+
+func (g *graph) close() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return fmt.Errorf("gpuarr.Graph.Close: %w", ErrGraphClosed)
+	}
+	g.closed = true
+	bufs := g.bufs
+	g.bufs, g.modes = nil, nil
+	g.mu.Unlock()
+
+	var err error
+	if g.g != nil {
+		if e := g.g.Close(); e != nil {
+			err = e
+		}
+	}
+	p := g.pool
+	p.mu.Lock()
+	p.graphs--
+	last := p.graphs == 0 && !p.capturing
+	if p.last != nil {
+		// Buffers about to be freed may still be used by a replay: wait
+		// for it, so that their memory is free at once, with nothing for
+		// a later capture of the pool to wait on (a capture may not wait
+		// on work outside it).
+		if e := p.last.Synchronize(); e != nil && !closed(e) {
+			err = errors.Join(err, e)
+		}
+	}
+	if last {
+		p.last = nil
+	}
+	p.mu.Unlock()
+	for _, b := range bufs {
+		err = errors.Join(err, b.unref())
+	}
+	if last {
+		p.mu.Lock()
+		if p.graphs == 0 && !p.capturing {
+			err = errors.Join(err, p.drainLocked())
+		}
+		p.mu.Unlock()
+	}
+	if err != nil {
+		return fmt.Errorf("gpuarr.Graph.Close: %w", err)
+	}
+	return nil
+}
+
+// Why operations that cannot be recorded into a graph are refused.
+const (
+	whyLibrary = "a library call (cuBLAS) is not recorded into graphs here: it would allocate its " +
+		"workspace during the capture; run it outside the capture"
+	whyHostSlice = "a replay would copy from the Go slice's memory, which the GC may move or free " +
+		"after the capture; upload before the capture into an array the graph reads"
+)
+
+// refuseInCapture fails an operation on a capturing stream that cannot be
+// recorded correctly, naming it, so that a capture is never silently wrong.
+func refuseInCapture(call string, s *device.Stream, why string) error {
+	if !s.IsCapturing() {
+		return nil
+	}
+	return fmt.Errorf("gpuarr.%s on a stream of %s that is capturing: %s: %w", call, s.Device(), why, device.ErrStreamCapture)
+}
