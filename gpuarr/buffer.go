@@ -18,6 +18,7 @@ import (
 // used it.
 type buffer struct {
 	st    *devState
+	res   memory.Resource // where block came from when not st's resource (AllocFrom); nil otherwise
 	block *memory.Block
 	ptr   device.Ptr
 	size  uint64 // bytes requested; views stay inside them
@@ -61,6 +62,9 @@ func (b *buffer) unref() error {
 // this device's pool: the block's stream waits for them instead.
 func (b *buffer) free() error {
 	res := b.st.res
+	if b.res != nil {
+		res = b.res
+	}
 	bs := b.block.Stream()
 	var first error
 	keep := func(err error) {
