@@ -59,6 +59,9 @@ type HostLayout struct {
 	Ptr     device.Ptr
 	Shape   Shape
 	Strides []int
+	// Resource is the resource a's memory came from when EmptyFrom made
+	// it, nil for the device's default resource.
+	Resource memory.Resource
 }
 
 // PrepareHostAccess makes a's memory safe for the CPU to read and write
@@ -87,7 +90,7 @@ func PrepareHostAccess[T Numeric](a *Array[T], wholeDevice bool) (HostLayout, er
 	if err := c.buf.syncForHostAccess(wholeDevice); err != nil {
 		return HostLayout{}, fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), err)
 	}
-	return HostLayout{Ptr: c.ptr(), Shape: a.Shape(), Strides: a.Strides()}, nil
+	return HostLayout{Ptr: c.ptr(), Shape: a.Shape(), Strides: a.Strides(), Resource: c.buf.res}, nil
 }
 
 // syncForHostAccess is syncForHost for reading and writing: it also waits
@@ -148,3 +151,55 @@ func (b *buffer) syncDevice() error {
 // HostSyncs counts the times host access waited for GPU work (host reads,
 // PrepareHostAccess): tests use it to show a clean array costs no wait.
 func HostSyncs() uint64 { return counters.hostSyncs.Load() }
+
+// UseMemory runs fn, which issues work on s touching the memory a's
+// elements span, as one tracked read of a on s: s first waits for other
+// streams' writes, and a's memory stays allocated until that work is done.
+// fn receives the span's first address and length, and the resource a's
+// memory came from (nil: the device's default). With a nil s, fn only
+// runs with a's memory pinned (for calls that are not stream-ordered).
+func UseMemory[T Numeric](a *Array[T], s *device.Stream, fn func(p device.Ptr, n uint64, res memory.Resource) error) error {
+	const call = "UseMemory"
+	if a == nil || fn == nil {
+		return fmt.Errorf("gpuarr.%s: nil array or function: %w", call, ErrArgument)
+	}
+	c := &a.c
+	lo, hi := 0, 0
+	for i, d := range c.shape {
+		if d == 0 {
+			lo, hi = 0, -1
+			break
+		}
+		st := a.strideAt(i)
+		if st < 0 {
+			lo += (d - 1) * st
+		} else {
+			hi += (d - 1) * st
+		}
+	}
+	if hi < lo {
+		return nil // no elements
+	}
+	run := func() error {
+		return fn(c.ptr().Add(uint64(lo*int(c.esize))), uint64((hi-lo+1)*int(c.esize)), c.buf.res)
+	}
+	if s == nil {
+		if c.released.Load() || !c.buf.pin() {
+			return c.releasedError(call)
+		}
+		defer c.buf.unref()
+		return run()
+	}
+	return a.issue(call, s, modeRead, false, run)
+}
+
+func (a *Array[T]) strideAt(i int) int {
+	if a.c.strides != nil {
+		return a.c.strides[i]
+	}
+	st := 1
+	for _, d := range a.c.shape[i+1:] {
+		st *= d
+	}
+	return st
+}
