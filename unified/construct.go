@@ -159,4 +159,3 @@ func alloc[T gpuarr.Numeric](call string, sh gpuarr.Shape, opts []Option) (*gpua
 	}
 	return a, s, nil
 }
-
