@@ -137,6 +137,10 @@ static inline gp_rc use_ctx(gp_h ctx) {
 // The same, for the cuBLAS wrappers (blas.c), which live outside this file.
 gp_rc gp_use_ctx(gp_h ctx) { return use_ctx(ctx); }
 
+// Entry points and error packing for wrappers in other files (managed.c).
+void *gp_entry(int i) { return missing(i) ? 0 : gp_fn[i]; }
+gp_rc gp_pack(CUresult r, int sym) { return pack(r, sym); }
+
 // Wrapper bodies: CALL for gp_rc wrappers, RCALL for gp_ret ones (out.rc).
 #define CALL(name, ...)                                          \
 	do {                                                         \

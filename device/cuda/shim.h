@@ -105,11 +105,30 @@ typedef struct {
 	X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 0)        \
 	X(cuGraphLaunch, "cuGraphLaunch", 0)                                    \
 	X(cuGraphExecDestroy, "cuGraphExecDestroy", 0)                          \
-	X(cuGraphDestroy, "cuGraphDestroy", 0)
+	X(cuGraphDestroy, "cuGraphDestroy", 0)                                  \
+	X(cuMemAllocManaged, "cuMemAllocManaged", 0)                            \
+	X(cuMemPrefetchAsyncLoc, "cuMemPrefetchAsync_v2", 0)                    \
+	X(cuMemAdviseLoc, "cuMemAdvise_v2", 0)
 
 #define GP_ENUM(name, sym, alt) GP_##name,
 enum { GP_SYMBOLS(GP_ENUM) GP_NSYM };
 #undef GP_ENUM
+
+// Managed memory (managed.c). The location-based prefetch and advice
+// (cuMemPrefetchAsync_v2, cuMemAdvise_v2: CUDA 12.2 and later, the
+// unversioned names of CUDA 13) take a CUmemLocation by value.
+typedef struct {
+	int type; // CUmemLocationType: DEVICE 1, HOST 2
+	int id;   // device ordinal; ignored for HOST
+} gp_mem_loc; // CUmemLocation
+gp_ret gp_mem_alloc_managed(gp_h ctx, size_t n, unsigned flags);
+gp_rc gp_mem_prefetch(gp_h ctx, CUdeviceptr p, size_t n, int loctype, int locid, gp_h s);
+gp_rc gp_mem_advise(gp_h ctx, CUdeviceptr p, size_t n, int advice, int loctype, int locid);
+void *gp_host_ptr(CUdeviceptr p);
+// For wrappers outside shim.c: the bound entry point (0 when missing or
+// hidden) and the packed error of a call.
+void *gp_entry(int i);
+gp_rc gp_pack(CUresult r, int sym);
 
 // Loading and the symbol table (lib.go).
 int gp_load(char *err, int errlen);
