@@ -108,6 +108,14 @@ func (v View[T]) offset(idx []int) int {
 
 // At is the element at idx (one index per axis).
 func (v View[T]) At(idx ...int) T {
+	if len(idx) == 1 && len(v.shape) == 1 {
+		// The vector case, kept small enough to inline into loops.
+		i := idx[0]
+		if uint(i) >= uint(v.shape[0]) {
+			panic(fmt.Sprintf("unified: index %d out of range [0, %d)", i, v.shape[0]))
+		}
+		return *(*T)(unsafe.Add(v.base, i*v.strides[0]*int(unsafe.Sizeof(*new(T)))))
+	}
 	return *(*T)(unsafe.Add(v.base, v.offset(idx)*int(unsafe.Sizeof(*new(T)))))
 }
 
@@ -119,15 +127,17 @@ func (v View[T]) Set(x T, idx ...int) {
 // All yields (row-major position, element) pairs in row-major order,
 // following the view's strides.
 func (v View[T]) All() iter.Seq2[int, T] {
-	return func(yield func(int, T) bool) {
-		if v.contig {
-			for i, x := range v.Slice() {
+	if v.contig {
+		s := v.Slice()
+		return func(yield func(int, T) bool) {
+			for i, x := range s {
 				if !yield(i, x) {
 					return
 				}
 			}
-			return
 		}
+	}
+	return func(yield func(int, T) bool) {
 		v.strided(func(i, off int) bool {
 			return yield(i, *(*T)(unsafe.Add(v.base, off*int(unsafe.Sizeof(*new(T))))))
 		})
@@ -136,6 +146,16 @@ func (v View[T]) All() iter.Seq2[int, T] {
 
 // Values yields the elements in row-major order.
 func (v View[T]) Values() iter.Seq[T] {
+	if v.contig {
+		s := v.Slice()
+		return func(yield func(T) bool) {
+			for _, x := range s {
+				if !yield(x) {
+					return
+				}
+			}
+		}
+	}
 	return func(yield func(T) bool) {
 		for _, x := range v.All() {
 			if !yield(x) {
