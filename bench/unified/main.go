@@ -5,17 +5,20 @@
 //     (View.Values) and a loop over the []T view — against the same loops
 //     over a plain Go slice, per element (targets: ≤ 1.2× for At and the
 //     iterator, 1.0× for the slice view);
+//
 //  2. a sequential sum over a 1024×1024 float64 unified array a kernel has
 //     just written: the first pass (synchronization and page migration
 //     included) and the second, against a plain slice (targets: second
 //     pass ≤ 1.1×, first pass ≤ 1.5 ms);
+//
 //  3. a + b on 2²⁸ float32 prefetched unified arrays against device arrays
 //     (target ≥ 0.95× the device arrays' throughput);
+//
 //  4. migration: a GPU-written unified array read once by the CPU, against
 //     CopyToHost of a device array of the same size into pinned memory,
 //     in GB/s (1 GiB when free memory allows, else smaller, noted).
 //
-//	go run ./bench/unified -out bench/results
+//     go run ./bench/unified -out bench/results
 //
 // On the host backend the sizes shrink; the figures then only show that it runs.
 package main
