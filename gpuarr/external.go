@@ -153,12 +153,13 @@ func (b *buffer) syncDevice() error {
 func HostSyncs() uint64 { return counters.hostSyncs.Load() }
 
 // UseMemory runs fn, which issues work on s touching the memory a's
-// elements span, as one tracked read of a on s: s first waits for other
-// streams' writes, and a's memory stays allocated until that work is done.
+// elements span, as one tracked use of a on s (a write when write is set,
+// else a read): s first waits for the conflicting work of other streams,
+// and a's memory stays allocated until that work is done.
 // fn receives the span's first address and length, and the resource a's
 // memory came from (nil: the device's default). With a nil s, fn only
 // runs with a's memory pinned (for calls that are not stream-ordered).
-func UseMemory[T Numeric](a *Array[T], s *device.Stream, fn func(p device.Ptr, n uint64, res memory.Resource) error) error {
+func UseMemory[T Numeric](a *Array[T], s *device.Stream, write bool, fn func(p device.Ptr, n uint64, res memory.Resource) error) error {
 	const call = "UseMemory"
 	if a == nil || fn == nil {
 		return fmt.Errorf("gpuarr.%s: nil array or function: %w", call, ErrArgument)
@@ -190,7 +191,11 @@ func UseMemory[T Numeric](a *Array[T], s *device.Stream, fn func(p device.Ptr, n
 		defer c.buf.unref()
 		return run()
 	}
-	return a.issue(call, s, modeRead, false, run)
+	m := modeRead
+	if write {
+		m = modeWrite
+	}
+	return a.issue(call, s, m, false, run)
 }
 
 func (a *Array[T]) strideAt(i int) int {

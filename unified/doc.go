@@ -33,10 +33,14 @@
 //     memory fails with *OversubscribeError and allocates nothing, unless
 //     AllowOversubscribe is given. Oversubscribed managed memory pages
 //     between host and device and can stall a shared GPU.
+//   - Pinned host arrays (NewPinned): page-locked memory with Download and
+//     Upload, asynchronous copies on a stream tracked like any array use;
+//     Pinned.Slice waits for them before the CPU touches the memory.
 //
 // Accounting: managed memory counts against the device's hard memory limit
 // (GPUARR_HARD_MEMORY_LIMIT, memory.DefaultManaged) and against
-// gcpressure's host-memory account, so eager collection sees it.
+// gcpressure's host-memory account (pinned memory too), so eager
+// collection sees it.
 //
 // Unified does not own device arrays, the tracking rules (gpuarr), or the
 // driver calls (device, device/cuda, device/host).
