@@ -21,7 +21,7 @@ type buffer struct {
 	block *memory.Block
 	ptr   device.Ptr
 	size  uint64          // bytes requested; views stay inside them
-	res   memory.Resource // where block goes back; nil: st.res (a graph pool's otherwise)
+	res   memory.Resource // where block goes back when not st.res (a graph pool, EmptyFrom's resource); nil otherwise
 
 	refs atomic.Int64
 

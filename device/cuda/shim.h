@@ -113,7 +113,10 @@ typedef struct {
 	X(cuMemRelease, "cuMemRelease", 0)                                      \
 	X(cuMemMap, "cuMemMap", 0)                                              \
 	X(cuMemUnmap, "cuMemUnmap", 0)                                          \
-	X(cuMemSetAccess, "cuMemSetAccess", 0)
+	X(cuMemSetAccess, "cuMemSetAccess", 0)                                  \
+	X(cuMemAllocManaged, "cuMemAllocManaged", 0)                            \
+	X(cuMemPrefetchAsyncLoc, "cuMemPrefetchAsync_v2", 0)                    \
+	X(cuMemAdviseLoc, "cuMemAdvise_v2", 0)
 
 #define GP_ENUM(name, sym, alt) GP_##name,
 enum { GP_SYMBOLS(GP_ENUM) GP_NSYM };
@@ -128,6 +131,18 @@ gp_ret gp_vm_reserve(gp_h ctx, size_t size);
 gp_rc gp_vm_free(gp_h ctx, CUdeviceptr p, size_t size);
 gp_ret gp_vm_map(gp_h ctx, CUdevice dev, CUdeviceptr p, size_t size);
 gp_rc gp_vm_unmap(gp_h ctx, CUdeviceptr p, size_t size, unsigned long long h);
+
+// Managed memory (managed.c). The location-based prefetch and advice
+// (cuMemPrefetchAsync_v2, cuMemAdvise_v2: CUDA 12.2 and later, the
+// unversioned names of CUDA 13) take a CUmemLocation by value.
+typedef struct {
+	int type; // CUmemLocationType: DEVICE 1, HOST 2
+	int id;   // device ordinal; ignored for HOST
+} gp_mem_loc; // CUmemLocation
+gp_ret gp_mem_alloc_managed(gp_h ctx, size_t n, unsigned flags);
+gp_rc gp_mem_prefetch(gp_h ctx, CUdeviceptr p, size_t n, int loctype, int locid, gp_h s);
+gp_rc gp_mem_advise(gp_h ctx, CUdeviceptr p, size_t n, int advice, int loctype, int locid);
+void *gp_host_ptr(CUdeviceptr p);
 
 // Loading and the symbol table (lib.go).
 int gp_load(char *err, int errlen);

@@ -241,7 +241,11 @@ func (d *device) Free(p driver.Ptr) error {
 	if a.pool != nil {
 		return driver.Errorf(call, driver.InvalidValue, "%v belongs to a memory pool of %s: free it with FreeAsync", p, a.dev)
 	}
-	if !a.freeQueued.CompareAndSwap(false, true) || !a.release() {
+	if !a.freeQueued.CompareAndSwap(false, true) {
+		return driver.Errorf(call, driver.InvalidValue, "%v is already being freed", p)
+	}
+	forgetManaged(p)
+	if !a.release() {
 		return driver.Errorf(call, driver.InvalidValue, "%v is already being freed", p)
 	}
 	return nil

@@ -1,0 +1,210 @@
+package gpuarr
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gcpressure"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// Arrays over memory from another allocator, and direct host access to
+// memory the CPU can address. Package unified builds managed arrays on
+// these two hooks; they are general: any memory.Resource whose blocks
+// kernels of its device can use gives fully tracked arrays.
+
+// EmptyFrom allocates an array of shape sh whose memory comes from res
+// instead of the device's default resource. It is an ordinary array in
+// every way (views, expressions, copies, tracking, Release, cleanup); its
+// memory goes back to res, stream-ordered, when the last handle goes. The
+// stream (an Option, else res's device's default stream) must belong to
+// res's device.
+func EmptyFrom[T Numeric](res memory.Resource, sh Shape, opts ...Option) (*Array[T], error) {
+	const call = "EmptyFrom"
+	if res == nil {
+		return nil, fmt.Errorf("gpuarr.%s: nil resource: %w", call, ErrArgument)
+	}
+	s, err := streamFor(call, opts, res.Device())
+	if err != nil {
+		return nil, err
+	}
+	if s.Device() != res.Device() {
+		return nil, fmt.Errorf("gpuarr.%s: a stream of %s with a resource of %s: %w", call, s.Device(), res.Device(), ErrArgument)
+	}
+	esize := sizeOf[T]()
+	n, err := checkShape(call, sh, esize)
+	if err != nil {
+		return nil, err
+	}
+	nbytes := uint64(n) * uint64(esize)
+	gcpressure.BeforeAlloc(s.Device(), nbytes)
+	blk, err := res.Alloc(s, nbytes)
+	if err != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %d bytes on %s: %w", call, nbytes, s.Device(), err)
+	}
+	b := &buffer{st: stateOf(s.Device()), res: res, block: blk, ptr: blk.Ptr(), size: nbytes}
+	b.refs.Store(1)
+	b.trk.writer = s
+	a := &Array[T]{}
+	a.c.buf, a.c.n, a.c.esize, a.c.elem = b, n, esize, elemName[T]()
+	a.c.setShape(sh)
+	track(a)
+	return a, nil
+}
+
+// HostLayout says where a's elements are for direct host access: Ptr is
+// the first element's device address, Strides the element steps along
+// each axis (row-major for a contiguous array).
+type HostLayout struct {
+	Ptr     device.Ptr
+	Shape   Shape
+	Strides []int
+	// Resource is the resource a's memory came from when EmptyFrom made
+	// it, nil for the device's default resource.
+	Resource memory.Resource
+}
+
+// PrepareHostAccess makes a's memory safe for the CPU to read and write
+// directly (memory the CPU can address: managed or host-backend memory)
+// and returns its layout. When the dirty bit says a GPU write may be
+// pending, it waits for that writer; it also waits for reads other streams
+// issued since, since the CPU may write. With wholeDevice (a device
+// without concurrent managed access, where the CPU must not touch managed
+// memory while any kernel runs) it synchronizes the whole device, every
+// call. Afterwards a counts as clean and
+// unread: until the next GPU operation on it, another call waits for
+// nothing, takes one lock and makes no driver call. CPU writes need no
+// further step: they are done before the next GPU operation is issued,
+// which sees them. The memory stays valid until a is released or becomes
+// unreachable.
+func PrepareHostAccess[T Numeric](a *Array[T], wholeDevice bool) (HostLayout, error) {
+	const call = "PrepareHostAccess"
+	if a == nil {
+		return HostLayout{}, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	}
+	c := &a.c
+	if c.released.Load() || !c.buf.pin() {
+		return HostLayout{}, c.releasedError(call)
+	}
+	defer c.buf.unref()
+	if err := c.buf.syncForHostAccess(wholeDevice); err != nil {
+		return HostLayout{}, fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), err)
+	}
+	return HostLayout{Ptr: c.ptr(), Shape: a.Shape(), Strides: a.Strides(), Resource: c.buf.res}, nil
+}
+
+// syncForHostAccess is syncForHost for reading and writing: it also waits
+// for the streams that read the buffer since its last write, then forgets
+// them.
+func (b *buffer) syncForHostAccess(wholeDevice bool) error {
+	if wholeDevice {
+		return b.syncDevice()
+	}
+	b.mu.Lock()
+	t := &b.trk
+	if len(t.readers) == 0 {
+		b.mu.Unlock()
+		return b.syncForHost()
+	}
+	for i := range t.readers {
+		r := &t.readers[i]
+		if r.s.IsCapturing() {
+			b.mu.Unlock()
+			return captureError(r.s, "read")
+		}
+		ev, err := t.recordReaderLocked(r)
+		if err == nil && ev != nil {
+			err = ev.ev.Synchronize()
+			counters.hostSyncs.Add(1)
+		}
+		if err != nil && !closed(err) {
+			b.mu.Unlock()
+			return err
+		}
+	}
+	t.dropReaders()
+	b.mu.Unlock()
+	return b.syncForHost()
+}
+
+// syncDevice waits for every stream of the buffer's device and marks the
+// buffer clean and unread.
+func (b *buffer) syncDevice() error {
+	b.mu.Lock()
+	seq := b.trk.wseq
+	b.mu.Unlock()
+	gcpressure.BeforeBlockingWait(b.st.dev)
+	err := b.st.dev.Synchronize()
+	counters.hostSyncs.Add(1)
+	if err != nil && !closed(err) {
+		return err
+	}
+	b.mu.Lock()
+	if b.trk.wseq == seq {
+		b.trk.dirty = false
+		b.trk.dropReaders()
+	}
+	b.mu.Unlock()
+	return nil
+}
+
+// HostSyncs counts the times host access waited for GPU work (host reads,
+// PrepareHostAccess): tests use it to show a clean array costs no wait.
+func HostSyncs() uint64 { return counters.hostSyncs.Load() }
+
+// UseMemory runs fn, which issues work on s touching the memory a's
+// elements span, as one tracked use of a on s (a write when write is set,
+// else a read): s first waits for the conflicting work of other streams,
+// and a's memory stays allocated until that work is done.
+// fn receives the span's first address and length, and the resource a's
+// memory came from (nil: the device's default). With a nil s, fn only
+// runs with a's memory pinned (for calls that are not stream-ordered).
+func UseMemory[T Numeric](a *Array[T], s *device.Stream, write bool, fn func(p device.Ptr, n uint64, res memory.Resource) error) error {
+	const call = "UseMemory"
+	if a == nil || fn == nil {
+		return fmt.Errorf("gpuarr.%s: nil array or function: %w", call, ErrArgument)
+	}
+	c := &a.c
+	lo, hi := 0, 0
+	for i, d := range c.shape {
+		if d == 0 {
+			lo, hi = 0, -1
+			break
+		}
+		st := a.strideAt(i)
+		if st < 0 {
+			lo += (d - 1) * st
+		} else {
+			hi += (d - 1) * st
+		}
+	}
+	if hi < lo {
+		return nil // no elements
+	}
+	run := func() error {
+		return fn(c.ptr().Add(uint64(lo*int(c.esize))), uint64((hi-lo+1)*int(c.esize)), c.buf.res)
+	}
+	if s == nil {
+		if c.released.Load() || !c.buf.pin() {
+			return c.releasedError(call)
+		}
+		defer c.buf.unref()
+		return run()
+	}
+	m := modeRead
+	if write {
+		m = modeWrite
+	}
+	return a.issue(call, s, m, false, run)
+}
+
+func (a *Array[T]) strideAt(i int) int {
+	if a.c.strides != nil {
+		return a.c.strides[i]
+	}
+	st := 1
+	for _, d := range a.c.shape[i+1:] {
+		st *= d
+	}
+	return st
+}

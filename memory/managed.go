@@ -1,0 +1,145 @@
+package memory
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// managed is the Managed resource.
+type managed struct {
+	dev  *device.Device
+	hard func() (limit, used uint64) // the default resource's hard limit and reserved bytes; nil: none
+	mu   sync.Mutex
+	u    usage
+}
+
+// Managed allocates every block as managed memory (cuMemAllocManaged):
+// one address for the device and the CPU. Like Direct it caches nothing
+// and its Free waits for the block's streams first (managed memory is
+// rare and large; a cache would hold pages the CPU may want). It checks no
+// free memory: package unified refuses oversubscription before it asks.
+func Managed(dev *device.Device) Resource { return &managed{dev: dev} }
+
+// DefaultManaged is Managed for dev, charged to the hard limit of dev's
+// default resource (GPUARR_HARD_MEMORY_LIMIT): a managed allocation is
+// refused when the default resource's reserved bytes, the managed bytes in
+// use and the request together pass the limit. The default resource does
+// not see managed bytes in turn (its Limit counts its own segments).
+func DefaultManaged(dev *device.Device) (Resource, error) {
+	managedDefaults.mu.Lock()
+	defer managedDefaults.mu.Unlock()
+	if r := managedDefaults.m[dev]; r != nil {
+		return r, nil
+	}
+	def, err := Default(dev)
+	if err != nil {
+		return nil, err
+	}
+	m := &managed{dev: dev}
+	if hl := def.Stats().HardLimit; hl > 0 {
+		m.hard = func() (uint64, uint64) { return hl, def.Stats().ReservedBytes.Current }
+	}
+	if managedDefaults.m == nil {
+		managedDefaults.m = map[*device.Device]*managed{}
+	}
+	managedDefaults.m[dev] = m
+	return m, nil
+}
+
+var managedDefaults struct {
+	mu sync.Mutex
+	m  map[*device.Device]*managed
+}
+
+func (m *managed) Device() *device.Device { return m.dev }
+
+func (m *managed) Alloc(s *device.Stream, n uint64) (*Block, error) {
+	s, err := checkStream("Managed.Alloc", m.dev, s)
+	if err != nil {
+		return nil, err
+	}
+	size := max(n, 1)
+	if m.hard != nil {
+		// Serialized so two requests cannot both pass the check.
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		limit, used := m.hard()
+		mine := m.u.bytes.stat().Current
+		if size > limit || used+mine > limit-size {
+			m.u.ooms.Add(1)
+			return nil, driver.Errorf("memory.Managed", driver.OutOfMemory,
+				"%d bytes of managed memory requested on %s with %d reserved and %d managed bytes in use under the %d-byte hard limit (%s)",
+				n, m.dev, used, mine, limit, EnvHardLimit)
+		}
+	}
+	p, err := m.dev.AllocManaged(size)
+	if err != nil {
+		if isOOM(err) {
+			m.u.ooms.Add(1)
+		}
+		return nil, err
+	}
+	m.u.alloc(size)
+	return &Block{ptr: p, size: size, class: size, req: n, stream: s, owner: m, state: stateAllocated}, nil
+}
+
+func (m *managed) Free(b *Block) error {
+	if b == nil || b.owner != m {
+		return invalid("Managed.Free", "%v was not allocated by this resource", b)
+	}
+	m.mu.Lock()
+	if b.state != stateAllocated {
+		m.mu.Unlock()
+		return invalid("Managed.Free", "%v is already freed", b)
+	}
+	b.state = stateFreeing
+	uses := b.uses
+	b.uses = nil
+	m.mu.Unlock()
+	for _, s := range append([]*device.Stream{b.stream}, uses...) {
+		if err := s.Synchronize(); err != nil && !errors.Is(err, device.ErrClosed) {
+			return err
+		}
+	}
+	if err := m.dev.Free(b.ptr); err != nil {
+		return err
+	}
+	m.u.free(b.size)
+	return nil
+}
+
+func (m *managed) RecordUse(b *Block, s *device.Stream) error {
+	if b == nil || b.owner != m {
+		return invalid("Managed.RecordUse", "%v was not allocated by this resource", b)
+	}
+	if s == nil || s.Device() != m.dev {
+		return invalid("Managed.RecordUse", "stream must belong to %s", m.dev)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if b.state != stateAllocated {
+		return invalid("Managed.RecordUse", "%v is freed", b)
+	}
+	b.addUse(s)
+	return nil
+}
+
+func (m *managed) Stats() Stats {
+	s := Stats{Kind: KindManaged, Device: m.dev.String()}
+	m.u.fill(&s)
+	s.ReservedBytes, s.Segments = s.AllocatedBytes, s.Allocations
+	s.SegmentsObtained, s.SegmentsReleased = m.u.allocs.Load(), m.u.frees.Load()
+	if m.hard != nil {
+		s.HardLimit, _ = m.hard()
+	}
+	return s
+}
+
+func (m *managed) EmptyCache() error      { return nil }
+func (m *managed) Trim(keep uint64) error { return nil }
+
+// KindManaged is the Stats.Kind of Managed.
+const KindManaged = "managed"

@@ -1,0 +1,47 @@
+// Package unified owns managed ("unified") memory arrays: arrays whose
+// memory both the GPU and the CPU address, so CPU code with no GPU
+// implementation can read and write what kernels compute without a copy.
+//
+// A unified array is an ordinary *gpuarr.Array made by this package's
+// constructors (Empty, Zeros, FromSlice). Everything gpuarr does works on
+// it exactly as on a device array: expressions, reductions, Matmul,
+// Launch, Copy, views, cross-device operations, the same stream tracking,
+// Release and cleanup when unreachable. What unified adds:
+//
+//   - CPU access in place. Host(a) returns a View whose Slice, At, Set,
+//     All and Values are plain memory accesses (no driver call, lock or
+//     atomic per element). Making the View is where synchronization
+//     happens, and only as much as needed: the dirty bit gpuarr keeps for
+//     host reads says whether a GPU write may be pending; if so the View
+//     waits for that writer's stream (and for other streams' reads, since
+//     the CPU may write), else it waits for nothing. A second pass over an
+//     array no GPU work touched since costs one lock, no synchronization.
+//     On a device without concurrent managed access (attribute 89 is 0),
+//     the CPU must not touch managed memory while any kernel runs on the
+//     device, so making a View synchronizes the whole device.
+//     The package functions Slice, At, All and Values make a View each
+//     call; loops should make one View (or one iterator) and use it.
+//   - CPU writes need no step: the next GPU operation is issued after them
+//     and sees them.
+//   - A View (and a slice from it) reflects the array until the next GPU
+//     operation on it: make a new one after GPU work. It is valid while the
+//     array is neither released nor unreachable (keep the array alive as
+//     long as a slice from Slice is used).
+//   - Prefetch (stream-ordered, to a device or to the CPU) and Advise
+//     (ReadMostly, PreferredLocation, AccessedBy).
+//   - Refusal to oversubscribe: a request larger than the device's free
+//     memory fails with *OversubscribeError and allocates nothing, unless
+//     AllowOversubscribe is given. Oversubscribed managed memory pages
+//     between host and device and can stall a shared GPU.
+//   - Pinned host arrays (NewPinned): page-locked memory with Download and
+//     Upload, asynchronous copies on a stream tracked like any array use;
+//     Pinned.Slice waits for them before the CPU touches the memory.
+//
+// Accounting: managed memory counts against the device's hard memory limit
+// (GPUARR_HARD_MEMORY_LIMIT, memory.DefaultManaged) and against
+// gcpressure's host-memory account (pinned memory too), so eager
+// collection sees it.
+//
+// Unified does not own device arrays, the tracking rules (gpuarr), or the
+// driver calls (device, device/cuda, device/host).
+package unified

@@ -1,0 +1,179 @@
+package unified
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// Pinned is a host array in page-locked memory: copies between it and a
+// device array go by DMA, asynchronously, with no staging copy. Download
+// and Upload queue such a copy on a stream, tracked like any array use;
+// Slice waits for the copies queued since it was last called, so the CPU
+// never reads (or overwrites) memory a copy is still using.
+//
+// Pinned memory is charged to gcpressure's host-memory account. Release
+// frees it (after its copies); so does the GC when the Pinned becomes
+// unreachable.
+type Pinned[T gpuarr.Numeric] struct {
+	m        *pinnedMem
+	n        int
+	released atomic.Bool
+	cleanup  runtime.Cleanup
+}
+
+// pinnedMem is what the cleanup holds: never the Pinned itself.
+type pinnedMem struct {
+	dev *device.Device
+	b   []byte
+
+	mu      sync.Mutex
+	pending []*device.Event // copies queued since the CPU last waited
+}
+
+// NewPinned allocates n elements of page-locked host memory through dev
+// (nil: device.Default()).
+func NewPinned[T gpuarr.Numeric](n int, dev *device.Device) (*Pinned[T], error) {
+	const call = "NewPinned"
+	if n <= 0 {
+		return nil, fmt.Errorf("unified.%s: %d elements: want at least 1: %w", call, n, gpuarr.ErrArgument)
+	}
+	if dev == nil {
+		d, err := device.Default()
+		if err != nil {
+			return nil, fmt.Errorf("unified.%s: %w", call, err)
+		}
+		dev = d
+	}
+	var zero T
+	nbytes := uint64(n) * uint64(unsafe.Sizeof(zero))
+	if err := chargeHost(nbytes); err != nil {
+		return nil, fmt.Errorf("unified.%s: %d bytes of pinned host memory: %w", call, nbytes, err)
+	}
+	b, err := dev.AllocHost(nbytes)
+	if err != nil {
+		unchargeHost(nbytes)
+		return nil, fmt.Errorf("unified.%s: %d bytes on %s: %w", call, nbytes, dev, err)
+	}
+	p := &Pinned[T]{m: &pinnedMem{dev: dev, b: b}, n: n}
+	p.cleanup = runtime.AddCleanup(p, func(m *pinnedMem) { _ = m.free() }, p.m)
+	return p, nil
+}
+
+// Len is the number of elements.
+func (p *Pinned[T]) Len() int { return p.n }
+
+// Slice waits for the copies queued on the memory, then returns it as a
+// []T, valid until Release (keep p reachable while using it).
+func (p *Pinned[T]) Slice() ([]T, error) {
+	if p == nil || p.released.Load() {
+		return nil, fmt.Errorf("unified.Pinned.Slice: %w", gpuarr.ErrReleased)
+	}
+	if err := p.m.wait(); err != nil {
+		return nil, fmt.Errorf("unified.Pinned.Slice: %w", err)
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(p.m.b))), p.n), nil
+}
+
+// Release waits for the copies queued on the memory and frees it. A second
+// Release does nothing.
+func (p *Pinned[T]) Release() error {
+	if p == nil || !p.released.CompareAndSwap(false, true) {
+		return nil
+	}
+	p.cleanup.Stop()
+	return p.m.free()
+}
+
+// Download queues a copy of a (contiguous, Len elements) into p on s.
+func (p *Pinned[T]) Download(a *gpuarr.Array[T], s *device.Stream) error {
+	return p.copy("Download", a, s, false)
+}
+
+// Upload queues a copy of p into a (contiguous, Len elements) on s.
+func (p *Pinned[T]) Upload(a *gpuarr.Array[T], s *device.Stream) error {
+	return p.copy("Upload", a, s, true)
+}
+
+func (p *Pinned[T]) copy(call string, a *gpuarr.Array[T], s *device.Stream, up bool) error {
+	if p == nil || p.released.Load() {
+		return fmt.Errorf("unified.Pinned.%s: %w", call, gpuarr.ErrReleased)
+	}
+	if a == nil || s == nil {
+		return fmt.Errorf("unified.Pinned.%s: nil array or stream: %w", call, gpuarr.ErrArgument)
+	}
+	if a.Len() != p.n {
+		return fmt.Errorf("unified.Pinned.%s: %v has %d elements, the pinned array %d: %w", call, a, a.Len(), p.n, gpuarr.ErrShape)
+	}
+	if !rowMajor(a.Shape(), a.Strides()) {
+		return fmt.Errorf("unified.Pinned.%s: %v is a strided view: copy it to a contiguous array first: %w", call, a, gpuarr.ErrArgument)
+	}
+	ev, err := s.Device().NewEvent()
+	if err != nil {
+		return fmt.Errorf("unified.Pinned.%s: %w", call, err)
+	}
+	host := unsafe.Pointer(unsafe.SliceData(p.m.b))
+	err = gpuarr.UseMemory(a, s, !up, func(ptr device.Ptr, n uint64, _ memory.Resource) error {
+		var err error
+		if up {
+			err = s.CopyHtoD(ptr, host, n)
+		} else {
+			err = s.CopyDtoH(host, ptr, n)
+		}
+		if err == nil {
+			err = s.Record(ev)
+		}
+		return err
+	})
+	if err != nil {
+		_ = ev.Close()
+		return fmt.Errorf("unified.Pinned.%s: %w", call, err)
+	}
+	p.m.mu.Lock()
+	p.m.pending = append(p.m.pending, ev)
+	p.m.mu.Unlock()
+	return nil
+}
+
+func rowMajor(sh gpuarr.Shape, st []int) bool {
+	step := 1
+	for i := len(sh) - 1; i >= 0; i-- {
+		if sh[i] != 1 && st[i] != step {
+			return false
+		}
+		step *= sh[i]
+	}
+	return true
+}
+
+func (m *pinnedMem) wait() error {
+	m.mu.Lock()
+	pend := m.pending
+	m.pending = nil
+	m.mu.Unlock()
+	var first error
+	for _, ev := range pend {
+		if err := ev.Synchronize(); err != nil && first == nil && !errors.Is(err, device.ErrClosed) {
+			first = err
+		}
+		_ = ev.Close()
+	}
+	return first
+}
+
+func (m *pinnedMem) free() error {
+	werr := m.wait()
+	n := uint64(len(m.b))
+	if err := m.dev.FreeHost(m.b); err != nil {
+		return err
+	}
+	unchargeHost(n)
+	return werr
+}
