@@ -27,6 +27,7 @@ type View[T gpuarr.Numeric] struct {
 	strides []int
 	n       int
 	contig  bool
+	vec     []T // the elements when the view is one contiguous axis: At's fast path
 	keep    *gpuarr.Array[T]
 }
 
@@ -65,6 +66,9 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 			v.contig = false
 		}
 		step *= v.shape[i]
+	}
+	if v.contig && len(v.shape) == 1 && v.n > 0 {
+		v.vec = unsafe.Slice((*T)(v.base), v.n)
 	}
 	return v, nil
 }
@@ -108,15 +112,26 @@ func (v View[T]) offset(idx []int) int {
 
 // At is the element at idx (one index per axis).
 func (v View[T]) At(idx ...int) T {
+	if len(idx) == 1 && v.vec != nil {
+		return v.vec[idx[0]] // a plain slice read, bounds check included
+	}
 	if len(idx) == 1 && len(v.shape) == 1 {
 		// The vector case, kept small enough to inline into loops.
 		i := idx[0]
 		if uint(i) >= uint(v.shape[0]) {
-			panic(fmt.Sprintf("unified: index %d out of range [0, %d)", i, v.shape[0]))
+			indexPanic(i, v.shape[0])
 		}
 		return *(*T)(unsafe.Add(v.base, i*v.strides[0]*int(unsafe.Sizeof(*new(T)))))
 	}
 	return *(*T)(unsafe.Add(v.base, v.offset(idx)*int(unsafe.Sizeof(*new(T)))))
+}
+
+// indexPanic is At's out-of-range panic, out of line so that At's vector
+// path stays small enough to inline into the caller's loop.
+//
+//go:noinline
+func indexPanic(i, n int) {
+	panic(fmt.Sprintf("unified: index %d out of range [0, %d)", i, n))
 }
 
 // Set writes the element at idx.
