@@ -25,6 +25,7 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags gpuarrbench ./...
 
 # No package outside device/ (tests included) imports device/host or
 # device/cuda: backends are reached through package device.
@@ -64,7 +65,7 @@ bench:
 	rc=0; \
 	for p in $$pkgs; do \
 		echo "== $$p"; \
-		$(GO) run $$p -out $(BENCH_OUT) || rc=1; \
+		$(GO) run -tags gpuarrbench $$p -out $(BENCH_OUT) || rc=1; \
 	done; \
 	exit $$rc
 
