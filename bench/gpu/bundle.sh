@@ -73,7 +73,6 @@ while read -r pkg dir; do
 	[[ -n $pkg ]] || continue
 	n=$(name "$pkg")
 	case $n in
-	bench-report-*) continue ;; # tools for results, run here (go run ./bench/report/tables)
 	cmd-*) kind=cmd ;;
 	examples-*) kind=example ;;
 	bench-*) kind=bench ;;
