@@ -25,7 +25,6 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags gpuarrbench ./...
 
 # No package outside device/ (tests included) imports device/host or
 # device/cuda: backends are reached through package device.
@@ -65,7 +64,7 @@ bench:
 	rc=0; \
 	for p in $$pkgs; do \
 		echo "== $$p"; \
-		$(GO) run -tags gpuarrbench $$p -out $(BENCH_OUT) || rc=1; \
+		$(GO) run $$p -out $(BENCH_OUT) || rc=1; \
 	done; \
 	exit $$rc
 

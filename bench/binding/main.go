@@ -16,7 +16,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/calibrate"
+	"github.com/gpuarr/gpuarr/device/cuda"
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/internal/testkernels"
 )
@@ -91,20 +91,20 @@ func row(rep *report.Report, name, path string, samples []float64, cP50, target 
 func benchCtxGetCurrent(rep *report.Report, batches, batch int) error {
 	var callErr error
 	op := func() {
-		if _, err := calibrate.CtxGetCurrent(); err != nil {
+		if _, err := cuda.CtxGetCurrent(); err != nil {
 			callErr = err
 		}
 	}
 	// Warm up both paths.
 	report.TimeBatches(10, batch, op)
-	if _, err := calibrate.CtxGetCurrentC(batch); err != nil {
+	if _, err := cuda.BenchCtxGetCurrentC(batch); err != nil {
 		return err
 	}
 	var goNs, cNs, noopNs []float64
 	for range batches {
-		noopNs = append(noopNs, report.TimeBatches(1, batch, calibrate.CgoNoop)...)
+		noopNs = append(noopNs, report.TimeBatches(1, batch, cuda.CgoNoop)...)
 		goNs = append(goNs, report.TimeBatches(1, batch, op)...)
-		ns, err := calibrate.CtxGetCurrentC(batch)
+		ns, err := cuda.BenchCtxGetCurrentC(batch)
 		if err != nil {
 			return err
 		}
@@ -161,7 +161,7 @@ func benchLaunch(rep *report.Report, dev *device.Device, batches, batch int) err
 		}
 	}
 	cBatch := func() (float64, error) {
-		ns, err := calibrate.LaunchC(s.Driver(), fn, one, one, 0, &args, batch)
+		ns, err := cuda.BenchLaunchC(s.Driver(), fn, one, one, 0, &args, batch)
 		return float64(ns) / float64(batch), err
 	}
 
@@ -223,7 +223,7 @@ func launchDiag(rep *report.Report, s *device.Stream, fn driver.Function, batche
 	for _, gap := range []int64{0, 50, 100, 200, 500, 1000} {
 		var ns []float64
 		for range batches {
-			t, err := calibrate.LaunchSpacedC(s.Driver(), fn, batch, gap)
+			t, err := cuda.BenchLaunchSpacedC(s.Driver(), fn, batch, gap)
 			if err != nil {
 				return err
 			}
@@ -235,7 +235,7 @@ func launchDiag(rep *report.Report, s *device.Stream, fn driver.Function, batche
 		row(rep, "diag: launch, paced", fmt.Sprintf("C, %d ns gap after each", gap), ns, 0, 0)
 	}
 	var extra, locked []float64
-	withNoop := func() { viaDriver(); calibrate.CgoNoop() }
+	withNoop := func() { viaDriver(); cuda.CgoNoop() }
 	runtime.LockOSThread()
 	for range batches {
 		locked = append(locked, report.TimeBatches(1, batch, viaDriver)...)

@@ -79,10 +79,7 @@ while read -r pkg dir; do
 	*) continue ;;
 	esac
 	echo "  $n"
-	# Benchmark programs get the C reference loops (device/calibrate).
-	tags=
-	[[ $kind != bench ]] || tags=gpuarrbench
-	if $GO build -trimpath -tags "$tags" -ldflags='-s -w' -o "$STAGE/bin/$n" "$pkg"; then
+	if $GO build -trimpath -ldflags='-s -w' -o "$STAGE/bin/$n" "$pkg"; then
 		built "$kind" "$n" "$dir"
 	else
 		failed "$kind" "$n" "$dir"

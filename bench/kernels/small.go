@@ -5,7 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/calibrate"
+	"github.com/gpuarr/gpuarr/device/cuda"
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/internal/testkernels"
@@ -84,7 +84,7 @@ func benchSmall(rep *report.Report, dev *device.Device, cfg config) error {
 		}
 		args.Append(driver.ArgU64, uint64(n))
 		cBatch = func() (float64, error) {
-			ns, err := calibrate.LaunchC(s.Driver(), rv.fn, lc.Grid, lc.Block, 0, &args, cfg.launchOps)
+			ns, err := cuda.BenchLaunchC(s.Driver(), rv.fn, lc.Grid, lc.Block, 0, &args, cfg.launchOps)
 			return float64(ns) / float64(cfg.launchOps), err
 		}
 	}
@@ -127,7 +127,7 @@ func benchSmall(rep *report.Report, dev *device.Device, cfg config) error {
 	}
 
 	var ref report.Summary
-	refName := "C loop of cuLaunchKernel gpuarr_vadd_f32 (device/calibrate.LaunchC)"
+	refName := "C loop of cuLaunchKernel gpuarr_vadd_f32 (device/cuda.BenchLaunchC)"
 	if cBatch != nil {
 		ref = add(rep, caseSmall, refName, size, cNs, nil)
 	} else {

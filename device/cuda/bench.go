@@ -1,11 +1,8 @@
-//go:build cgo && gpuarrbench
+//go:build cgo
 
 package cuda
 
 /*
-#cgo CFLAGS: -DGPUARR_BENCH
-#cgo noescape gp_bench_launch
-#cgo nocallback gp_bench_launch
 #include "shim.h"
 */
 import "C"
@@ -14,10 +11,9 @@ import (
 	"github.com/gpuarr/gpuarr/device/driver"
 )
 
-// Benchmark hooks: the binding's overhead is measured against the same
-// driver calls made in a C loop inside the shim. They exist only in builds
-// tagged gpuarrbench (the benchmark programs, through device/calibrate);
-// the C loops are compiled only then (GPUARR_BENCH).
+// Benchmark hooks (issue 2): the binding's overhead is measured against the
+// same driver calls made in a C loop inside the shim. They are for
+// bench/binding, not for ordinary use.
 
 // CtxGetCurrent is cuCtxGetCurrent through the binding: one cgo call into
 // the shim, as every driver call is made. It is a benchmark hook; open the

@@ -46,10 +46,8 @@
 // driver.LibraryMissing and device.Default falls back to the host device.
 //
 // The benchmark hooks (CtxGetCurrent, CgoNoop, BenchCtxGetCurrentC,
-// BenchLaunchC, BenchLaunchSpacedC) exist only in builds tagged
-// gpuarrbench: the benchmark programs reach them through device/calibrate
-// to compare the binding with the same driver calls in C loops inside the
-// shim. Product builds carry neither them nor their C loops.
+// BenchLaunchC, BenchLaunchSpacedC) exist for bench/binding, which compares
+// the binding with the same driver calls in C loops inside the shim.
 //
 // This package owns the libcuda handle, its function table, the primary
 // contexts and the thread-local context cache. It must not import anything

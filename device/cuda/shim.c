@@ -681,9 +681,7 @@ gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
 	CALL(cuLaunchKernel, P(f), gx, gy, gz, bx, by, bz, shared, P(s), nargs ? params : 0, 0);
 }
 
-// ---- benchmark hooks: only in builds tagged gpuarrbench (bench.go) ----
-#ifdef GPUARR_BENCH
-
+// ---- benchmark hooks ----
 
 static inline long long gp_now_ns(void) {
 	struct timespec t;
@@ -770,5 +768,3 @@ gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long g
 	out.v = (unsigned long long)inside;
 	return out;
 }
-
-#endif // GPUARR_BENCH

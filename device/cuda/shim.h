@@ -231,7 +231,6 @@ gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
                 unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
                 const void *buf, const unsigned short *off, int nargs, int size);
 
-#ifdef GPUARR_BENCH
 // Benchmark hooks: the same driver calls in a C loop, timed in C.
 gp_ret gp_bench_ctx_get_current(long long n);
 gp_ret gp_bench_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
@@ -241,7 +240,6 @@ gp_ret gp_bench_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
 
 gp_rc gp_noop(void);
 gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long gap_ns);
-#endif
 
 // Tests only: cuMemFree_v2 without the backend's bookkeeping.
 gp_rc gp_mem_free_raw(gp_h ctx, CUdeviceptr p);
