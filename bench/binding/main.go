@@ -1,5 +1,5 @@
-// Command binding measures what the Go binding adds to driver calls (issue
-// 2): a trivial call (cuCtxGetCurrent) and a kernel launch (gpuarr_empty),
+// Command binding measures what the Go binding adds to driver calls:
+// a trivial call (cuCtxGetCurrent) and a kernel launch (gpuarr_empty),
 // each through the binding and in a C loop inside the shim, as per-call
 // distributions and the ratio of medians.
 //
@@ -21,12 +21,12 @@ import (
 	"github.com/gpuarr/gpuarr/internal/testkernels"
 )
 
-// Targets from issue 2, as ratios of the binding's median to C's.
+// Targets, as ratios of the binding's median to C's.
 const (
 	targetCtxGetCurrent = 2.0
 	targetLaunch        = 1.10
 
-	// The C figure for cuCtxGetCurrent that issue 2 set its target against.
+	// The C figure for cuCtxGetCurrent that the target was set against.
 	issueCtxGetCurrentNs = 33.0
 )
 

@@ -194,7 +194,7 @@ if [[ $MODE == all || $MODE == bench ]]; then
 	done < <(manifest peer)
 fi
 
-# ---- examples/train: issue 5's three-mode benchmark ----------------------
+# ---- examples/train: the three-mode training benchmark ----------------------
 # The training loop under a 4 GiB hard limit in each mode (temporaries left
 # to the GC with eager collection; with it off, so that only the reclaim
 # ladder collects; released explicitly). Run-to-run noise on a shared

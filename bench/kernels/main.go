@@ -1,4 +1,4 @@
-// Command kernels measures gpuarr's fused kernels (issue 6) on the default
+// Command kernels measures gpuarr's fused kernels on the default
 // device, in one run:
 //
 //  1. a + b, float32, 2²⁸ elements, EvalInto a preallocated array: GB/s
@@ -42,7 +42,7 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 )
 
-// Targets from issue 6.
+// The targets each figure is held to.
 const (
 	targetAddVsTorch    = 0.95 // a+b throughput / torch.add(out=)'s
 	targetFusedSpeedup  = 1.3  // torch eager a*b+c time / fused EvalInto time
