@@ -50,10 +50,11 @@ demo:
 	@echo
 	$(GO) run ./examples/train
 
-# Every main package under bench/ (the Python peer scripts need a GPU and
-# PyTorch; they run from the GPU bundle).
+# Every benchmark program under bench/ (the Python peer scripts need a GPU
+# and PyTorch; they run from the GPU bundle). bench/tables reads results and
+# is not one.
 bench:
-	@pkgs=$$($(GO) list -e -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./bench/... 2>/dev/null); \
+	@pkgs=$$($(GO) list -e -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./bench/... 2>/dev/null | grep -v '/bench/tables$$'); \
 	if [[ -z "$$pkgs" ]]; then echo "bench: no benchmark programs under bench/"; exit 0; fi; \
 	rc=0; \
 	for p in $$pkgs; do \

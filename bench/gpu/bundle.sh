@@ -75,6 +75,7 @@ while read -r pkg dir; do
 	case $n in
 	cmd-*) kind=cmd ;;
 	examples-*) kind=example ;;
+	bench-tables) continue ;; # reads results; not a benchmark
 	bench-*) kind=bench ;;
 	*) continue ;;
 	esac
