@@ -5,6 +5,9 @@ SHELL := /bin/bash
 GO ?= go
 FUZZTIME ?= 20s
 BENCH_OUT ?= bench/results
+# The CUDA backend's benchmark probes (C loops that bench/binding and
+# bench/kernels compare with) exist only in builds with this tag.
+BENCH_TAGS ?= gpuarrbench
 
 .PHONY: all test fmt-check vet test-race test-host-check fuzz demo bench gpu-bundle gpu-results help
 
@@ -59,7 +62,7 @@ bench:
 	rc=0; \
 	for p in $$pkgs; do \
 		echo "== $$p"; \
-		$(GO) run $$p -out $(BENCH_OUT) || rc=1; \
+		$(GO) run -tags $(BENCH_TAGS) $$p -out $(BENCH_OUT) || rc=1; \
 	done; \
 	exit $$rc
 

@@ -13,7 +13,8 @@
 //  5. a + b on 1,024 elements, host time per op (EvalInto a preallocated
 //     array, and Eval + Release), batches of launches not synchronized
 //     inside a batch, against the raw cuLaunchKernel of gpuarr_vadd_f32 in
-//     a C loop (device/cuda.BenchLaunchC) measured in the same run;
+//     a C loop (the CUDA backend's driver.LaunchProbe, built with -tags
+//     gpuarrbench) measured in the same run;
 //  6. first-use JIT compile time of fresh expression shapes, and the host
 //     overhead of a cached expression beyond the raw launch.
 //
