@@ -55,9 +55,9 @@ demo:
 
 # Every benchmark program under bench/ (the Python peer scripts need a GPU
 # and PyTorch; they run from the GPU bundle). bench/tables reads results and
-# is not one.
+# is not one; bench/train runs in interleaved rounds from the GPU bundle.
 bench:
-	@pkgs=$$($(GO) list -e -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./bench/... 2>/dev/null | grep -v '/bench/tables$$'); \
+	@pkgs=$$($(GO) list -e -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./bench/... 2>/dev/null | grep -v -E '/bench/(tables|train)$$'); \
 	if [[ -z "$$pkgs" ]]; then echo "bench: no benchmark programs under bench/"; exit 0; fi; \
 	rc=0; \
 	for p in $$pkgs; do \
