@@ -5,6 +5,9 @@ SHELL := /bin/bash
 GO ?= go
 FUZZTIME ?= 20s
 BENCH_OUT ?= bench/results
+# The CUDA backend's benchmark probes (C loops that bench/binding and
+# bench/kernels compare with) exist only in builds with this tag.
+BENCH_TAGS ?= gpuarrbench
 
 .PHONY: all test fmt-check vet imports test-race test-host-check fuzz demo bench gpu-bundle gpu-results help
 
@@ -56,15 +59,16 @@ demo:
 	@echo
 	$(GO) run ./examples/train
 
-# Every main package under bench/ (the Python peer scripts need a GPU and
-# PyTorch; they run from the GPU bundle).
+# Every benchmark program under bench/ (the Python peer scripts need a GPU
+# and PyTorch; they run from the GPU bundle). bench/tables reads results and
+# is not one; bench/train runs in interleaved rounds from the GPU bundle.
 bench:
-	@pkgs=$$($(GO) list -e -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./bench/... 2>/dev/null); \
+	@pkgs=$$($(GO) list -e -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./bench/... 2>/dev/null | grep -v -E '/bench/(tables|train)$$'); \
 	if [[ -z "$$pkgs" ]]; then echo "bench: no benchmark programs under bench/"; exit 0; fi; \
 	rc=0; \
 	for p in $$pkgs; do \
 		echo "== $$p"; \
-		$(GO) run $$p -out $(BENCH_OUT) || rc=1; \
+		$(GO) run -tags $(BENCH_TAGS) $$p -out $(BENCH_OUT) || rc=1; \
 	done; \
 	exit $$rc
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Backends are reached only through package device: no package outside
 # device/ may import device/host or device/cuda (or a package under them),
-# tests included. Exits 1 naming each offending package and file.
+# tests included. And product code is not benchmark code: no package
+# outside bench/ imports one under it. Exits 1 naming each offending
+# package and file.
 #
 # go list gives each package's imports for this platform and build tags
 # (Imports, TestImports, XTestImports); files that a build constraint
@@ -25,6 +27,13 @@ ignored=$($GO list -e -f '{{.ImportPath}} {{.Dir}}{{range .IgnoredGoFiles}} {{.}
 
 # One line per package: path, dir, then "kind:import" for every import.
 while read -r pkg dir deps; do
+	# Product code is not benchmark code: only bench/ imports bench/.
+	if [[ $pkg != "$module/bench" && $pkg != "$module/bench/"* ]]; then
+		for dep in $deps; do
+			imp=${dep#*:}
+			[[ $imp != "$module/bench" && $imp != "$module/bench/"* ]] || report "$pkg imports $imp (benchmark code)"
+		done
+	fi
 	[[ $pkg == "$inside" || $pkg == "$inside"/* ]] && continue
 	for dep in $deps; do
 		kind=${dep%%:*} imp=${dep#*:}

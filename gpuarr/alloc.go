@@ -9,7 +9,7 @@ import (
 
 // allocBuffer is the one place arrays get device memory: every
 // constructor, view-free copy and clone comes through here. Package
-// gcpressure's eager collection (issue 5) hooks in at the marked line, so
+// gcpressure's eager collection hooks in at the marked line, so
 // that an allocation under memory pressure first lets the GC run the
 // cleanups of unreachable arrays.
 //

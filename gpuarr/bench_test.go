@@ -7,7 +7,7 @@ import (
 )
 
 // Empty + Release of one float32: the array layer's allocation overhead
-// (issue 4's target: 300 ns per pair on a GPU machine).
+// (the target: 300 ns per pair on a GPU machine).
 func BenchmarkEmptyRelease(b *testing.B) {
 	for b.Loop() {
 		a, err := gpuarr.Empty[float32](gpuarr.Shape{1})
@@ -56,7 +56,7 @@ func BenchmarkLaunch(b *testing.B) {
 }
 
 // A host read of a clean, empty array: everything a read costs but the
-// copy (issue 4's target: 50 ns).
+// copy (the target: 50 ns).
 func BenchmarkCleanHostRead(b *testing.B) {
 	a := must(gpuarr.Zeros[float32](gpuarr.Shape{0}))
 	defer a.Release()

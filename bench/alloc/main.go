@@ -1,4 +1,4 @@
-// Command alloc measures the allocators of package memory (issue 3) on the
+// Command alloc measures the allocators of package memory on the
 // default device, in one run:
 //
 //  1. hot path: alloc+free of a cached block on one stream, 512 B … 64 MiB,
@@ -33,7 +33,7 @@ import (
 	"github.com/gpuarr/gpuarr/memory"
 )
 
-// Targets from issue 3.
+// The targets each figure is held to.
 const (
 	targetP50Ns       = 100  // hot path p50
 	targetP99Ns       = 1000 // hot path p99

@@ -1,4 +1,4 @@
-// Command array measures what the array layer adds (issue 4) on the
+// Command array measures what the array layer adds on the
 // default device, in one run:
 //
 //  1. Empty[float32](Shape{1}) + Release, per call (p50, p99), next to the
@@ -30,7 +30,7 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 )
 
-// Targets from issue 4.
+// The targets each figure is held to.
 const (
 	targetEmptyP50Ns  = 300  // Empty[float32](1) + Release
 	targetLaunchRatio = 1.10 // tracked same-stream launch / raw launch

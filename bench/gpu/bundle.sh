@@ -5,7 +5,9 @@
 #   .gpu/bin.tar.xz   (or .tar.gz) tests/<pkg-path-with-dashes>.test for every
 #                     package with tests, bin/<pkg-path-with-dashes> for every
 #                     main package under cmd/, examples/ and bench/; all
-#                     stripped and built with -trimpath
+#                     stripped and built with -trimpath, the programs with
+#                     -tags gpuarrbench (the CUDA backend's benchmark probes,
+#                     which bench/binding and bench/kernels compare with)
 #   .gpu/peer/        bench/peer/*.py (the PyTorch/CuPy comparison scripts)
 #   .gpu/MANIFEST     one line per step: kind name package-dir
 #   .gpu/COMMIT       git rev-parse HEAD, plus -dirty when the tree is dirty
@@ -22,6 +24,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$PWD
 GO=${GO:-go}
+BENCH_TAGS=gpuarrbench
 KEEP_GOING=${KEEP_GOING:-0}
 LIMIT_MIB=${BUNDLE_LIMIT_MIB:-56} # bundle + travelling tree; the tool's limit is 64
 
@@ -75,16 +78,17 @@ while read -r pkg dir; do
 	case $n in
 	cmd-*) kind=cmd ;;
 	examples-*) kind=example ;;
+	bench-tables) continue ;; # reads results; not a benchmark
 	bench-*) kind=bench ;;
 	*) continue ;;
 	esac
 	echo "  $n"
-	if $GO build -trimpath -ldflags='-s -w' -o "$STAGE/bin/$n" "$pkg"; then
+	if $GO build -tags "$BENCH_TAGS" -trimpath -ldflags='-s -w' -o "$STAGE/bin/$n" "$pkg"; then
 		built "$kind" "$n" "$dir"
 	else
 		failed "$kind" "$n" "$dir"
 	fi
-done < <($GO list -e -f '{{if eq .Name "main"}}{{.ImportPath}} {{.Dir}}{{end}}' ./cmd/... ./examples/... ./bench/... 2>/dev/null)
+done < <($GO list -tags "$BENCH_TAGS" -e -f '{{if eq .Name "main"}}{{.ImportPath}} {{.Dir}}{{end}}' ./cmd/... ./examples/... ./bench/... 2>/dev/null)
 
 # Peer scripts: every bench/peer/*.py is copied (helpers too); those whose
 # name does not start with "_" are run with --out.

@@ -339,6 +339,8 @@ fi
 
 if [[ $MODE == all || $MODE == bench ]]; then
 	while read -r n dir; do
+		# bench/train runs in rounds, below.
+		[[ $n == bench-train ]] && continue
 		run_program bench "$n" "$ROOT" "$BENCH_LIMIT" -out "$RES"
 	done < <(manifest bench | grep -v '^bench-stress ') # stress runs with the tests
 	# Peer scripts run after every benchmark program: kernels_peers.py
@@ -352,10 +354,10 @@ if [[ $MODE == all || $MODE == bench ]]; then
 	done < <(manifest peer)
 fi
 
-# ---- examples/train: issue 5's three-mode benchmark ----------------------
-# The training loop under a 4 GiB hard limit in each mode (temporaries left
-# to the GC with eager collection; with it off, so that only the reclaim
-# ladder collects; released explicitly). Run-to-run noise on a shared
+# ---- bench/train: the three-mode training benchmark ----------------------
+# The training loop of examples/train under a 4 GiB hard limit in each
+# mode (temporaries left to the GC with eager collection; with it off, so
+# that only the reclaim ladder collects; released explicitly). Run-to-run noise on a shared
 # machine exceeds the differences between modes, so TRAIN_ROUNDS rounds run
 # every mode back to back (interleaved, so drift hits all modes alike), plus
 # two variants of eager: collections in the caller (GPUARR_GC_BACKGROUND=
@@ -365,25 +367,25 @@ fi
 # writes results/train-summary.json (medians, ratios, targets).
 TRAIN_ROUNDS=${TRAIN_ROUNDS:-7}
 if [[ $MODE == all || $MODE == bench ]]; then
-	if [[ -x $BIN/examples-train ]]; then
+	if [[ -x $BIN/bench-train ]]; then
 		for ((round = 1; round <= TRAIN_ROUNDS; round++)); do
 			for mode in eager disabled release; do
 				step bench "train-$mode-$round" "$BENCH_LIMIT" "$ROOT" \
-					env GPUARR_HARD_MEMORY_LIMIT=4GiB "$BIN/examples-train" -mode "$mode" -tag "$round" -out "$RES"
+					env GPUARR_HARD_MEMORY_LIMIT=4GiB "$BIN/bench-train" -mode "$mode" -tag "$round" -out "$RES"
 			done
 			step bench "train-eager-sync-$round" "$BENCH_LIMIT" "$ROOT" \
 				env GPUARR_HARD_MEMORY_LIMIT=4GiB GPUARR_GC_BACKGROUND=false \
-				"$BIN/examples-train" -mode eager -variant sync -tag "$round" -out "$RES"
+				"$BIN/bench-train" -mode eager -variant sync -tag "$round" -out "$RES"
 			step bench "train-eager-t75-$round" "$BENCH_LIMIT" "$ROOT" \
 				env GPUARR_HARD_MEMORY_LIMIT=4GiB GPUARR_GC_THRESHOLD=0.75 \
-				"$BIN/examples-train" -mode eager -variant t75 -tag "$round" -out "$RES"
+				"$BIN/bench-train" -mode eager -variant t75 -tag "$round" -out "$RES"
 		done
-		step bench train-summary "$BENCH_LIMIT" "$ROOT" "$BIN/examples-train" -summarize "$RES"
+		step bench train-summary "$BENCH_LIMIT" "$ROOT" "$BIN/bench-train" -summarize "$RES"
 	else
-		record FAIL bench train 0 "examples-train missing from the bundle"
+		record FAIL bench train 0 "bench-train missing from the bundle"
 	fi
 fi
-# ---- end of examples/train ------------------------------------------------
+# ---- end of bench/train ---------------------------------------------------
 
 if [[ $MODE == all || $MODE == sanitize ]]; then
 	gate_sanitize

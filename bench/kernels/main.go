@@ -1,4 +1,4 @@
-// Command kernels measures gpuarr's fused kernels (issue 6) on the default
+// Command kernels measures gpuarr's fused kernels on the default
 // device, in one run:
 //
 //  1. a + b, float32, 2²⁸ elements, EvalInto a preallocated array: GB/s
@@ -13,7 +13,8 @@
 //  5. a + b on 1,024 elements, host time per op (EvalInto a preallocated
 //     array, and Eval + Release), batches of launches not synchronized
 //     inside a batch, against the raw cuLaunchKernel of gpuarr_vadd_f32 in
-//     a C loop (device/cuda.BenchLaunchC) measured in the same run;
+//     a C loop (the CUDA backend's driver.LaunchProbe, built with -tags
+//     gpuarrbench) measured in the same run;
 //  6. first-use JIT compile time of fresh expression shapes, and the host
 //     overhead of a cached expression beyond the raw launch.
 //
@@ -42,7 +43,7 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 )
 
-// Targets from issue 6.
+// The targets each figure is held to.
 const (
 	targetAddVsTorch    = 0.95 // a+b throughput / torch.add(out=)'s
 	targetFusedSpeedup  = 1.3  // torch eager a*b+c time / fused EvalInto time

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/cuda"
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/internal/testkernels"
@@ -70,9 +69,10 @@ func benchSmall(rep *report.Report, dev *device.Device, cfg config) error {
 		}},
 	}
 
-	// The C loop needs the backend's function (see bench/binding).
+	// The C loop needs the backend's function (see bench/binding), and a
+	// backend that offers the launch probe (builds with -tags gpuarrbench).
 	var cBatch func() (float64, error)
-	if dev.Backend() == "cuda" {
+	if loop := launchLoop(s); loop != nil && dev.Backend() == "cuda" {
 		rv, err := loadRawVAdd(dev)
 		if err != nil {
 			return err
@@ -84,7 +84,7 @@ func benchSmall(rep *report.Report, dev *device.Device, cfg config) error {
 		}
 		args.Append(driver.ArgU64, uint64(n))
 		cBatch = func() (float64, error) {
-			ns, err := cuda.BenchLaunchC(s.Driver(), rv.fn, lc.Grid, lc.Block, 0, &args, cfg.launchOps)
+			ns, err := loop(rv.fn, lc.Grid, lc.Block, 0, &args, cfg.launchOps)
 			return float64(ns) / float64(cfg.launchOps), err
 		}
 	}
@@ -133,7 +133,7 @@ func benchSmall(rep *report.Report, dev *device.Device, cfg config) error {
 	} else {
 		last := paths[len(paths)-1]
 		ref = report.Summarize(append([]float64(nil), last.ns...))
-		rep.Note("No C launch loop on the %s backend: vs_ref in the per-op case is against device.Stream.Launch of the test kernel.", dev.Backend())
+		rep.Note("No C launch loop on the %s backend (or a build without -tags gpuarrbench): vs_ref in the per-op case is against device.Stream.Launch of the test kernel.", dev.Backend())
 	}
 	var into report.Summary
 	for i, p := range paths {

@@ -264,7 +264,7 @@ func benchSum(rep *report.Report, dev *device.Device, cfg config) error {
 }
 
 // rawVAdd is gpuarr_vadd_f32 loaded once more at the driver level, for
-// BenchLaunchC (the device API does not expose the backend function).
+// the C launch loop (the device API does not expose the backend function).
 type rawVAdd struct {
 	mod driver.Module
 	fn  driver.Function

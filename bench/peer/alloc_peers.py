@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""alloc_peers: benchmark 5 of issue 3, the frameworks' allocators.
+"""alloc_peers: the frameworks' allocators, against bench/alloc.
 
 Times, from Python, alloc+free of a cached block on the current stream at
 the sizes bench/alloc uses (512 B, 64 KiB, 1 MiB, 16 MiB, 64 MiB):

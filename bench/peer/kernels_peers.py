@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kernels_peers: the PyTorch and CuPy side of issue 6's kernel benchmarks.
+"""kernels_peers: the PyTorch and CuPy side of bench/kernels.
 
 Times, on the same GPU and at the same sizes as bench/kernels:
 
@@ -48,7 +48,7 @@ CASE_MATMUL = "matmul, float32, no TF32"
 CASE_SMALL = "small a + b, float32, host time per op"
 CASE_VS = "vs gpuarr"
 
-# Targets from issue 6 (bench/kernels/main.go has the same).
+# Targets (bench/kernels/main.go has the same).
 TARGET_ADD = 0.95     # gpuarr GB/s / torch.add(out=)'s
 TARGET_FUSED = 1.3    # torch eager a*b+c time / gpuarr fused time
 TARGET_SUM = 0.90     # torch.sum time / gpuarr Sum time

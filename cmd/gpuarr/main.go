@@ -10,7 +10,6 @@ const usage = `usage: gpuarr <command>
 
 commands:
   info              list the devices of every backend and mark the default one
-  report FILE.json  print benchmark results (bench/results/*.json) as Markdown tables
   help              show this text
 
 environment: GPUARR_DEVICE=host|cuda|cuda:N picks the default device;
@@ -36,12 +35,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if err := info(stdout); err != nil {
 			fmt.Fprintln(stderr, "gpuarr info:", err)
-			return 1
-		}
-		return 0
-	case "report":
-		if err := reportTables(stdout, args[1:]); err != nil {
-			fmt.Fprintln(stderr, "gpuarr report:", err)
 			return 1
 		}
 		return 0

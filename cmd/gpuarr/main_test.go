@@ -2,14 +2,12 @@ package main
 
 import (
 	"bytes"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/device"
 )
 
@@ -69,17 +67,4 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "2.00 GiB", bytesOrDash(2<<30))
 	assert.Equal(t, "79.2 GiB", bytesOrDash(85_045_460_992))
 	assert.Equal(t, "50.0 MiB", bytesOrDash(50<<20))
-}
-
-func TestReportPrintsTables(t *testing.T) {
-	r := report.New("demo", "host:0", "host", 0)
-	r.Add("alloc", map[string]string{"size": "512B"}, map[string]float64{"p50_ns": 40})
-	dir := t.TempDir()
-	require.NoError(t, r.WriteJSON(dir))
-	var out, errOut bytes.Buffer
-	code := run([]string{"report", filepath.Join(dir, "demo.json")}, &out, &errOut)
-	require.Equal(t, 0, code, errOut.String())
-	assert.Contains(t, out.String(), "| alloc | 512B | 40.0 |")
-	code = run([]string{"report"}, &out, &errOut)
-	assert.Equal(t, 1, code)
 }

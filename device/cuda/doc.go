@@ -45,9 +45,10 @@
 // Built without cgo the backend still compiles; Devices then reports
 // driver.LibraryMissing and device.Default falls back to the host device.
 //
-// The benchmark hooks (CtxGetCurrent, CgoNoop, BenchCtxGetCurrentC,
-// BenchLaunchC, BenchLaunchSpacedC) exist for bench/binding, which compares
-// the binding with the same driver calls in C loops inside the shim.
+// Built with -tags gpuarrbench (and only then), devices implement
+// driver.CallProbe and streams driver.LaunchProbe: the same driver calls in
+// C loops inside the shim, which bench/binding and bench/kernels compare the
+// binding with. Ordinary builds carry none of that code.
 //
 // This package owns the libcuda handle, its function table, the primary
 // contexts and the thread-local context cache. It must not import anything

@@ -619,12 +619,3 @@ func BenchmarkLaunchEmpty(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkCtxGetCurrent(b *testing.B) {
-	gpu(b)
-	for b.Loop() {
-		if _, err := CtxGetCurrent(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

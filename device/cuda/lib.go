@@ -8,8 +8,6 @@ package cuda
 // never call back into Go: tell cgo, so the memory is not forced to the heap.
 #cgo noescape gp_launch
 #cgo nocallback gp_launch
-#cgo noescape gp_bench_launch
-#cgo nocallback gp_bench_launch
 #cgo noescape gp_memcpy_htod
 #cgo nocallback gp_memcpy_htod
 #cgo noescape gp_memcpy_dtoh

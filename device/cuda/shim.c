@@ -320,14 +320,6 @@ gp_rc gp_ctx_enable_peer(gp_h ctx, gp_h peer) {
 	CALL(cuCtxEnablePeerAccess, P(peer), 0);
 }
 
-gp_ret gp_ctx_get_current(void) {
-	gp_ret out = {0};
-	CUcontext c = 0;
-	RCALL(out, cuCtxGetCurrent, &c);
-	out.v = (uintptr_t)c;
-	return out;
-}
-
 gp_ret gp_mem_info(gp_h ctx) {
 	gp_ret out = {0};
 	size_t free = 0, total = 0;
@@ -681,7 +673,18 @@ gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
 	CALL(cuLaunchKernel, P(f), gx, gy, gz, bx, by, bz, shared, P(s), nargs ? params : 0, 0);
 }
 
-// ---- benchmark hooks ----
+// ---- benchmark probes ----
+// Compiled only when the package is built with -tags gpuarrbench (bench.go
+// defines GPUARR_BENCH): ordinary builds carry no benchmark code.
+#ifdef GPUARR_BENCH
+
+gp_ret gp_ctx_get_current(void) {
+	gp_ret out = {0};
+	CUcontext c = 0;
+	RCALL(out, cuCtxGetCurrent, &c);
+	out.v = (uintptr_t)c;
+	return out;
+}
 
 static inline long long gp_now_ns(void) {
 	struct timespec t;
@@ -768,3 +771,5 @@ gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long g
 	out.v = (unsigned long long)inside;
 	return out;
 }
+
+#endif // GPUARR_BENCH

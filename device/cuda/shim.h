@@ -167,7 +167,6 @@ gp_ret gp_device_can_access_peer(CUdevice dev, CUdevice peer);
 gp_ret gp_primary_ctx_retain(CUdevice dev);
 gp_rc gp_ctx_synchronize(gp_h ctx);
 gp_rc gp_ctx_enable_peer(gp_h ctx, gp_h peer);
-gp_ret gp_ctx_get_current(void);
 gp_ret gp_mem_info(gp_h ctx);
 
 // Streams and events (stream.go, event.go).
@@ -231,7 +230,10 @@ gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
                 unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
                 const void *buf, const unsigned short *off, int nargs, int size);
 
-// Benchmark hooks: the same driver calls in a C loop, timed in C.
+#ifdef GPUARR_BENCH
+// Benchmark probes (bench.go, only with -tags gpuarrbench): one trivial
+// driver call, and the same driver calls in a C loop, timed in C.
+gp_ret gp_ctx_get_current(void);
 gp_ret gp_bench_ctx_get_current(long long n);
 gp_ret gp_bench_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
                        unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
@@ -240,6 +242,7 @@ gp_ret gp_bench_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
 
 gp_rc gp_noop(void);
 gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long gap_ns);
+#endif
 
 // Tests only: cuMemFree_v2 without the backend's bookkeeping.
 gp_rc gp_mem_free_raw(gp_h ctx, CUdeviceptr p);

@@ -7,8 +7,14 @@
 //
 //	go run ./examples/vecadd [-n elements]
 //
-// The program uses only the raw driver layer (package device) and the test
-// kernels; arrays, pools and the GC integration come from later packages.
+// The program uses only the raw driver layer (package device) and its own
+// kernel, vaddPTX below: hand-written PTX that the driver JIT-compiles for
+// the GPU at hand. Arrays, pools, fused expressions and the GC integration
+// come from package gpuarr.
+//
+// The host backend cannot run PTX: it runs a Go implementation registered
+// under the entry's name (vaddHost below, through
+// device.Device.RegisterHostKernel), after checking the PTX as a JIT would.
 package main
 
 import (
@@ -21,8 +27,59 @@ import (
 	"time"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/internal/testkernels"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
+
+// vaddPTX is the kernel: c[i] = a[i] + b[i] for i < n, over float32, in a
+// grid-stride loop (i starts at ctaid.x*ntid.x + tid.x and steps by
+// nctaid.x*ntid.x) with 64-bit indices, so any grid covers any n. The
+// device's header (.version, .target, .address_size) goes in front.
+const vaddPTX = `
+.visible .entry vecadd_f32(
+	.param .u64 vadd_a,
+	.param .u64 vadd_b,
+	.param .u64 vadd_c,
+	.param .u64 vadd_n
+)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<5>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<14>;
+
+	ld.param.u64 %rd1, [vadd_a];
+	ld.param.u64 %rd2, [vadd_b];
+	ld.param.u64 %rd3, [vadd_c];
+	ld.param.u64 %rd4, [vadd_n];
+	cvta.to.global.u64 %rd1, %rd1;
+	cvta.to.global.u64 %rd2, %rd2;
+	cvta.to.global.u64 %rd3, %rd3;
+	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r2, %ntid.x;
+	mov.u32 %r3, %tid.x;
+	mov.u32 %r4, %nctaid.x;
+	mul.wide.u32 %rd5, %r1, %r2;
+	cvt.u64.u32 %rd6, %r3;
+	add.u64 %rd5, %rd5, %rd6;
+	mul.wide.u32 %rd7, %r4, %r2;
+	setp.ge.u64 %p1, %rd5, %rd4;
+	@%p1 bra VADD_DONE;
+VADD_LOOP:
+	shl.b64 %rd8, %rd5, 2;
+	add.u64 %rd9, %rd1, %rd8;
+	add.u64 %rd10, %rd2, %rd8;
+	add.u64 %rd11, %rd3, %rd8;
+	ld.global.f32 %f1, [%rd9];
+	ld.global.f32 %f2, [%rd10];
+	add.rn.f32 %f3, %f1, %f2;
+	st.global.f32 [%rd11], %f3;
+	add.u64 %rd5, %rd5, %rd7;
+	setp.lt.u64 %p1, %rd5, %rd4;
+	@%p1 bra VADD_LOOP;
+VADD_DONE:
+	ret;
+}
+`
 
 func main() {
 	n := flag.Int("n", 1<<20, "number of float32 elements")
@@ -51,6 +108,27 @@ func main() {
 		res.Download.Round(time.Microsecond), res.Total.Round(time.Microsecond))
 }
 
+// vaddHost is the kernel in Go, for the host backend: the same arguments
+// (a, b, c, n) as vaddPTX, read through checked views of device memory.
+func vaddHost(l *hostkernel.Launch) error {
+	n := l.Args.U64(3)
+	var views [3][]float32
+	for i := range views {
+		v, err := hostkernel.View[float32](l, l.Args.Ptr(i), n)
+		if err != nil {
+			return err
+		}
+		views[i] = v
+	}
+	a, b, c := views[0], views[1], views[2]
+	l.ParallelFor(n, func(lo, hi uint64) {
+		for i := lo; i < hi; i++ {
+			c[i] = a[i] + b[i]
+		}
+	})
+	return nil
+}
+
 // Result is a checked vector add and where its time went: Upload, Kernel
 // and Download are measured with timing events on the device's stream,
 // Total with the wall clock around the whole round trip.
@@ -67,11 +145,20 @@ func vecAdd(dev *device.Device, n int, rng *rand.Rand) (res Result, err error) {
 	if n <= 0 {
 		return res, fmt.Errorf("need a positive element count, got %d", n)
 	}
-	ks, err := testkernels.Load(dev)
-	if err != nil {
-		return res, fmt.Errorf("loading the test kernels: %w", err)
+	if dev.RunsHostKernels() {
+		if _, err := dev.RegisterHostKernel("vecadd_f32", vaddHost); err != nil {
+			return res, err
+		}
 	}
-	defer func() { err = errors.Join(err, ks.Module.Close()) }()
+	mod, err := dev.LoadPTX(dev.PTXHeader() + vaddPTX)
+	if err != nil {
+		return res, fmt.Errorf("loading the kernel: %w", err)
+	}
+	defer func() { err = errors.Join(err, mod.Close()) }()
+	vadd, err := mod.Kernel("vecadd_f32")
+	if err != nil {
+		return res, err
+	}
 
 	size := uint64(n) * 4
 	var bufs [3]device.Ptr
@@ -110,7 +197,7 @@ func vecAdd(dev *device.Device, n int, rng *rand.Rand) (res Result, err error) {
 		// cannot pass the check by luck.
 		func() error { return s.Memset32(c, 0x7fc00000, uint64(n)) },
 		func() error { return s.Record(events[1]) },
-		func() error { return s.Launch(ks.VAdd, device.Linear(uint64(n), 256), a, b, c, uint64(n)) },
+		func() error { return s.Launch(vadd, device.Linear(uint64(n), 256), a, b, c, uint64(n)) },
 		func() error { return s.Record(events[2]) },
 		func() error { return device.Download(s, got, c) },
 		func() error { return s.Record(events[3]) },

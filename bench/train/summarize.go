@@ -10,7 +10,7 @@ import (
 	"github.com/gpuarr/gpuarr/bench/report"
 )
 
-// Issue 5's targets, checked by summarizeRuns.
+// The targets the three-mode benchmark is held to, checked by summarizeRuns.
 const (
 	targetEagerVsRelease  = 1.10 // eager time ≤ this × release time
 	targetDisabledVsEager = 1.15 // disabled time ≥ this × eager time
@@ -158,7 +158,7 @@ func pairedRatio(num, den []report.Row, k string) (float64, bool) {
 	return report.Percentile(v, 50), true
 }
 
-// noteTargets records, for each of issue 5's targets, the figure and
+// noteTargets records, for each target, the figure and
 // whether it was met.
 func noteTargets(sum *report.Report, m map[string]map[string]float64, ratio map[string]float64) {
 	verdict := func(ok bool) string {

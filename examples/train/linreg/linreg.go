@@ -1,4 +1,10 @@
-package main
+// Package linreg is the model of examples/train: linear regression by
+// minibatch gradient descent on gpuarr arrays, in the style of the CUDA.jl
+// 5.4 post on memory management, whose every batch makes temporaries that
+// are either left to Go's garbage collector or released. examples/train
+// runs it for a user to read; bench/train runs the same loop and measures
+// it.
+package linreg
 
 import (
 	"fmt"
@@ -33,12 +39,12 @@ type Config struct {
 // learningRate is the gradient step η.
 const learningRate = 0.1
 
-// train fits a linear model y ≈ X·w to features X (Samples × Features)
+// Train fits a linear model y ≈ X·w to features X (Samples × Features)
 // and labels y by minibatch gradient descent, the loop of the CUDA.jl 5.4
 // post. Each batch makes the temporaries a user's code makes — a copy of
 // the batch's rows, the predictions, their error, the gradient, the loss
 // — and, unless the mode is Release, drops them for the GC to find.
-func train(dev *device.Device, cfg Config) (err error) {
+func Train(dev *device.Device, cfg Config) (err error) {
 	on := gpuarr.OnDevice(dev)
 
 	// The data set, generated on the device: normal features, labels from

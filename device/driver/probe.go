@@ -1,0 +1,39 @@
+//go:build gpuarrbench
+
+package driver
+
+// Benchmark probes: what a backend that reaches its driver through cgo
+// offers a benchmark that measures the binding itself, the same driver
+// calls made in a C loop inside the backend and timed there. They exist
+// only in builds with -tags gpuarrbench (the GPU bundle's benchmark
+// programs), so no product code can come to depend on them. The host
+// backend has no C side and implements neither.
+
+// CallProbe is implemented by a Device whose backend calls its driver
+// through a C shim.
+type CallProbe interface {
+	// CtxGetCurrent makes one trivial driver call (cuCtxGetCurrent)
+	// through the binding, as every driver call is made.
+	CtxGetCurrent() (uintptr, error)
+	// BenchCtxGetCurrentC makes the same call n times in a C loop and
+	// returns the nanoseconds the loop took.
+	BenchCtxGetCurrentC(n int) (int64, error)
+	// CgoNoop is an empty call into the shim: the floor under every call
+	// through the binding.
+	CgoNoop()
+}
+
+// LaunchProbe is implemented by a Stream whose backend launches through a
+// C shim.
+type LaunchProbe interface {
+	// BenchLaunchC launches f n times on the stream in a C loop and
+	// returns the nanoseconds the loop took. The arguments are marshalled
+	// once, as a C program would; keep n below the launch queue's depth and
+	// synchronize the stream between calls so no launch waits for space.
+	BenchLaunchC(f Function, grid, block Dim3, sharedBytes uint32, args *Args, n int) (int64, error)
+	// BenchLaunchSpacedC launches f (no arguments, grid and block 1) n
+	// times in a C loop, pausing gapNs after each, and returns the
+	// nanoseconds spent inside the launch calls: how a launch's cost
+	// depends on the pace of submission.
+	BenchLaunchSpacedC(f Function, n int, gapNs int64) (int64, error)
+}
