@@ -179,10 +179,9 @@ func (c *collector) maybeCollect(read func() reading, blocking bool) bool {
 
 	background := c.cfg.Background
 	collect := func() {
-		took, freed := c.run(col, before, read, c.cfg.CleanupWaitMax)
-		c.mu.Lock()
-		c.counters.record(took, freed, background)
-		c.mu.Unlock()
+		took, freed := c.run(col, before, read, c.cfg.CleanupWaitMax, func(took time.Duration, freed uint64) {
+			c.counters.record(took, freed, background)
+		})
 		if c.cfg.Log != nil {
 			when := "on allocation"
 			switch {
@@ -233,7 +232,7 @@ func (c *collector) collect(read func() reading, wait time.Duration) (ran bool, 
 		}
 		col := c.startLocked()
 		c.mu.Unlock()
-		took, freed = c.run(col, read(), read, wait)
+		took, freed = c.run(col, read(), read, wait, nil)
 		return true, took, freed
 	}
 }
@@ -271,8 +270,10 @@ func (c *collector) startLocked() *collection {
 }
 
 // run performs col: the collection, the smoothing of its duration, and the
-// hand-off to callers waiting for it.
-func (c *collector) run(col *collection, before reading, read func() reading, wait time.Duration) (time.Duration, uint64) {
+// hand-off to callers waiting for it. record (when not nil) counts the
+// collection under c.mu before the waiters are released, so a caller that
+// waited for col sees it counted.
+func (c *collector) run(col *collection, before reading, read func() reading, wait time.Duration, record func(took time.Duration, freed uint64)) (time.Duration, uint64) {
 	took := c.gc(wait)
 	after := read()
 	freed := before.Live - min(after.Live, before.Live)
@@ -288,6 +289,9 @@ func (c *collector) run(col *collection, before reading, read func() reading, wa
 	c.lastEnd.Store(end)
 	c.ended.Store(true)
 	col.took, col.freed = took, freed
+	if record != nil {
+		record(took, freed)
+	}
 	c.cur, c.last = nil, col
 	c.inFlight.Store(false)
 	c.mu.Unlock()

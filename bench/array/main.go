@@ -21,6 +21,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -57,8 +58,13 @@ func main() {
 	flag.IntVar(&cfg.allocBatch, "alloc-batch", 1000, "Empty+Release pairs per batch")
 	flag.IntVar(&cfg.launchBatch, "launch-batch", 256, "launches per batch")
 	flag.IntVar(&cfg.readBatch, "read-batch", 200, "host reads per batch")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	flag.Parse()
-	if err := run(*out, cfg); err != nil {
+	stop, err := report.StartProfiles(*cpuProfile, "")
+	if err == nil {
+		err = errors.Join(run(*out, cfg), stop())
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "array:", err)
 		os.Exit(1)
 	}

@@ -48,6 +48,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/memory"
@@ -159,7 +160,7 @@ func run(o options) (summary, error) {
 			fmt.Printf("epoch %3d/%d  %9v  loss %.3g  %s\n", epoch, cfg.Epochs, took.Round(10*time.Microsecond), loss, d)
 		}
 	}
-	stop, err := startProfiles(o.cpuProfile, o.trace)
+	stop, err := report.StartProfiles(o.cpuProfile, o.trace)
 	if err != nil {
 		return summary{}, err
 	}

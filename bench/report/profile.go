@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"runtime/trace"
 )
 
-// startProfiles starts a CPU profile and an execution trace into the named
+// StartProfiles starts a CPU profile and an execution trace into the named
 // files (either may be empty) and returns the function that stops them.
-func startProfiles(cpuFile, traceFile string) (stop func() error, err error) {
+func StartProfiles(cpuFile, traceFile string) (stop func() error, err error) {
 	var stops []func() error
 	stop = func() error {
 		var errs []error
