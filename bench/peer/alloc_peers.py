@@ -24,14 +24,11 @@ exits 0.
 """
 
 import argparse
-import ctypes
-import datetime
-import json
-import math
-import os
 import platform
 import sys
 import time
+
+from _peer import NONE_MEASURED, Report, import_cupy, import_torch, measure_each, summarize
 
 SIZES = [512, 64 << 10, 1 << 20, 16 << 20, 64 << 20]
 
@@ -42,15 +39,6 @@ def size_label(n):
     if n >= 1 << 10 and n % (1 << 10) == 0:
         return "%d KiB" % (n >> 10)
     return "%d B" % n
-
-
-def percentile(samples, p):
-    """Nearest rank, as bench/report.Percentile."""
-    if not samples:
-        return 0.0
-    s = sorted(samples)
-    rank = int(p / 100.0 * len(s) + 0.5) - 1
-    return s[min(max(rank, 0), len(s) - 1)]
 
 
 def time_batches(batches, batch, op):
@@ -64,90 +52,27 @@ def time_batches(batches, batch, op):
     return out
 
 
-def summarize(samples):
-    return {
-        "p50_ns": percentile(samples, 50),
-        "p99_ns": percentile(samples, 99),
-        "min_ns": min(samples) if samples else 0.0,
-        "mean_ns": sum(samples) / len(samples) if samples else 0.0,
-    }
-
-
-def driver_version():
-    """cuDriverGetVersion through libcuda (0 when there is none)."""
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-        v = ctypes.c_int(0)
-        if lib.cuDriverGetVersion(ctypes.byref(v)) == 0:
-            return v.value
-    except OSError:
-        pass
-    return 0
-
-
-def go_time(dt):
-    """The date as Go's time.Time marshals it (RFC 3339, UTC)."""
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-class Report:
-    def __init__(self):
-        self.device = "none"
-        self.backend = "none"
-        self.notes = []
-        self.rows = []
-
-    def add(self, name, labels, metrics):
-        self.rows.append({"name": name, "labels": labels, "metrics": metrics})
-
-    def note(self, text):
-        self.notes.append(text)
-
-    def write(self, out_dir):
-        doc = {
-            "benchmark": "alloc_peers",
-            "device": self.device,
-            "backend": self.backend,
-            "driver_version": driver_version(),
-            "date": go_time(datetime.datetime.now(datetime.timezone.utc)),
-            "commit": os.environ.get("GPUARR_COMMIT", ""),
-            "notes": self.notes,
-            "rows": self.rows,
-        }
-        text = json.dumps(doc, indent=2) + "\n"
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-            with open(os.path.join(out_dir, "alloc_peers.json"), "w") as f:
-                f.write(text)
-        return doc
-
-    def markdown(self):
-        lines = [
-            "### alloc_peers — %s (driver %d)" % (self.device, driver_version()),
-            "",
-            "| resource | size | p50_ns | p99_ns | min_ns |",
-            "| --- | --- | --- | --- | --- |",
-        ]
-        for r in self.rows:
-            m = r["metrics"]
-            lines.append("| %s | %s | %.1f | %.1f | %.1f |" % (
-                r["labels"].get("resource", ""), r["labels"].get("size", ""),
-                m["p50_ns"], m["p99_ns"], m["min_ns"]))
-        lines += [""] + self.notes
-        return "\n".join(lines)
+def markdown(rep):
+    lines = [
+        rep.heading(),
+        "",
+        "| resource | size | p50_ns | p99_ns | min_ns |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in rep.rows:
+        m = r["metrics"]
+        lines.append("| %s | %s | %.1f | %.1f | %.1f |" % (
+            r["labels"].get("resource", ""), r["labels"].get("size", ""),
+            m["p50_ns"], m["p99_ns"], m["min_ns"]))
+    lines += [""] + rep.notes
+    return "\n".join(lines)
 
 
 def bench_torch(rep, batches, batch):
-    try:
-        import torch
-    except Exception as e:  # ImportError, or a broken install
-        rep.note("PyTorch not measured: import torch failed (%s)." % e)
-        return False
-    if not torch.cuda.is_available():
-        rep.note("PyTorch %s not measured: torch.cuda.is_available() is False." % torch.__version__)
+    torch = import_torch(rep)
+    if torch is None:
         return False
     dev = torch.cuda.current_device()
-    rep.device, rep.backend = torch.cuda.get_device_name(dev), "cuda"
     stream = torch.cuda.current_stream()
     alloc, delete = torch.cuda.caching_allocator_alloc, torch.cuda.caching_allocator_delete
     for n in SIZES:
@@ -171,21 +96,8 @@ def bench_torch(rep, batches, batch):
 
 
 def bench_cupy(rep, batches, batch):
-    try:
-        import cupy
-    except Exception as e:
-        rep.note("CuPy not measured: import cupy failed (%s)." % e)
-        return False
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            rep.note("CuPy %s not measured: no CUDA device." % cupy.__version__)
-            return False
-        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-        name = props["name"]
-        rep.device = name.decode() if isinstance(name, bytes) else name
-        rep.backend = "cuda"
-    except Exception as e:
-        rep.note("CuPy not measured: %s." % e)
+    cupy = import_cupy(rep)
+    if cupy is None:
         return False
     pool = cupy.cuda.MemoryPool()
     for n in SIZES:
@@ -209,23 +121,17 @@ def main():
     ap.add_argument("--batch", type=int, default=1000)
     args = ap.parse_args()
 
-    rep = Report()
+    rep = Report("alloc_peers")
     # The interpreter's cost per loop iteration and call, in every figure.
     rep.add("hot", {"resource": "python loop + call (floor)", "size": "-", "api": "none"},
             summarize(time_batches(args.batches, args.batch, lambda: None)))
-    measured = []
-    for name, bench in (("PyTorch", bench_torch), ("CuPy", bench_cupy)):
-        try:
-            measured.append(bench(rep, args.batches, args.batch))
-        except Exception as e:  # report, don't fail the GPU run
-            rep.note("%s measurement failed: %s: %s." % (name, type(e).__name__, e))
-            measured.append(False)
+    measured = measure_each(rep, (("PyTorch", bench_torch), ("CuPy", bench_cupy)), args.batches, args.batch)
     rep.note("Per alloc+free pair timed from Python %s: %d batches of %d, each sample one batch's mean; "
              "the floor row is the loop and call alone." % (platform.python_version(), args.batches, args.batch))
-    if not any(measured):
-        rep.note("Neither PyTorch nor CuPy could be measured on this machine.")
+    if not measured:
+        rep.note(NONE_MEASURED)
     rep.write(args.out)
-    print(rep.markdown())
+    print(markdown(rep))
     return 0
 
 

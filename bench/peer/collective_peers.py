@@ -17,56 +17,28 @@ or a GPU it writes a note and exits 0.
 """
 
 import argparse
-import datetime
 import json
 import os
 import tempfile
 import time
+
+import _peer
+from _peer import percentile
 
 MIB = 1 << 20
 ONE_RANK_SIZES = [MIB << (2 * i) for i in range(6)]  # 1 MiB .. 1 GiB
 TWO_RANK_SIZES = [MIB, 64 * MIB, 1 << 30]
 
 
-def percentile(samples, p):
-    """Nearest rank, as bench/report.Percentile."""
-    if not samples:
-        return 0.0
-    s = sorted(samples)
-    rank = int(p / 100.0 * len(s) + 0.5) - 1
-    return s[min(max(rank, 0), len(s) - 1)]
+class Report(_peer.Report):
+    """Prints each note as it is made (the script prints as it measures)."""
 
-
-def go_time(dt):
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-class Report:
     def __init__(self):
-        self.device, self.backend, self.notes, self.rows = "none", "none", [], []
-
-    def add(self, name, labels, metrics):
-        self.rows.append({"name": name, "labels": labels, "metrics": metrics})
+        super().__init__("collective_peers")
 
     def note(self, text):
         print(text)
-        self.notes.append(text)
-
-    def write(self, out_dir):
-        doc = {
-            "benchmark": "collective_peers",
-            "device": self.device,
-            "backend": self.backend,
-            "driver_version": 0,
-            "date": go_time(datetime.datetime.now(datetime.timezone.utc)),
-            "commit": os.environ.get("GPUARR_COMMIT", ""),
-            "notes": self.notes,
-            "rows": self.rows,
-        }
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-            with open(os.path.join(out_dir, "collective_peers.json"), "w") as f:
-                f.write(json.dumps(doc, indent=2) + "\n")
+        super().note(text)
 
 
 def one_rank(torch, dist, rep, iters):

@@ -31,14 +31,15 @@ exits 0.
 """
 
 import argparse
-import ctypes
-import datetime
 import json
 import os
 import platform
 import re
 import sys
 import time
+
+import _peer
+from _peer import NONE_MEASURED, import_cupy, import_torch, measure_each, summarize
 
 # Row names shared with bench/kernels (stream.go, matmul.go, small.go).
 CASE_ADD = "a + b, float32"
@@ -56,60 +57,20 @@ TARGET_MATMUL = 0.95  # gpuarr TFLOP/s / torch.matmul's
 TARGET_SMALL = 1.0    # torch.add(out=) host time / gpuarr EvalInto's
 
 
-def percentile(samples, p):
-    """Nearest rank, as bench/report.Percentile."""
-    if not samples:
-        return 0.0
-    s = sorted(samples)
-    rank = int(p / 100.0 * len(s) + 0.5) - 1
-    return s[min(max(rank, 0), len(s) - 1)]
-
-
-def summarize(samples):
-    return {
-        "p50_ns": percentile(samples, 50),
-        "p99_ns": percentile(samples, 99),
-        "min_ns": min(samples) if samples else 0.0,
-        "mean_ns": sum(samples) / len(samples) if samples else 0.0,
-    }
-
-
 def size_label(n):
     if n > 0 and n & (n - 1) == 0:
         return "2^%d" % (n.bit_length() - 1)
     return str(n)
 
 
-def driver_version():
-    """cuDriverGetVersion through libcuda (0 when there is none)."""
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-        v = ctypes.c_int(0)
-        if lib.cuDriverGetVersion(ctypes.byref(v)) == 0:
-            return v.value
-    except OSError:
-        pass
-    return 0
+class Report(_peer.Report):
+    """Rows labelled by the path timed and the size, as bench/kernels'."""
 
-
-def go_time(dt):
-    """The date as Go's time.Time marshals it (RFC 3339, UTC)."""
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-class Report:
     def __init__(self):
-        self.device = "none"
-        self.backend = "none"
-        self.notes = []
-        self.rows = []
+        super().__init__("kernels_peers")
 
-    def add(self, name, path, size, metrics):
-        self.rows.append({"name": name, "labels": {"path": path, "size": size}, "metrics": metrics})
-        return metrics
-
-    def note(self, text):
-        self.notes.append(text)
+    def add_case(self, name, path, size, metrics):
+        return self.add(name, {"path": path, "size": size}, metrics)
 
     def find(self, name, path):
         for r in self.rows:
@@ -117,27 +78,10 @@ class Report:
                 return r["metrics"]
         return None
 
-    def write(self, out_dir):
-        doc = {
-            "benchmark": "kernels_peers",
-            "device": self.device,
-            "backend": self.backend,
-            "driver_version": driver_version(),
-            "date": go_time(datetime.datetime.now(datetime.timezone.utc)),
-            "commit": os.environ.get("GPUARR_COMMIT", ""),
-            "notes": self.notes,
-            "rows": self.rows,
-        }
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-            with open(os.path.join(out_dir, "kernels_peers.json"), "w") as f:
-                f.write(json.dumps(doc, indent=2) + "\n")
-        return doc
-
     def markdown(self):
         keys = ["p50_ns", "p99_ns", "gbps", "tflops", "ratio", "target", "met"]
         lines = [
-            "### kernels_peers — %s (driver %d)" % (self.device, driver_version()),
+            self.heading(),
             "",
             "| case | path | size | " + " | ".join(keys) + " |",
             "|" + " --- |" * (3 + len(keys)),
@@ -261,16 +205,9 @@ def guarded(rep, label, case, done):
 
 
 def bench_torch(rep, sz, args):
-    try:
-        import torch
-    except Exception as e:  # ImportError, or a broken install
-        rep.note("PyTorch not measured: import torch failed (%s)." % e)
+    torch = import_torch(rep)
+    if torch is None:
         return False
-    if not torch.cuda.is_available():
-        rep.note("PyTorch %s not measured: torch.cuda.is_available() is False." % torch.__version__)
-        return False
-    dev = torch.cuda.current_device()
-    rep.device, rep.backend = torch.cuda.get_device_name(dev), "cuda"
     f32 = torch.float32
     ev = lambda: torch.cuda.Event(enable_timing=True)
     ms = lambda s, e: s.elapsed_time(e)
@@ -291,23 +228,23 @@ def bench_torch(rep, sz, args):
     def case_add():
         a, b, c = full((n,), 1.25), full((n,), 2.5), torch.empty(n, dtype=f32, device="cuda")
         t, = dtimes([lambda: torch.add(a, b, out=c)])
-        rep.add(CASE_ADD, "torch.add(a, b, out=c)", size, with_rate(summarize(t), gbytes=12.0 * n))
+        rep.add_case(CASE_ADD, "torch.add(a, b, out=c)", size, with_rate(summarize(t), gbytes=12.0 * n))
 
     def case_fused():
         a, b, c = full((n,), 1.5), full((n,), 2.0), full((n,), 0.25)
         d = torch.empty(n, dtype=f32, device="cuda")
         eager, addcmul = dtimes([lambda: a * b + c, lambda: torch.addcmul(c, a, b, out=d)])
-        rep.add(CASE_FUSED, "torch eager a*b + c (2 kernels, a temporary, result allocated)", size,
+        rep.add_case(CASE_FUSED, "torch eager a*b + c (2 kernels, a temporary, result allocated)", size,
                 with_rate(summarize(eager), gbytes=16.0 * n))
-        rep.add(CASE_FUSED, "torch.addcmul(c, a, b, out=d) (one kernel)", size,
+        rep.add_case(CASE_FUSED, "torch.addcmul(c, a, b, out=d) (one kernel)", size,
                 with_rate(summarize(addcmul), gbytes=16.0 * n))
 
     def case_sum():
         x = full((n,), 0.5)
         t, = dtimes([lambda: torch.sum(x)])
-        rep.add(CASE_SUM, "torch.sum(x), device time", size, with_rate(summarize(t), gbytes=4.0 * n))
+        rep.add_case(CASE_SUM, "torch.sum(x), device time", size, with_rate(summarize(t), gbytes=4.0 * n))
         w = wall_times(sync, args.samples, args.op_batch, lambda: torch.sum(x))
-        rep.add(CASE_SUM, "torch.sum(x), host wall, torch.cuda.synchronize per batch", size,
+        rep.add_case(CASE_SUM, "torch.sum(x), host wall, torch.cuda.synchronize per batch", size,
                 with_rate(summarize(w), gbytes=4.0 * n))
 
     def case_matmul():
@@ -320,9 +257,9 @@ def bench_torch(rep, sz, args):
         alloc, into = dtimes([lambda: torch.matmul(a, b), lambda: torch.matmul(a, b, out=c)],
                              samples=max(5, args.samples // 3), batch=max(1, args.op_batch // 5))
         flops = 2.0 * m ** 3
-        rep.add(CASE_MATMUL, "torch.matmul(a, b), allow_tf32=False", "%d×%d" % (m, m),
+        rep.add_case(CASE_MATMUL, "torch.matmul(a, b), allow_tf32=False", "%d×%d" % (m, m),
                 with_rate(summarize(alloc), flops=flops))
-        rep.add(CASE_MATMUL, "torch.matmul(a, b, out=c), allow_tf32=False", "%d×%d" % (m, m),
+        rep.add_case(CASE_MATMUL, "torch.matmul(a, b, out=c), allow_tf32=False", "%d×%d" % (m, m),
                 with_rate(summarize(into), flops=flops))
 
     def case_small():
@@ -330,8 +267,8 @@ def bench_torch(rep, sz, args):
         a, b, c = full((k,), 1.0), full((k,), 2.0), torch.empty(k, dtype=f32, device="cuda")
         into, plus = host_times(sync, args.batches, args.launch_batch,
                                 [lambda: torch.add(a, b, out=c), lambda: a + b])
-        rep.add(CASE_SMALL, "torch.add(a, b, out=c)", str(k), summarize(into))
-        rep.add(CASE_SMALL, "torch a + b (result allocated)", str(k), summarize(plus))
+        rep.add_case(CASE_SMALL, "torch.add(a, b, out=c)", str(k), summarize(into))
+        rep.add_case(CASE_SMALL, "torch a + b (result allocated)", str(k), summarize(plus))
 
     for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sum", case_sum),
                        ("matmul", case_matmul), ("small a + b", case_small)):
@@ -342,21 +279,8 @@ def bench_torch(rep, sz, args):
 
 
 def bench_cupy(rep, sz, args):
-    try:
-        import cupy
-    except Exception as e:
-        rep.note("CuPy not measured: import cupy failed (%s)." % e)
-        return False
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            rep.note("CuPy %s not measured: no CUDA device." % cupy.__version__)
-            return False
-        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-        name = props["name"]
-        rep.device = name.decode() if isinstance(name, bytes) else name
-        rep.backend = "cuda"
-    except Exception as e:
-        rep.note("CuPy not measured: %s." % e)
+    cupy = import_cupy(rep)
+    if cupy is None:
         return False
     f32 = cupy.float32
     ev = cupy.cuda.Event
@@ -376,35 +300,35 @@ def bench_cupy(rep, sz, args):
     def case_add():
         a, b, c = cupy.full(n, 1.25, f32), cupy.full(n, 2.5, f32), cupy.empty(n, f32)
         t, = dtimes([lambda: cupy.add(a, b, out=c)])
-        rep.add(CASE_ADD, "cupy.add(a, b, out=c)", size, with_rate(summarize(t), gbytes=12.0 * n))
+        rep.add_case(CASE_ADD, "cupy.add(a, b, out=c)", size, with_rate(summarize(t), gbytes=12.0 * n))
 
     def case_fused():
         a, b, c = cupy.full(n, 1.5, f32), cupy.full(n, 2.0, f32), cupy.full(n, 0.25, f32)
         plain, = dtimes([lambda: a * b + c])
-        rep.add(CASE_FUSED, "cupy a*b + c (2 kernels, a temporary)", size, with_rate(summarize(plain), gbytes=16.0 * n))
+        rep.add_case(CASE_FUSED, "cupy a*b + c (2 kernels, a temporary)", size, with_rate(summarize(plain), gbytes=16.0 * n))
 
         def mul_add(x, y, z):  # a named function: cupy.fuse names its kernel after it
             return x * y + z
         fused = cupy.fuse(mul_add)
         fz, = dtimes([lambda: fused(a, b, c)])
-        rep.add(CASE_FUSED, "cupy.fuse(a*b + c) (one kernel)", size, with_rate(summarize(fz), gbytes=16.0 * n))
+        rep.add_case(CASE_FUSED, "cupy.fuse(a*b + c) (one kernel)", size, with_rate(summarize(fz), gbytes=16.0 * n))
 
     def case_sum():
         x = cupy.full(n, 0.5, f32)
         t, = dtimes([lambda: cupy.sum(x)])
-        rep.add(CASE_SUM, "cupy.sum(x), device time", size, with_rate(summarize(t), gbytes=4.0 * n))
+        rep.add_case(CASE_SUM, "cupy.sum(x), device time", size, with_rate(summarize(t), gbytes=4.0 * n))
 
     def case_matmul():
         m = sz.mat
         a, b = cupy.full((m, m), 1.0, f32), cupy.full((m, m), 0.5, f32)
         t, = dtimes([lambda: cupy.matmul(a, b)], samples=max(5, args.samples // 3), batch=max(1, args.op_batch // 5))
-        rep.add(CASE_MATMUL, "cupy.matmul(a, b)", "%d×%d" % (m, m), with_rate(summarize(t), flops=2.0 * m ** 3))
+        rep.add_case(CASE_MATMUL, "cupy.matmul(a, b)", "%d×%d" % (m, m), with_rate(summarize(t), flops=2.0 * m ** 3))
 
     def case_small():
         k = sz.small
         a, b, c = cupy.full(k, 1.0, f32), cupy.full(k, 2.0, f32), cupy.empty(k, f32)
         into, = host_times(sync, args.batches, args.launch_batch, [lambda: cupy.add(a, b, out=c)])
-        rep.add(CASE_SMALL, "cupy.add(a, b, out=c)", str(k), summarize(into))
+        rep.add_case(CASE_SMALL, "cupy.add(a, b, out=c)", str(k), summarize(into))
 
     for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sum", case_sum),
                        ("matmul", case_matmul), ("small a + b", case_small)):
@@ -430,7 +354,7 @@ def compare(rep, gp):
             m["met"] = 1.0 if (r >= target if higher_better else r <= target) else 0.0
             if not m["met"]:
                 rep.note("Missed: %s is %.3f (target %s %.2f)." % (label, r, "≥" if higher_better else "≤", target))
-        rep.add(CASE_VS, label, "", m)
+        rep.add_case(CASE_VS, label, "", m)
 
     by_time = lambda gm, pm: pm["p50_ns"] / gm["p50_ns"]  # > 1: gpuarr faster
     one("a + b: gpuarr EvalInto GB/s / torch.add(out=) GB/s",
@@ -503,22 +427,16 @@ def main():
             setattr(sizes, attr, v)
 
     rep = Report()
-    rep.add(CASE_SMALL, "python loop + call (floor)", str(sizes.small),
+    rep.add_case(CASE_SMALL, "python loop + call (floor)", str(sizes.small),
             summarize(host_times(lambda: None, args.batches, args.launch_batch, [lambda: None])[0]))
-    measured = []
-    for name, bench in (("PyTorch", bench_torch), ("CuPy", bench_cupy)):
-        try:
-            measured.append(bench(rep, sizes, args))
-        except Exception as e:  # report, don't fail the GPU run
-            rep.note("%s measurement failed: %s: %s." % (name, type(e).__name__, e))
-            measured.append(False)
+    measured = measure_each(rep, (("PyTorch", bench_torch), ("CuPy", bench_cupy)), sizes, args)
     rep.note("Sizes: n = %d (a + b, a*b + c, sum), matmul %d², small op %d elements%s. Device time from cuda events around "
              "%d ops per sample, %d samples (matmul: fewer); host time per op from Python %s: %d batches of %d calls, "
              "synchronized between batches." % (
                  sizes.n, sizes.mat, sizes.small, " (from kernels.json)" if gp else "", args.op_batch, args.samples,
                  platform.python_version(), args.batches, args.launch_batch))
-    if not any(measured):
-        rep.note("Neither PyTorch nor CuPy could be measured on this machine.")
+    if not measured:
+        rep.note(NONE_MEASURED)
     if gp is None:
         rep.note("No bench/kernels JSON at %s: no ratios against gpuarr." % (gpath or "(no --out)"))
     elif gp.get("backend") != "cuda" or rep.backend != "cuda":
