@@ -115,11 +115,15 @@ def sizes_from(gp, sizes):
     return sizes
 
 
-def interleave(samples, paths):
-    """Runs each path's sample function in rotating order, samples times."""
+def interleaved(samples, ops, timed):
+    """timed(op) of each op, samples times, the ops in rotating order:
+    the samples of each op, in the order of ops."""
+    got = [[] for _ in ops]
     for i in range(samples):
-        for j in range(len(paths)):
-            paths[(i + j) % len(paths)]()
+        for j in range(len(ops)):
+            k = (i + j) % len(ops)
+            got[k].append(timed(ops[k]))
+    return got
 
 
 def device_times(make_event, elapsed_ms, sync, samples, batch, ops, warm=3):
@@ -130,21 +134,16 @@ def device_times(make_event, elapsed_ms, sync, samples, batch, ops, warm=3):
         for _ in range(warm):
             op()
     sync()
-    got = [[] for _ in ops]
 
-    def sampler(k):
-        def run():
-            op = ops[k]
-            start.record()
-            for _ in range(batch):
-                op()
-            end.record()
-            end.synchronize()
-            got[k].append(elapsed_ms(start, end) * 1e6 / batch)
-        return run
+    def timed(op):
+        start.record()
+        for _ in range(batch):
+            op()
+        end.record()
+        end.synchronize()
+        return elapsed_ms(start, end) * 1e6 / batch
 
-    interleave(samples, [sampler(k) for k in range(len(ops))])
-    return got
+    return interleaved(samples, ops, timed)
 
 
 def host_times(sync, batches, batch, ops, warm=5):
@@ -155,20 +154,16 @@ def host_times(sync, batches, batch, ops, warm=5):
             for _ in range(batch):
                 op()
             sync()
-    got = [[] for _ in ops]
 
-    def sampler(k):
-        def run():
-            op = ops[k]
-            t = time.perf_counter_ns()
-            for _ in range(batch):
-                op()
-            got[k].append((time.perf_counter_ns() - t) / batch)
-            sync()
-        return run
+    def timed(op):
+        t = time.perf_counter_ns()
+        for _ in range(batch):
+            op()
+        ns = (time.perf_counter_ns() - t) / batch
+        sync()
+        return ns
 
-    interleave(batches, [sampler(k) for k in range(len(ops))])
-    return got
+    return interleaved(batches, ops, timed)
 
 
 def wall_times(sync, samples, batch, op):
