@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/gpuarr/gpuarr/gpuarr"
 )
 
 // tally counts trials and wrong results per kind and prints each wrong
@@ -122,10 +124,7 @@ func producerConsumerTrial[T elem](e *env, t *tally, pt *partner, p plan) {
 		r, err := read(e, x, b, p.read, 0)
 		err = firstErr(err, x.Release())
 		if err != nil {
-			if r != nil {
-				_ = r.release()
-			}
-			t.done(p, nil, err)
+			abandon(t, p, r, err)
 			return
 		}
 		problems, err := r.collect("read on B", want)
@@ -151,18 +150,7 @@ func writeAfterReadTrial[T elem](e *env, t *tally, pt *partner, p plan) {
 	if err == nil {
 		err = writeInto(e, x, a, p.second, 0)
 	}
-	var problems, more []string
-	if err == nil {
-		problems, err = r.collect("read on B before the overwrite", first)
-		r = nil
-	}
-	if err == nil {
-		more, err = check("array after the overwrite on A", x, second)
-		problems = append(problems, more...)
-	}
-	if r != nil {
-		err = firstErr(err, r.release())
-	}
+	problems, err := verify(err, r, "read on B before the overwrite", first, x, "array after the overwrite on A", second)
 	t.done(p, problems, firstErr(err, x.Release()))
 }
 
@@ -191,27 +179,41 @@ func freeReuseTrial[T elem](e *env, t *tally, pt *partner, p plan) {
 		err = firstErr(err, x.Release())
 	}
 	if err != nil {
-		if r != nil {
-			_ = r.release()
-		}
-		t.done(p, nil, err)
+		abandon(t, p, r, err)
 		return
 	}
 	z, err := produce[T](e, p.n, c, p.second, 0, p.alloc)
-	var problems, more []string
-	if err == nil {
-		problems, err = r.collect("read on B of the released array", first)
-		r = nil
-	}
-	if err == nil {
-		more, err = check("new array on C", z, second)
-		problems = append(problems, more...)
-	}
-	if r != nil {
-		err = firstErr(err, r.release())
-	}
+	problems, err := verify(err, r, "read on B of the released array", first, z, "new array on C", second)
 	if z != nil {
 		err = firstErr(err, z.Release())
 	}
 	t.done(p, problems, err)
+}
+
+// abandon ends trial p with err (nothing was checked), releasing the
+// read r if one was issued.
+func abandon[T elem](t *tally, p plan, r *reading[T], err error) {
+	if r != nil {
+		_ = r.release()
+	}
+	t.done(p, nil, err)
+}
+
+// verify collects the read r, checked against readWant, and then checks x
+// against xWant, unless err (of the steps since the read was issued)
+// ends the trial first; r (nil if the read failed) is released either
+// way.
+func verify[T elem](err error, r *reading[T], readWhat string, readWant []int64, x *gpuarr.Array[T], xWhat string, xWant []int64) ([]string, error) {
+	if err != nil {
+		if r != nil {
+			err = firstErr(err, r.release())
+		}
+		return nil, err
+	}
+	problems, err := r.collect(readWhat, readWant)
+	if err != nil {
+		return problems, err
+	}
+	more, err := check(xWhat, x, xWant)
+	return append(problems, more...), err
 }
