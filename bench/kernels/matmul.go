@@ -17,17 +17,12 @@ func benchMatmul(rep *report.Report, dev *device.Device, cfg config) error {
 	s := dev.DefaultStream()
 	n := cfg.matN
 	size := fmt.Sprintf("%d×%d", n, n)
-	arrs, err := arrays(s, gpuarr.Shape{n, n}, 1, 0.5, 0)
+	arrs, raw, done, err := operands(s, gpuarr.Shape{n, n}, 1, 0.5)
 	if err != nil {
 		return err
 	}
-	defer release(arrs...)
+	defer done()
 	a, b, c := arrs[0], arrs[1], arrs[2]
-	raw, free, err := rawFloats(s, n*n, 1, 0.5, 0)
-	if err != nil {
-		return err
-	}
-	defer free()
 	t, err := newTimer(s)
 	if err != nil {
 		return err

@@ -25,17 +25,12 @@ func benchSmall(rep *report.Report, dev *device.Device, cfg config) error {
 	s := dev.DefaultStream()
 	n := cfg.smallN
 	size := fmt.Sprint(n)
-	arrs, err := arrays(s, gpuarr.Shape{n}, 1, 2, 0)
+	arrs, raw, done, err := operands(s, gpuarr.Shape{n}, 1, 2)
 	if err != nil {
 		return err
 	}
-	defer release(arrs...)
+	defer done()
 	a, b, c := arrs[0], arrs[1], arrs[2]
-	raw, free, err := rawFloats(s, n, 1, 2, 0)
-	if err != nil {
-		return err
-	}
-	defer free()
 	ks, err := testkernels.Load(dev)
 	if err != nil {
 		return err

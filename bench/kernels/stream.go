@@ -58,6 +58,21 @@ func rawFloats(s *device.Stream, n int, vals ...float32) (ptrs []device.Ptr, fre
 	return ptrs, free, s.Synchronize()
 }
 
+// operands makes a and b, filled with av and bv, and a zeroed c, each of
+// shape sh, twice on s: as arrays, and as raw device memory outside
+// gpuarr (no tracking) for the reference paths. done releases both.
+func operands(s *device.Stream, sh gpuarr.Shape, av, bv float32) (arrs []*gpuarr.Array[float32], raw []device.Ptr, done func(), err error) {
+	if arrs, err = arrays(s, sh, av, bv, 0); err != nil {
+		return nil, nil, nil, err
+	}
+	raw, free, err := rawFloats(s, sh.Len(), av, bv, 0)
+	if err != nil {
+		release(arrs...)
+		return nil, nil, nil, err
+	}
+	return arrs, raw, func() { free(); release(arrs...) }, nil
+}
+
 func release(as ...*gpuarr.Array[float32]) {
 	for _, a := range as {
 		_ = a.Release()
@@ -92,18 +107,12 @@ func benchAdd(rep *report.Report, dev *device.Device, cfg config) error {
 	s := dev.DefaultStream()
 	n := cfg.n
 	size := sizeLabel(n)
-	arrs, err := arrays(s, gpuarr.Shape{n}, 1.25, 2.5, 0)
+	arrs, raw, done, err := operands(s, gpuarr.Shape{n}, 1.25, 2.5)
 	if err != nil {
 		return err
 	}
-	defer release(arrs...)
+	defer done()
 	a, b, c := arrs[0], arrs[1], arrs[2]
-	// Raw memory for the reference paths (so no tracking is involved).
-	raw, free, err := rawFloats(s, n, 1.25, 2.5, 0)
-	if err != nil {
-		return err
-	}
-	defer free()
 	ks, err := testkernels.Load(dev)
 	if err != nil {
 		return err
