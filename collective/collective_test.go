@@ -11,6 +11,7 @@ import (
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 func errorsIsNotSupported(err error) bool { return errors.Is(err, collective.ErrNotSupported) }
@@ -185,10 +186,7 @@ func TestOnStreams(t *testing.T) {
 	streams := make([]*device.Stream, n)
 	a := make([]*gpuarr.Array[int32], n)
 	for i := range n {
-		s, err := devs[i].NewStream()
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Close() })
-		streams[i] = s
+		streams[i] = testutil.Stream(t, devs[i])
 		a[i] = fromHost(t, []int32{int32(i), 1}, devs[i])
 	}
 	require.NoError(t, collective.AllReduce(c, a, nil, collective.Sum, collective.On(streams...)))

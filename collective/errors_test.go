@@ -8,6 +8,7 @@ import (
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 func TestBadInputs(t *testing.T) {
@@ -168,18 +169,7 @@ func TestJoinComm(t *testing.T) {
 	}
 	require.NoError(t, err)
 	n := len(devs)
-	comms := make([]*collective.Comm, n)
-	errs := make(chan error, n)
-	for r := range n {
-		go func() {
-			c, err := collective.JoinComm(id, n, r, devs[r])
-			comms[r] = c
-			errs <- err
-		}()
-	}
-	for range n {
-		require.NoError(t, <-errs)
-	}
+	comms := joinAll(t, id, devs)
 	arrs := make([]*gpuarr.Array[int32], n)
 	for r := range n {
 		arrs[r] = fromHost(t, []int32{int32(r + 1)}, devs[r])
@@ -188,6 +178,7 @@ func TestJoinComm(t *testing.T) {
 		require.Equal(t, 1, comms[r].Local())
 	}
 	// Each rank issues from its own goroutine, as separate processes would.
+	errs := make(chan error, n)
 	for r := range n {
 		go func() { errs <- collective.AllReduce(comms[r], arrs[r:r+1], nil, collective.Sum) }()
 	}
@@ -212,20 +203,8 @@ func TestHostRankNeverArrives(t *testing.T) {
 	t.Setenv("GPUARR_HOST_COLLECTIVE_TIMEOUT", "100ms")
 	id, err := collective.NewUniqueID(devs[0])
 	require.NoError(t, err)
-	errs := make(chan error, 2)
-	comms := make([]*collective.Comm, 2)
-	for r := range 2 {
-		go func() {
-			c, err := collective.JoinComm(id, 2, r, devs[0])
-			comms[r] = c
-			errs <- err
-		}()
-	}
-	require.NoError(t, <-errs)
-	require.NoError(t, <-errs)
-	s, err := devs[0].NewStream()
-	require.NoError(t, err)
-	defer s.Close()
+	comms := joinAll(t, id, []*device.Device{devs[0], devs[0]})
+	s := testutil.Stream(t, devs[0])
 	a := empty[float32](t, 4, devs[0])
 	require.NoError(t, collective.AllReduce(comms[0], []*gpuarr.Array[float32]{a}, nil, collective.Sum, collective.On(s)))
 	err = s.Synchronize()
@@ -233,9 +212,7 @@ func TestHostRankNeverArrives(t *testing.T) {
 	require.ErrorContains(t, err, "ranks [1]")
 	require.ErrorContains(t, err, "GPUARR_HOST_COLLECTIVE_TIMEOUT")
 	// The late rank fails at once rather than waiting in turn.
-	s1, err := devs[0].NewStream()
-	require.NoError(t, err)
-	defer s1.Close()
+	s1 := testutil.Stream(t, devs[0])
 	b := empty[float32](t, 4, devs[0])
 	require.NoError(t, collective.AllReduce(comms[1], []*gpuarr.Array[float32]{b}, nil, collective.Sum, collective.On(s1)))
 	require.ErrorContains(t, s1.Synchronize(), "timed out")
@@ -256,24 +233,8 @@ func TestHostMismatchedCollectives(t *testing.T) {
 	}
 	id, err := collective.NewUniqueID(devs[0])
 	require.NoError(t, err)
-	errs := make(chan error, 2)
-	comms := make([]*collective.Comm, 2)
-	for r := range 2 {
-		go func() {
-			c, err := collective.JoinComm(id, 2, r, devs[0])
-			comms[r] = c
-			errs <- err
-		}()
-	}
-	require.NoError(t, <-errs)
-	require.NoError(t, <-errs)
-	var streams [2]*device.Stream
-	for r := range 2 {
-		s, err := devs[0].NewStream()
-		require.NoError(t, err)
-		defer s.Close()
-		streams[r] = s
-	}
+	comms := joinAll(t, id, []*device.Device{devs[0], devs[0]})
+	streams := testutil.Streams(t, devs[0], 2)
 	a := empty[float32](t, 4, devs[0])
 	b := empty[float32](t, 5, devs[0])
 	require.NoError(t, collective.AllReduce(comms[0], []*gpuarr.Array[float32]{a}, nil, collective.Sum, collective.On(streams[0])))

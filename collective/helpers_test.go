@@ -34,6 +34,26 @@ func newComm(t *testing.T) (*collective.Comm, []*device.Device) {
 	return c, devs
 }
 
+// joinAll joins rank r of id on devs[r] for every r, each rank from its
+// own goroutine as separate processes would (JoinComm waits for them all).
+func joinAll(t *testing.T, id collective.ID, devs []*device.Device) []*collective.Comm {
+	t.Helper()
+	n := len(devs)
+	comms := make([]*collective.Comm, n)
+	errs := make(chan error, n)
+	for r := range n {
+		go func() {
+			c, err := collective.JoinComm(id, n, r, devs[r])
+			comms[r] = c
+			errs <- err
+		}()
+	}
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	return comms
+}
+
 // fromHost puts data on dev.
 func fromHost[T gpuarr.Numeric](t *testing.T, data []T, dev *device.Device) *gpuarr.Array[T] {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // Collectives racing other streams on the same arrays, with no manual
@@ -27,13 +28,7 @@ func TestRacingStreams(t *testing.T) {
 	type side struct{ producer, coll, consumer *device.Stream }
 	sides := make([]side, n)
 	for i := range n {
-		var ss [3]*device.Stream
-		for k := range ss {
-			s, err := devs[i].NewStream()
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = s.Close() })
-			ss[k] = s
-		}
+		ss := testutil.Streams(t, devs[i], 3)
 		sides[i] = side{ss[0], ss[1], ss[2]}
 	}
 	collStreams := make([]*device.Stream, n)
