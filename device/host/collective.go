@@ -114,15 +114,22 @@ func (d *device) ncclHidden() error {
 	return nil
 }
 
+// commTimeout is how long the ranks of a communicator made now wait for
+// each other, or why none can be made (NCCL hidden, a bad
+// EnvCollectiveTimeout).
+func (d *device) commTimeout() (time.Duration, error) {
+	if err := d.ncclHidden(); err != nil {
+		return 0, err
+	}
+	return collectiveTimeout()
+}
+
 var _ driver.Collectives = (*device)(nil)
 
 // NewComms makes one communicator over devs; rank i is devs[i].
 func (d *device) NewComms(devs []driver.Device) ([]driver.Communicator, error) {
 	const call = "ncclCommInitAll"
-	if err := d.ncclHidden(); err != nil {
-		return nil, err
-	}
-	timeout, err := collectiveTimeout()
+	timeout, err := d.commTimeout()
 	if err != nil {
 		return nil, err
 	}
@@ -180,10 +187,7 @@ func (d *device) UniqueID() (driver.UniqueID, error) {
 // JoinComm waits until nranks ranks have joined id, or the timeout.
 func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communicator, error) {
 	const call = "ncclCommInitRank"
-	if err := d.ncclHidden(); err != nil {
-		return nil, err
-	}
-	timeout, err := collectiveTimeout()
+	timeout, err := d.commTimeout()
 	if err != nil {
 		return nil, err
 	}
