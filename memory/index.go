@@ -219,26 +219,26 @@ func (p *CachingPool) indexOf(b *Block) *index {
 func (p *CachingPool) insertFreeLocked(b *Block) {
 	if pr := b.prev; pr != nil && pr.indexed {
 		p.removeIndexLocked(pr)
-		pr.size += b.size
-		pr.next = b.next
-		if b.next != nil {
-			b.next.prev = pr
-		}
-		p.mergeWaitsLocked(pr, b)
-		p.recycleLocked(b)
+		p.mergeLocked(pr, b)
 		b = pr
 	}
 	if nx := b.next; nx != nil && nx.indexed {
 		p.removeIndexLocked(nx)
-		b.size += nx.size
-		b.next = nx.next
-		if nx.next != nil {
-			nx.next.prev = b
-		}
-		p.mergeWaitsLocked(b, nx)
-		p.recycleLocked(nx)
+		p.mergeLocked(b, nx)
 	}
 	p.insertIndexLocked(b)
+}
+
+// mergeLocked grows b by its successor nx, which it recycles; neither is
+// in the index.
+func (p *CachingPool) mergeLocked(b, nx *Block) {
+	b.size += nx.size
+	b.next = nx.next
+	if nx.next != nil {
+		nx.next.prev = b
+	}
+	p.mergeWaitsLocked(b, nx)
+	p.recycleLocked(nx)
 }
 
 func (p *CachingPool) insertIndexLocked(b *Block) {
