@@ -9,16 +9,12 @@ import (
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // allDevices is every device of the selected backend: the ranks of the
 // one-process communicator (one rank on a one-GPU machine).
-func allDevices(t *testing.T) []*device.Device {
-	t.Helper()
-	devs, err := device.Devices()
-	require.NoError(t, err)
-	return devs
-}
+var allDevices = testutil.Devices
 
 // newComm makes a communicator over every device, or skips naming why
 // (no NCCL on a CUDA machine).

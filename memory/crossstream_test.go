@@ -30,8 +30,7 @@ type crossFixture struct {
 }
 
 func newCrossFixture(t *testing.T, opts CachingOptions) *crossFixture {
-	dev, err := device.Default()
-	require.NoError(t, err)
+	dev := defaultDevice(t)
 	ks, err := testkernels.Load(dev)
 	require.NoError(t, err)
 	f := &crossFixture{dev: dev, ks: ks, pool: Caching(Direct(dev), opts)}
@@ -218,12 +217,7 @@ func TestStreamOrderedUpstream(t *testing.T) {
 	dp, err := DriverPool(dev, DriverPoolOptions{})
 	require.NoError(t, err)
 	pool := Caching(Statistics(dp), CachingOptions{})
-	a, err := dev.NewStream()
-	require.NoError(t, err)
-	defer a.Close()
-	b, err := dev.NewStream()
-	require.NoError(t, err)
-	defer b.Close()
+	a, b := newStream(t, dev), newStream(t, dev)
 	x, err := pool.Alloc(a, 4096) // a new 2 MiB segment in a's order
 	require.NoError(t, err)
 	y, err := pool.Alloc(b, 4096) // the rest of it, for b

@@ -17,9 +17,7 @@ func TestPoisonedFrees(t *testing.T) {
 	dev := defaultDevice(t)
 	poison, _ := dev.Checking()
 	s := dev.DefaultStream()
-	other, err := dev.NewStream()
-	require.NoError(t, err)
-	defer other.Close()
+	other := newStream(t, dev)
 
 	// A segment of exactly this size: the block is the whole segment, so
 	// the next request of the size gets it back whichever path it took.

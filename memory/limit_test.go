@@ -47,6 +47,14 @@ func defaultDevice(t testing.TB) *device.Device {
 	return dev
 }
 
+// newStream is a new stream on dev, closed when the test ends.
+func newStream(t testing.TB, dev *device.Device) *device.Stream {
+	s, err := dev.NewStream()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 // The hard limit holds while 16 goroutines, each with its own stream,
 // allocate (and free, and sometimes hold on) at once.
 func TestHardLimitUnderConcurrency(t *testing.T) {
@@ -161,9 +169,7 @@ func TestOOMErrorCarriesReport(t *testing.T) {
 func TestExhaustionLadder(t *testing.T) {
 	dev := defaultDevice(t)
 	s := dev.DefaultStream()
-	other, err := dev.NewStream()
-	require.NoError(t, err)
-	defer other.Close()
+	other := newStream(t, dev)
 
 	t.Run("pending blocks", func(t *testing.T) {
 		ks, err := testkernels.Load(dev)

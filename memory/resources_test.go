@@ -14,9 +14,7 @@ import (
 // frees, foreign blocks and streams, RecordUse.
 func TestResourceContract(t *testing.T) {
 	dev := defaultDevice(t)
-	other, err := dev.NewStream()
-	require.NoError(t, err)
-	defer other.Close()
+	other := newStream(t, dev)
 	makers := map[string]func() Resource{
 		"caching":    func() Resource { return Caching(Direct(dev), CachingOptions{}) },
 		"direct":     func() Resource { return Direct(dev) },

@@ -11,15 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/bench/report"
-	"github.com/gpuarr/gpuarr/memory"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // TestMain sets a hard limit small enough that two epochs of the tiny
 // problem below outgrow it, unless the environment sets one.
 func TestMain(m *testing.M) {
-	if os.Getenv(memory.EnvHardLimit) == "" {
-		os.Setenv(memory.EnvHardLimit, "64MiB")
-	}
+	testutil.DefaultHardLimit("64MiB")
 	os.Exit(m.Run())
 }
 

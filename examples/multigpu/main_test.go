@@ -5,14 +5,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // Data-parallel training on every device matches one device, and the loss
 // falls.
 func TestInProcessMatchesOneDevice(t *testing.T) {
-	devs, err := device.Devices()
-	require.NoError(t, err)
+	devs := testutil.Devices(t)
 	cfg := defaultConfig()
 	cfg.steps = 20
 	res, err := trainInProcess(cfg, devs)
@@ -29,11 +28,10 @@ func TestInProcessMatchesOneDevice(t *testing.T) {
 
 // Process mode needs CUDA; on the host backend it says so.
 func TestProcessModeOnHost(t *testing.T) {
-	devs, err := device.Devices()
-	require.NoError(t, err)
+	devs := testutil.Devices(t)
 	if devs[0].Backend() != "host" {
 		t.Skip("on CUDA, process mode is run by the GPU bundle (run.sh), not this test")
 	}
-	err = launch(defaultConfig(), 0)
+	err := launch(defaultConfig(), 0)
 	require.ErrorContains(t, err, "needs CUDA")
 }

@@ -8,14 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // TestVecAdd runs the demo's check on the selected device at sizes that
 // cover a partial block, one block and several.
 func TestVecAdd(t *testing.T) {
-	dev, err := device.Default()
-	require.NoError(t, err)
+	dev := testutil.Device(t)
 	for _, n := range []int{1, 255, 256, 1000, 1 << 16} {
 		res, err := vecAdd(dev, n, rand.New(rand.NewPCG(uint64(n), 7)))
 		require.NoError(t, err, "n=%d on %s", n, dev)
@@ -25,9 +24,8 @@ func TestVecAdd(t *testing.T) {
 }
 
 func TestVecAddRejectsEmpty(t *testing.T) {
-	dev, err := device.Default()
-	require.NoError(t, err)
-	_, err = vecAdd(dev, 0, rand.New(rand.NewPCG(1, 1)))
+	dev := testutil.Device(t)
+	_, err := vecAdd(dev, 0, rand.New(rand.NewPCG(1, 1)))
 	require.Error(t, err)
 }
 

@@ -28,6 +28,14 @@ func Device(t testing.TB) *device.Device {
 	return dev
 }
 
+// Devices is every device of the default backend.
+func Devices(t testing.TB) []*device.Device {
+	t.Helper()
+	devs, err := device.Devices()
+	require.NoError(t, err)
+	return devs
+}
+
 // HostDevice is the default device, skipping the test unless it is the host
 // backend, for tests of the host backend's own machinery.
 func HostDevice(t testing.TB) *device.Device {
@@ -43,8 +51,7 @@ func HostDevice(t testing.TB) *device.Device {
 // skips the test.
 func TwoDevices(t testing.TB) (*device.Device, *device.Device) {
 	t.Helper()
-	devs, err := device.Devices()
-	require.NoError(t, err)
+	devs := Devices(t)
 	if len(devs) < 2 {
 		t.Skipf("needs two devices (GPUARR_HOST_DEVICES=2 on the host backend); have %d", len(devs))
 	}

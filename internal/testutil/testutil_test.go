@@ -41,4 +41,5 @@ func TestDeviceHelpers(t *testing.T) {
 	assert.NoError(t, device.Upload(s, p, []uint32{1, 2, 3, 4}))
 	assert.Equal(t, []uint32{1, 2, 3, 4}, Download[uint32](t, s, p, 4))
 	assert.Len(t, Streams(t, dev, 3), 3)
+	assert.Contains(t, Devices(t), dev, "the default device is one of its backend's")
 }
