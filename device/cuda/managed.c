@@ -18,14 +18,18 @@ typedef CUresult (*t_alloc_managed)(CUdeviceptr *, size_t, unsigned);
 typedef CUresult (*t_prefetch_loc)(CUdeviceptr, size_t, gp_mem_loc, unsigned, CUstream);
 typedef CUresult (*t_advise_loc)(CUdeviceptr, size_t, int, gp_mem_loc);
 
+// entry is entry point sym with ctx current; or NULL, *rc then saying why
+// (sym missing or hidden, or the context switch failed).
+static void *entry(gp_h ctx, int sym, gp_rc *rc) {
+	void *f = gp_fn_get(sym);
+	*rc = f ? gp_use_ctx(ctx) : gp_pack(GP_SYMBOL_MISSING, sym);
+	return *rc ? 0 : f;
+}
+
 gp_ret gp_mem_alloc_managed(gp_h ctx, size_t n, unsigned flags) {
 	gp_ret out = {0};
-	t_alloc_managed f = (t_alloc_managed)gp_fn_get(GP_cuMemAllocManaged);
+	t_alloc_managed f = (t_alloc_managed)entry(ctx, GP_cuMemAllocManaged, &out.rc);
 	if (!f) {
-		out.rc = gp_pack(GP_SYMBOL_MISSING, GP_cuMemAllocManaged);
-		return out;
-	}
-	if ((out.rc = gp_use_ctx(ctx)) != 0) {
 		return out;
 	}
 	CUdeviceptr p = 0;
@@ -39,12 +43,9 @@ gp_ret gp_mem_alloc_managed(gp_h ctx, size_t n, unsigned flags) {
 }
 
 gp_rc gp_mem_prefetch(gp_h ctx, CUdeviceptr p, size_t n, int loctype, int locid, gp_h s) {
-	t_prefetch_loc f = (t_prefetch_loc)gp_fn_get(GP_cuMemPrefetchAsyncLoc);
+	gp_rc c;
+	t_prefetch_loc f = (t_prefetch_loc)entry(ctx, GP_cuMemPrefetchAsyncLoc, &c);
 	if (!f) {
-		return gp_pack(GP_SYMBOL_MISSING, GP_cuMemPrefetchAsyncLoc);
-	}
-	gp_rc c = gp_use_ctx(ctx);
-	if (c) {
 		return c;
 	}
 	gp_mem_loc loc = {loctype, locid};
@@ -53,12 +54,9 @@ gp_rc gp_mem_prefetch(gp_h ctx, CUdeviceptr p, size_t n, int loctype, int locid,
 }
 
 gp_rc gp_mem_advise(gp_h ctx, CUdeviceptr p, size_t n, int advice, int loctype, int locid) {
-	t_advise_loc f = (t_advise_loc)gp_fn_get(GP_cuMemAdviseLoc);
+	gp_rc c;
+	t_advise_loc f = (t_advise_loc)entry(ctx, GP_cuMemAdviseLoc, &c);
 	if (!f) {
-		return gp_pack(GP_SYMBOL_MISSING, GP_cuMemAdviseLoc);
-	}
-	gp_rc c = gp_use_ctx(ctx);
-	if (c) {
 		return c;
 	}
 	gp_mem_loc loc = {loctype, locid};

@@ -53,6 +53,14 @@ typedef CUresult (*t_set_access)(CUdeviceptr, size_t, const gp_mem_access_desc *
 
 #define FN(T, name) ((T)gp_fn_get(GP_##name))
 
+// entry is entry point sym with ctx current; or NULL, *rc then saying why
+// (sym missing or hidden, or the context switch failed).
+static void *entry(gp_h ctx, int sym, gp_rc *rc) {
+	void *f = gp_fn_get(sym);
+	*rc = f ? gp_use_ctx(ctx) : gp_pack(GP_SYMBOL_MISSING, sym);
+	return *rc ? 0 : f;
+}
+
 // Device memory of dev, no shareable handle, no compression.
 static gp_mem_alloc_prop prop_for(CUdevice dev) {
 	gp_mem_alloc_prop p = {0};
@@ -65,12 +73,8 @@ static gp_mem_alloc_prop prop_for(CUdevice dev) {
 
 gp_ret gp_vm_granularity(gp_h ctx, CUdevice dev) {
 	gp_ret out = {0};
-	t_gran f = FN(t_gran, cuMemGetAllocationGranularity);
+	t_gran f = (t_gran)entry(ctx, GP_cuMemGetAllocationGranularity, &out.rc);
 	if (!f) {
-		out.rc = gp_pack(GP_SYMBOL_MISSING, GP_cuMemGetAllocationGranularity);
-		return out;
-	}
-	if ((out.rc = gp_use_ctx(ctx))) {
 		return out;
 	}
 	gp_mem_alloc_prop p = prop_for(dev);
@@ -86,12 +90,8 @@ gp_ret gp_vm_granularity(gp_h ctx, CUdevice dev) {
 
 gp_ret gp_vm_reserve(gp_h ctx, size_t size) {
 	gp_ret out = {0};
-	t_reserve f = FN(t_reserve, cuMemAddressReserve);
+	t_reserve f = (t_reserve)entry(ctx, GP_cuMemAddressReserve, &out.rc);
 	if (!f) {
-		out.rc = gp_pack(GP_SYMBOL_MISSING, GP_cuMemAddressReserve);
-		return out;
-	}
-	if ((out.rc = gp_use_ctx(ctx))) {
 		return out;
 	}
 	CUdeviceptr p = 0;
@@ -105,12 +105,9 @@ gp_ret gp_vm_reserve(gp_h ctx, size_t size) {
 }
 
 gp_rc gp_vm_free(gp_h ctx, CUdeviceptr p, size_t size) {
-	t_addr_free f = FN(t_addr_free, cuMemAddressFree);
+	gp_rc c;
+	t_addr_free f = (t_addr_free)entry(ctx, GP_cuMemAddressFree, &c);
 	if (!f) {
-		return gp_pack(GP_SYMBOL_MISSING, GP_cuMemAddressFree);
-	}
-	gp_rc c = gp_use_ctx(ctx);
-	if (c) {
 		return c;
 	}
 	CUresult r = f(p, size);
