@@ -42,27 +42,22 @@ type batch struct {
 	err   error
 }
 
-// elemType maps T to NCCL's type; int16 and uint16 have none.
+// elemTypes maps Go's kinds to NCCL's types; int16 and uint16 have none.
+var elemTypes = map[reflect.Kind]device.ElemType{
+	reflect.Int8:    device.ElemInt8,
+	reflect.Uint8:   device.ElemUint8,
+	reflect.Int32:   device.ElemInt32,
+	reflect.Uint32:  device.ElemUint32,
+	reflect.Int64:   device.ElemInt64,
+	reflect.Uint64:  device.ElemUint64,
+	reflect.Float32: device.ElemFloat32,
+	reflect.Float64: device.ElemFloat64,
+}
+
+// elemType is T's NCCL type, if it has one.
 func elemType[T gpuarr.Numeric]() (device.ElemType, bool) {
-	switch reflect.TypeFor[T]().Kind() {
-	case reflect.Int8:
-		return 0, true
-	case reflect.Uint8:
-		return 1, true
-	case reflect.Int32:
-		return 2, true
-	case reflect.Uint32:
-		return 3, true
-	case reflect.Int64:
-		return 4, true
-	case reflect.Uint64:
-		return 5, true
-	case reflect.Float32:
-		return 7, true
-	case reflect.Float64:
-		return 8, true
-	}
-	return 0, false
+	et, ok := elemTypes[reflect.TypeFor[T]().Kind()]
+	return et, ok
 }
 
 // spec is one collective as the user called it, checked by plan.
