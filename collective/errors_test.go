@@ -146,11 +146,7 @@ func TestUseAfterClose(t *testing.T) {
 
 func TestUniqueIDText(t *testing.T) {
 	devs := allDevices(t)
-	id, err := collective.NewUniqueID(devs[0])
-	if err != nil && errorsIsNotSupported(err) {
-		t.Skipf("no NCCL: %v", err)
-	}
-	require.NoError(t, err)
+	id := newUniqueID(t, devs[0])
 	back, err := collective.ParseID(id.String())
 	require.NoError(t, err)
 	require.Equal(t, id, back)
@@ -163,11 +159,7 @@ func TestUniqueIDText(t *testing.T) {
 // each goroutine takes its own).
 func TestJoinComm(t *testing.T) {
 	devs := allDevices(t)
-	id, err := collective.NewUniqueID(devs[0])
-	if err != nil && errorsIsNotSupported(err) {
-		t.Skipf("no NCCL: %v", err)
-	}
-	require.NoError(t, err)
+	id := newUniqueID(t, devs[0])
 	n := len(devs)
 	comms := joinAll(t, id, devs)
 	arrs := make([]*gpuarr.Array[int32], n)
@@ -189,7 +181,7 @@ func TestJoinComm(t *testing.T) {
 		require.Equal(t, []int32{int32(n * (n + 1) / 2)}, toHost(t, arrs[r]))
 		require.NoError(t, comms[r].Close())
 	}
-	_, err = collective.JoinComm(id, 0, 0, devs[0])
+	_, err := collective.JoinComm(id, 0, 0, devs[0])
 	require.ErrorIs(t, err, device.ErrInvalidValue)
 }
 

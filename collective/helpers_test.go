@@ -30,6 +30,17 @@ func newComm(t *testing.T) (*collective.Comm, []*device.Device) {
 	return c, devs
 }
 
+// newUniqueID makes an id on dev, or skips naming why (no NCCL).
+func newUniqueID(t *testing.T, dev *device.Device) collective.ID {
+	t.Helper()
+	id, err := collective.NewUniqueID(dev)
+	if err != nil && errorsIsNotSupported(err) {
+		t.Skipf("no NCCL: %v", err)
+	}
+	require.NoError(t, err)
+	return id
+}
+
 // joinAll joins rank r of id on devs[r] for every r, each rank from its
 // own goroutine as separate processes would (JoinComm waits for them all).
 func joinAll(t *testing.T, id collective.ID, devs []*device.Device) []*collective.Comm {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -510,45 +511,37 @@ func reduceInto[T elem](op driver.ReduceOp, srcs [][]T) []T {
 
 func computeT[T elem](parts []*part) {
 	c := parts[0].c
-	n := len(parts)
 	cnt := int(c.Count)
 	switch c.Kind {
 	case driver.AllReduce:
-		srcs := make([][]T, n)
-		for r, p := range parts {
-			srcs[r] = view[T](p.send)
-		}
-		res := reduceInto(c.Op, srcs)
-		for _, p := range parts {
-			copy(view[T](p.recv), res)
-		}
+		toAll(parts, reduceInto(c.Op, sends[T](parts)))
 	case driver.Broadcast:
-		res := append([]T(nil), view[T](parts[c.Root].send)...)
-		for _, p := range parts {
-			copy(view[T](p.recv), res)
-		}
+		// A copy: the root's receive buffer may be its send buffer.
+		toAll(parts, slices.Clone(view[T](parts[c.Root].send)))
 	case driver.Reduce:
-		srcs := make([][]T, n)
-		for r, p := range parts {
-			srcs[r] = view[T](p.send)
-		}
-		copy(view[T](parts[c.Root].recv), reduceInto(c.Op, srcs))
+		copy(view[T](parts[c.Root].recv), reduceInto(c.Op, sends[T](parts)))
 	case driver.AllGather:
-		res := make([]T, 0, cnt*n)
-		for _, p := range parts {
-			res = append(res, view[T](p.send)...)
-		}
-		for _, p := range parts {
-			copy(view[T](p.recv), res)
-		}
+		toAll(parts, slices.Concat(sends[T](parts)...))
 	case driver.ReduceScatter:
-		srcs := make([][]T, n)
-		for r, p := range parts {
-			srcs[r] = view[T](p.send)
-		}
-		res := reduceInto(c.Op, srcs)
+		res := reduceInto(c.Op, sends[T](parts))
 		for r, p := range parts {
 			copy(view[T](p.recv), res[r*cnt:(r+1)*cnt])
 		}
+	}
+}
+
+// sends is every rank's send buffer, in rank order.
+func sends[T elem](parts []*part) [][]T {
+	out := make([][]T, len(parts))
+	for r, p := range parts {
+		out[r] = view[T](p.send)
+	}
+	return out
+}
+
+// toAll copies res into every rank's receive buffer.
+func toAll[T elem](parts []*part, res []T) {
+	for _, p := range parts {
+		copy(view[T](p.recv), res)
 	}
 }
