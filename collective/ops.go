@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/gpuarr"
 )
 
@@ -44,14 +45,14 @@ type batch struct {
 
 // elemTypes maps Go's kinds to NCCL's types; int16 and uint16 have none.
 var elemTypes = map[reflect.Kind]device.ElemType{
-	reflect.Int8:    device.ElemInt8,
-	reflect.Uint8:   device.ElemUint8,
-	reflect.Int32:   device.ElemInt32,
-	reflect.Uint32:  device.ElemUint32,
-	reflect.Int64:   device.ElemInt64,
-	reflect.Uint64:  device.ElemUint64,
-	reflect.Float32: device.ElemFloat32,
-	reflect.Float64: device.ElemFloat64,
+	reflect.Int8:    driver.ElemInt8,
+	reflect.Uint8:   driver.ElemUint8,
+	reflect.Int32:   driver.ElemInt32,
+	reflect.Uint32:  driver.ElemUint32,
+	reflect.Int64:   driver.ElemInt64,
+	reflect.Uint64:  driver.ElemUint64,
+	reflect.Float32: driver.ElemFloat32,
+	reflect.Float64: driver.ElemFloat64,
 }
 
 // elemType is T's NCCL type, if it has one.

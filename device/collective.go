@@ -201,18 +201,6 @@ func RunColls(calls []Coll) error {
 	return cl.RunColls(drv)
 }
 
-// The element types collectives support.
-const (
-	ElemInt8    = driver.ElemInt8
-	ElemUint8   = driver.ElemUint8
-	ElemInt32   = driver.ElemInt32
-	ElemUint32  = driver.ElemUint32
-	ElemInt64   = driver.ElemInt64
-	ElemUint64  = driver.ElemUint64
-	ElemFloat32 = driver.ElemFloat32
-	ElemFloat64 = driver.ElemFloat64
-)
-
 // The collectives.
 const (
 	AllReduce     = driver.AllReduce
