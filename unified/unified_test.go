@@ -197,14 +197,14 @@ func TestViewsIterateRowMajor(t *testing.T) {
 	pos, vals = collect(tr)
 	assert.Equal(t, []int32{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}, vals)
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, pos)
-	x, err := unified.At(tr, 3, 1)
+	x, err := unified.AtIndex(tr, 3, 1)
 	require.NoError(t, err)
 	assert.Equal(t, int32(7), x)
 	_, err = unified.Slice(tr)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
-	_, err = unified.At(tr, 4, 0)
+	_, err = unified.AtIndex(tr, 4, 0)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
-	_, err = unified.At(tr, 1)
+	_, err = unified.AtIndex(tr, 1)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
 
 	st, err := a.Step(1, 3, -1, -2) // columns 3 and 1, backwards
@@ -225,11 +225,11 @@ func TestViewsIterateRowMajor(t *testing.T) {
 	}
 	assert.Equal(t, []int32{0, 4}, first)
 
-	// View.Set writes through a strided view.
+	// View.SetIndex writes through a strided view.
 	hv, err := unified.Host(tr)
 	require.NoError(t, err)
-	hv.Set(-1, 0, 1)
-	assert.Equal(t, int32(-1), must(unified.At(a, 1, 0)))
+	hv.SetIndex(-1, 0, 1)
+	assert.Equal(t, int32(-1), must(unified.AtIndex(a, 1, 0)))
 }
 
 // The first CPU pass after GPU work synchronizes; the second does not; a
@@ -259,7 +259,7 @@ func TestSecondPassMakesNoSync(t *testing.T) {
 	afterFirst := gpuarr.HostSyncs()
 	assert.Equal(t, before+1, afterFirst, "the first pass waits for the GPU write")
 	assert.Equal(t, 1536.0, sum())
-	_, err = unified.At(a, 3)
+	_, err = unified.AtIndex(a, 3)
 	require.NoError(t, err)
 	assert.Equal(t, afterFirst, gpuarr.HostSyncs(), "a second pass makes no synchronization")
 

@@ -2,9 +2,9 @@
 // in one run, and writes unified.json (bench/report's schema):
 //
 //  1. CPU element reads of a unified array — View.At, range-over-func
-//     (View.Values) and a loop over the []T view — against the same loops
-//     over a plain Go slice, per element (targets: ≤ 1.2× for At and the
-//     iterator, 1.0× for the slice view);
+//     (View.Values, View.All) and a loop over the []T view — against the
+//     same loops over a plain Go slice, per element (targets: ≤ 1.2× for
+//     At and the iterators, 1.0× for the slice view);
 //
 //  2. a sequential sum over a 1024×1024 float64 unified array a kernel has
 //     just written: the first pass (synchronization and page migration
@@ -153,6 +153,19 @@ func benchElements(rep *report.Report, reps int) error {
 			}
 			return t
 		}},
+		{"range-over-func: View.All vs range s (position, value)", func() float64 {
+			var t float64
+			for i, x := range plain {
+				t += x + float64(i)
+			}
+			return t
+		}, func() float64 {
+			var t float64
+			for i, x := range v.All() {
+				t += x + float64(i)
+			}
+			return t
+		}},
 		{"[]T view loop vs plain slice", func() float64 {
 			var t float64
 			for _, x := range plain {
@@ -167,7 +180,7 @@ func benchElements(rep *report.Report, reps int) error {
 			return t
 		}},
 	}
-	targets := []float64{1.2, 1.2, 1.0}
+	targets := []float64{1.2, 1.2, 1.2, 1.0}
 	for i, c := range cases {
 		var p, u []float64
 		for range reps {
