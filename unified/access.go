@@ -67,7 +67,13 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 		return View[T]{}, fmt.Errorf("unified.%s: nil array: %w", call, gpuarr.ErrArgument)
 	}
 	dev := a.Device()
-	lay, err := gpuarr.PrepareHostAccess(a, !dev.ConcurrentManagedAccess())
+	how := gpuarr.HostAccess{WholeDevice: !dev.ConcurrentManagedAccess()}
+	if !how.WholeDevice {
+		how.Migrate = func(s *device.Stream, p device.Ptr, n uint64) (bool, error) {
+			return prefetchForCPU(dev, s, p, n), nil
+		}
+	}
+	lay, err := gpuarr.PrepareHostAccess(a, how)
 	if err != nil {
 		return View[T]{}, fmt.Errorf("unified.%s: %w", call, err)
 	}
