@@ -3,6 +3,7 @@ package gpuarr_test
 import (
 	"errors"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,4 +73,39 @@ func TestPrepareHostAccessMigrate(t *testing.T) {
 	_, err = gpuarr.PrepareHostAccess(a, how)
 	require.NoError(t, err)
 	assert.Len(t, calls, 2)
+}
+
+// CopyFromHost from page-locked memory: the copy is a DMA that reads the
+// source when the stream gets there, so CopyFromHost waits for it and the
+// caller may overwrite the source on return, as with Go memory. The
+// stream is busy with a slow kernel first, so an early return would copy
+// the overwritten values.
+func TestCopyFromHostPinnedSourceReusable(t *testing.T) {
+	dev := testDevice(t)
+	ks := kernels(t, dev)
+	s := newStreams(t, dev, 1)[0]
+	const n = 1 << 12
+	pin, err := dev.AllocHost(n * 4)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, dev.FreeHost(pin)) }()
+	src := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(pin))), n)
+	require.True(t, device.IsPinned(unsafe.Pointer(unsafe.SliceData(src)), n*4))
+
+	x := must(gpuarr.Zeros[uint32](gpuarr.Shape{n}, gpuarr.On(s)))
+	defer x.Release()
+	delay := must(gpuarr.Zeros[uint32](gpuarr.Shape{1}, gpuarr.On(s)))
+	defer delay.Release()
+	for trial := range uint32(20) {
+		require.NoError(t, gpuarr.Launch(ks.SpinWrite, one, gpuarr.Out(delay), trial, uint64(200_000), gpuarr.On(s)))
+		for i := range src {
+			src[i] = trial
+		}
+		require.NoError(t, x.CopyFromHost(src, gpuarr.On(s)))
+		for i := range src {
+			src[i] = 1 << 31 // reused at once
+		}
+		got := values(t, x)
+		require.Equal(t, trial, got[0], "trial %d: the copy read the source after CopyFromHost returned", trial)
+		require.Equal(t, trial, got[n-1], "trial %d", trial)
+	}
 }

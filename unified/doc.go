@@ -39,7 +39,14 @@
 //     between host and device and can stall a shared GPU.
 //   - Pinned host arrays (NewPinned): page-locked memory with Download and
 //     Upload, asynchronous copies on a stream tracked like any array use;
-//     Pinned.Slice waits for them before the CPU touches the memory.
+//     Pinned.Slice waits for them before the CPU touches the memory. The
+//     slice is also a direct (DMA, unstaged) source and destination for
+//     gpuarr's CopyFromHost and CopyToHost, which wait for the copy.
+//   - The first CPU access after a GPU write to an array of 64 KiB or more
+//     prefetches its memory to the CPU on the writer's stream before the
+//     one wait it makes, so the pages arrive in bulk instead of one CPU
+//     fault at a time (CPUPrefetches counts these). A failed prefetch is
+//     ignored: it is a hint.
 //
 // Accounting: managed memory counts against the device's hard memory limit
 // (GPUARR_HARD_MEMORY_LIMIT, memory.DefaultManaged) and against
