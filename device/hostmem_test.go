@@ -2,6 +2,7 @@ package device_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,4 +49,22 @@ func TestAllocHostSymbolMissing(t *testing.T) {
 	b, err := dev.AllocHost(64)
 	require.NoError(t, err)
 	require.NoError(t, dev.FreeHost(b))
+}
+
+// IsPinned knows the live AllocHost ranges, to the byte.
+func TestIsPinned(t *testing.T) {
+	dev := testDevice(t)
+	const n = 4096
+	pin, err := dev.AllocHost(n)
+	require.NoError(t, err)
+	base := unsafe.Pointer(unsafe.SliceData(pin))
+	assert.True(t, device.IsPinned(base, n), "the whole allocation")
+	assert.True(t, device.IsPinned(unsafe.Add(base, 100), n-100), "a tail")
+	assert.True(t, device.IsPinned(unsafe.Add(base, 8), 16), "inside")
+	assert.False(t, device.IsPinned(base, n+1), "one byte past the end")
+	assert.False(t, device.IsPinned(unsafe.Add(base, 100), n-99), "a tail one byte too long")
+	goMem := make([]byte, 64)
+	assert.False(t, device.IsPinned(unsafe.Pointer(unsafe.SliceData(goMem)), 64), "Go memory")
+	require.NoError(t, dev.FreeHost(pin))
+	assert.False(t, device.IsPinned(base, 8), "freed")
 }

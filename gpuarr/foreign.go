@@ -64,20 +64,35 @@ type HostLayout struct {
 	Resource memory.Resource
 }
 
+// HostAccess says how PrepareHostAccess waits.
+type HostAccess struct {
+	// WholeDevice synchronizes the whole device, every call: for a device
+	// without concurrent managed access, where the CPU must not touch
+	// managed memory while any kernel runs.
+	WholeDevice bool
+	// Migrate, when set (and WholeDevice is not), is called when a GPU
+	// write may be pending, before the wait, with the stream that wrote a
+	// last and the memory a's elements span [p, p+n). It may issue work
+	// on s over that memory (a prefetch to the CPU, so the CPU does not
+	// fault the pages in one by one) and reports whether it did; the wait
+	// then covers that work too, at no extra synchronization. It runs
+	// under a's tracking lock: it must only issue work, never wait or
+	// touch a's tracking. An error from it fails the access.
+	Migrate func(s *device.Stream, p device.Ptr, n uint64) (bool, error)
+}
+
 // PrepareHostAccess makes a's memory safe for the CPU to read and write
 // directly (memory the CPU can address: managed or host-backend memory)
 // and returns its layout. When the dirty bit says a GPU write may be
 // pending, it waits for that writer; it also waits for reads other streams
-// issued since, since the CPU may write. With wholeDevice (a device
-// without concurrent managed access, where the CPU must not touch managed
-// memory while any kernel runs) it synchronizes the whole device, every
-// call. Afterwards a counts as clean and
-// unread: until the next GPU operation on it, another call waits for
-// nothing, takes one lock and makes no driver call. CPU writes need no
-// further step: they are done before the next GPU operation is issued,
-// which sees them. The memory stays valid until a is released or becomes
-// unreachable.
-func PrepareHostAccess[T Numeric](a *Array[T], wholeDevice bool) (HostLayout, error) {
+// issued since, since the CPU may write. See HostAccess for the whole-device
+// wait and for migrating the memory on the writer's stream first.
+// Afterwards a counts as clean and unread: until the next GPU operation on
+// it, another call waits for nothing, takes one lock and makes no driver
+// call. CPU writes need no further step: they are done before the next GPU
+// operation is issued, which sees them. The memory stays valid until a is
+// released or becomes unreachable.
+func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, error) {
 	const call = "PrepareHostAccess"
 	if a == nil {
 		return HostLayout{}, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
@@ -87,7 +102,14 @@ func PrepareHostAccess[T Numeric](a *Array[T], wholeDevice bool) (HostLayout, er
 		return HostLayout{}, c.releasedError(call)
 	}
 	defer c.buf.unref()
-	if err := c.buf.syncForHostAccess(wholeDevice); err != nil {
+	var migrate func(*device.Stream) (bool, error)
+	if how.Migrate != nil {
+		if lo, n := a.span(); n > 0 {
+			p := c.ptr().Add(uint64(lo * int(c.esize)))
+			migrate = func(s *device.Stream) (bool, error) { return how.Migrate(s, p, uint64(n*int(c.esize))) }
+		}
+	}
+	if err := c.buf.syncForHostAccess(how.WholeDevice, migrate); err != nil {
 		return HostLayout{}, fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), err)
 	}
 	return HostLayout{Ptr: c.ptr(), Shape: a.Shape(), Strides: a.Strides(), Resource: c.buf.res}, nil
@@ -96,7 +118,7 @@ func PrepareHostAccess[T Numeric](a *Array[T], wholeDevice bool) (HostLayout, er
 // syncForHostAccess is syncForHost for reading and writing: it also waits
 // for the streams that read the buffer since its last write, then forgets
 // them.
-func (b *buffer) syncForHostAccess(wholeDevice bool) error {
+func (b *buffer) syncForHostAccess(wholeDevice bool, migrate func(*device.Stream) (bool, error)) error {
 	if wholeDevice {
 		return b.syncDevice()
 	}
@@ -104,7 +126,7 @@ func (b *buffer) syncForHostAccess(wholeDevice bool) error {
 	t := &b.trk
 	if len(t.readers) == 0 {
 		b.mu.Unlock()
-		return b.syncForHost()
+		return b.syncForHostMigrating(migrate)
 	}
 	for i := range t.readers {
 		r := &t.readers[i]
@@ -124,7 +146,7 @@ func (b *buffer) syncForHostAccess(wholeDevice bool) error {
 	}
 	t.dropReaders()
 	b.mu.Unlock()
-	return b.syncForHost()
+	return b.syncForHostMigrating(migrate)
 }
 
 // syncDevice waits for every stream of the buffer's device and marks the
@@ -165,24 +187,12 @@ func UseMemory[T Numeric](a *Array[T], s *device.Stream, write bool, fn func(p d
 		return fmt.Errorf("gpuarr.%s: nil array or function: %w", call, ErrArgument)
 	}
 	c := &a.c
-	lo, hi := 0, 0
-	for i, d := range c.shape {
-		if d == 0 {
-			lo, hi = 0, -1
-			break
-		}
-		st := a.strideAt(i)
-		if st < 0 {
-			lo += (d - 1) * st
-		} else {
-			hi += (d - 1) * st
-		}
-	}
-	if hi < lo {
+	lo, n := a.span()
+	if n == 0 {
 		return nil // no elements
 	}
 	run := func() error {
-		return fn(c.ptr().Add(uint64(lo*int(c.esize))), uint64((hi-lo+1)*int(c.esize)), c.buf.res)
+		return fn(c.ptr().Add(uint64(lo*int(c.esize))), uint64(n*int(c.esize)), c.buf.res)
 	}
 	if s == nil {
 		if c.released.Load() || !c.buf.pin() {
@@ -196,6 +206,25 @@ func UseMemory[T Numeric](a *Array[T], s *device.Stream, write bool, fn func(p d
 		m = modeWrite
 	}
 	return a.issue(call, s, m, false, run)
+}
+
+// span is the elements a's view reaches, from the lowest offset lo (in
+// elements from a's first element, negative for reversed axes) through n
+// elements; n is 0 when a has no elements.
+func (a *Array[T]) span() (lo, n int) {
+	hi := 0
+	for i, d := range a.c.shape {
+		if d == 0 {
+			return 0, 0
+		}
+		st := a.strideAt(i)
+		if st < 0 {
+			lo += (d - 1) * st
+		} else {
+			hi += (d - 1) * st
+		}
+	}
+	return lo, hi - lo + 1
 }
 
 func (a *Array[T]) strideAt(i int) int {

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gcpressure"
 )
 
 // ToSlice copies the array to a new slice (row-major).
@@ -25,6 +26,8 @@ func (a *Array[T]) ToSlice() ([]T, error) {
 // writing the array (a dirty bit set by every write), the read waits for
 // that writer — its event, not the whole device — then copies; reading an
 // array nothing has written since the last host read waits for nothing.
+// Into page-locked memory (device.AllocHost, unified.Pinned) the copy is a
+// direct DMA with no staging copy.
 func (a *Array[T]) CopyToHost(dst []T) error {
 	if a == nil {
 		return fmt.Errorf("gpuarr.CopyToHost: nil array: %w", ErrArgument)
@@ -65,7 +68,9 @@ func (a *Array[T]) download(call string, dst []T) error {
 // CopyFromHost copies src, which must have Len elements, into the array.
 // It is a write in stream order (on the array's device's default stream
 // unless an Option says otherwise), ordered after other streams' use of
-// the array; src may be reused as soon as it returns.
+// the array; src may be reused as soon as it returns. From page-locked
+// memory (device.AllocHost, unified.Pinned) the copy goes by DMA with no
+// staging copy, and CopyFromHost waits for it before returning.
 func (a *Array[T]) CopyFromHost(src []T, opts ...Option) error {
 	const call = "CopyFromHost"
 	if a == nil {
@@ -88,10 +93,46 @@ func (a *Array[T]) upload(call string, s *device.Stream, src []T) error {
 	if err := refuseInCapture(call, s, whyHostSlice); err != nil {
 		return err
 	}
-	return a.issue(call, s, modeWrite, true, func() error {
+	p := unsafe.Pointer(unsafe.SliceData(src))
+	err := a.issue(call, s, modeWrite, true, func() error {
 		if len(src) == 0 {
 			return nil
 		}
-		return s.CopyHtoD(a.c.ptr(), unsafe.Pointer(unsafe.SliceData(src)), a.c.nbytes())
+		return s.CopyHtoD(a.c.ptr(), p, a.c.nbytes())
 	})
+	if err != nil || len(src) == 0 || !device.IsPinned(p, a.c.nbytes()) {
+		return err
+	}
+	// From page-locked memory the copy is a DMA that reads src when the
+	// stream gets there (from pageable memory the driver has staged it by
+	// now): wait for it, so src is free for reuse on return as promised.
+	// unified.Pinned's Upload is the asynchronous form.
+	if err := waitStream(s); err != nil {
+		return fmt.Errorf("gpuarr.%s: waiting for the copy from pinned memory: %w", call, err)
+	}
+	return nil
+}
+
+// waitStream blocks until the work issued on s so far is done, through a
+// pooled event (not the whole stream's later work).
+func waitStream(s *device.Stream) error {
+	ev, err := stateOf(s.Device()).events.get()
+	if err != nil {
+		return err
+	}
+	defer ev.drop()
+	if err := s.Record(ev.ev); err != nil {
+		if closed(err) {
+			return nil
+		}
+		return err
+	}
+	counters.eventRecords.Add(1)
+	gcpressure.BeforeBlockingWait(s.Device())
+	err = ev.ev.Synchronize()
+	counters.hostSyncs.Add(1)
+	if err != nil && !closed(err) {
+		return err
+	}
+	return nil
 }

@@ -272,7 +272,13 @@ func (b *buffer) syncCapturedLocked() error {
 // the writer's stream, when no event was recorded: the same point) and
 // clears the bit unless another write came meanwhile. A clean buffer costs
 // one lock and no driver call.
-func (b *buffer) syncForHost() error {
+func (b *buffer) syncForHost() error { return b.syncForHostMigrating(nil) }
+
+// syncForHostMigrating is syncForHost that, when a GPU write may be
+// pending and migrate is set, first lets migrate issue work on the
+// writer's stream, then waits for an event recorded after that work (which
+// covers the write too, being later on the same stream).
+func (b *buffer) syncForHostMigrating(migrate func(s *device.Stream) (bool, error)) error {
 	b.mu.Lock()
 	t := &b.trk
 	if !t.dirty {
@@ -285,10 +291,23 @@ func (b *buffer) syncForHost() error {
 	seq := t.wseq
 	var ev *event
 	s := t.writer
-	if t.wfresh && t.wev != nil {
+	if migrate != nil && s != nil && !s.IsCapturing() {
+		// Issued under the lock, so no other write lands between the one
+		// we wait for and the migration.
+		mev, err := migrateLocked(s, migrate)
+		if err != nil {
+			b.mu.Unlock()
+			return err
+		}
+		ev = mev
+	}
+	switch {
+	case ev != nil:
+		// The migration's event, held by us alone.
+	case t.wfresh && t.wev != nil:
 		ev = t.wev
 		ev.hold()
-	} else if s != nil && s.IsCapturing() {
+	case s != nil && s.IsCapturing():
 		// Written before the capture began, with no event marking it: the
 		// only waits left would synchronize the capturing stream, which
 		// invalidates its capture.
@@ -318,4 +337,27 @@ func (b *buffer) syncForHost() error {
 	}
 	b.mu.Unlock()
 	return nil
+}
+
+// migrateLocked runs migrate on s and, when it issued work, returns a
+// fresh pooled event recorded on s after it (one holder: the caller), or
+// nil when it issued nothing or s was closed meanwhile.
+func migrateLocked(s *device.Stream, migrate func(s *device.Stream) (bool, error)) (*event, error) {
+	issued, err := migrate(s)
+	if err != nil || !issued {
+		return nil, err
+	}
+	ev, err := stateOf(s.Device()).events.get()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Record(ev.ev); err != nil {
+		ev.drop()
+		if closed(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	counters.eventRecords.Add(1)
+	return ev, nil
 }

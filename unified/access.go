@@ -21,14 +21,37 @@ var ErrNotManaged = errors.New("not a unified array")
 // GPU work (it costs one lock when nothing is pending). Writes through it
 // are seen by the next GPU operation without a manual sync. It is valid
 // while its array is neither released nor unreachable.
+//
+// Elements are addressed two ways. At and Set take the row-major position
+// (0 to Len()-1, the position All yields), on any view, strided or not;
+// on a contiguous view they compile to a slice access, so loops over them
+// run at slice speed. AtIndex and SetIndex take one index per axis.
 type View[T gpuarr.Numeric] struct {
-	base    unsafe.Pointer
+	// vec is the elements as one slice when the view is contiguous (nil
+	// otherwise): At, Set and the iterators' fast path. The View is kept
+	// this small so that a loop calling At copies nothing per element.
+	vec []T
+	l   *viewLayout[T]
+}
+
+// viewLayout is the rest of a View: what strided access and per-axis
+// indices need, and the array the View keeps alive.
+type viewLayout[T gpuarr.Numeric] struct {
+	walk    walkLayout
 	shape   []int
 	strides []int
 	n       int
-	contig  bool
-	vec     []T // the elements when the view is one contiguous axis: At's fast path
 	keep    *gpuarr.Array[T]
+}
+
+// walkLayout describes a strided view for iteration: base is the first
+// element, dims and steps (in bytes) the axes with size-1 axes dropped and
+// mergeable neighbours merged, so the last axis is as long a run as the
+// layout allows.
+type walkLayout struct {
+	base  unsafe.Pointer
+	dims  []int
+	steps []int
 }
 
 // Host makes a View of a: it waits for GPU writes (and other streams'
@@ -44,7 +67,13 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 		return View[T]{}, fmt.Errorf("unified.%s: nil array: %w", call, gpuarr.ErrArgument)
 	}
 	dev := a.Device()
-	lay, err := gpuarr.PrepareHostAccess(a, !dev.ConcurrentManagedAccess())
+	how := gpuarr.HostAccess{WholeDevice: !dev.ConcurrentManagedAccess()}
+	if !how.WholeDevice {
+		how.Migrate = func(s *device.Stream, p device.Ptr, n uint64) (bool, error) {
+			return prefetchForCPU(dev, s, p, n), nil
+		}
+	}
+	lay, err := gpuarr.PrepareHostAccess(a, how)
 	if err != nil {
 		return View[T]{}, fmt.Errorf("unified.%s: %w", call, err)
 	}
@@ -52,25 +81,45 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 		return View[T]{}, fmt.Errorf("unified.%s: %v: its memory is device memory the CPU cannot address; "+
 			"allocate it with unified.Empty/Zeros/FromSlice, or copy it to the host with ToSlice: %w", call, a, ErrNotManaged)
 	}
-	v := View[T]{shape: lay.Shape, strides: lay.Strides, n: a.Len(), keep: a}
-	if v.n > 0 {
-		v.base = dev.HostPointer(lay.Ptr)
-		if v.base == nil {
-			return View[T]{}, fmt.Errorf("unified.%s: %v: no host address: %w", call, a, ErrNotManaged)
-		}
+	l := &viewLayout[T]{shape: lay.Shape, strides: lay.Strides, n: a.Len(), keep: a}
+	v := View[T]{l: l}
+	if l.n == 0 {
+		return v, nil
 	}
-	v.contig = true
-	step := 1
-	for i := len(v.shape) - 1; i >= 0; i-- {
-		if v.shape[i] != 1 && v.strides[i] != step {
-			v.contig = false
-		}
-		step *= v.shape[i]
+	base := dev.HostPointer(lay.Ptr)
+	if base == nil {
+		return View[T]{}, fmt.Errorf("unified.%s: %v: no host address: %w", call, a, ErrNotManaged)
 	}
-	if v.contig && len(v.shape) == 1 && v.n > 0 {
-		v.vec = unsafe.Slice((*T)(v.base), v.n)
+	esize := int(unsafe.Sizeof(*new(T)))
+	l.walk = newWalkLayout(base, l.shape, l.strides, esize)
+	if len(l.walk.dims) == 1 && l.walk.steps[0] == esize {
+		v.vec = unsafe.Slice((*T)(base), l.n)
 	}
 	return v, nil
+}
+
+// newWalkLayout drops size-1 axes and merges axis i into i+1 where
+// stride[i] = stride[i+1]·shape[i+1]; a contiguous view becomes one axis
+// of step esize.
+func newWalkLayout(base unsafe.Pointer, shape, strides []int, esize int) walkLayout {
+	w := walkLayout{base: base}
+	for i, d := range shape {
+		if d == 1 {
+			continue
+		}
+		st := strides[i] * esize
+		if k := len(w.dims) - 1; k >= 0 && w.steps[k] == st*d {
+			w.dims[k] *= d
+			w.steps[k] = st
+			continue
+		}
+		w.dims = append(w.dims, d)
+		w.steps = append(w.steps, st)
+	}
+	if len(w.dims) == 0 { // a single element
+		w.dims, w.steps = []int{1}, []int{esize}
+	}
+	return w
 }
 
 func isManaged(dev *device.Device, lay gpuarr.HostLayout) bool {
@@ -79,24 +128,63 @@ func isManaged(dev *device.Device, lay gpuarr.HostLayout) bool {
 }
 
 // Len is the number of elements.
-func (v View[T]) Len() int { return v.n }
+func (v View[T]) Len() int {
+	if v.l == nil {
+		return 0
+	}
+	return v.l.n
+}
 
 // Contiguous reports whether the elements are packed row-major, so that
 // Slice covers them.
-func (v View[T]) Contiguous() bool { return v.contig }
+func (v View[T]) Contiguous() bool { return v.vec != nil || v.Len() == 0 }
 
 // Slice is the elements as a []T (row-major), or nil when the view is
-// strided (use All or At).
-func (v View[T]) Slice() []T {
-	if !v.contig || v.n == 0 {
-		return nil
+// strided (use At, All or Values) or empty.
+func (v View[T]) Slice() []T { return v.vec }
+
+// At is the element at row-major position i (0 ≤ i < Len()), on any view:
+// the element All yields with position i. It panics when i is out of
+// range, as indexing a slice does.
+func (v View[T]) At(i int) T {
+	if uint(i) < uint(len(v.vec)) {
+		return v.vec[i]
 	}
-	return unsafe.Slice((*T)(v.base), v.n)
+	return *v.l.ptr(i)
 }
 
-// offset is the element offset of idx; it panics on a bad index like
-// indexing a slice does.
-func (v View[T]) offset(idx []int) int {
+// Set writes x at row-major position i (see At).
+func (v View[T]) Set(i int, x T) {
+	if uint(i) < uint(len(v.vec)) {
+		v.vec[i] = x
+		return
+	}
+	*v.l.ptr(i) = x
+}
+
+// ptr is the address of the element at row-major position i, for strided
+// views (and the panic for an out-of-range i).
+func (v *viewLayout[T]) ptr(i int) *T {
+	if uint(i) >= uint(v.n) {
+		panic(fmt.Sprintf("unified: position %d out of range [0, %d) for a %v view", i, v.n, v.shape))
+	}
+	off := 0
+	for ax := len(v.walk.dims) - 1; ax >= 0; ax-- {
+		d := v.walk.dims[ax]
+		off += (i % d) * v.walk.steps[ax]
+		i /= d
+	}
+	return (*T)(unsafe.Add(v.walk.base, off))
+}
+
+// AtIndex is the element at idx, one index per axis. It panics on a wrong
+// number of indices or an index out of range.
+func (v View[T]) AtIndex(idx ...int) T { return *v.l.ptrIndex(idx) }
+
+// SetIndex writes x at idx, one index per axis (see AtIndex).
+func (v View[T]) SetIndex(x T, idx ...int) { *v.l.ptrIndex(idx) = x }
+
+func (v *viewLayout[T]) ptrIndex(idx []int) *T {
 	if len(idx) != len(v.shape) {
 		panic(fmt.Sprintf("unified: %d indices for a rank-%d array", len(idx), len(v.shape)))
 	}
@@ -107,116 +195,99 @@ func (v View[T]) offset(idx []int) int {
 		}
 		off += x * v.strides[i]
 	}
-	return off
-}
-
-// At is the element at idx (one index per axis).
-func (v View[T]) At(idx ...int) T {
-	if len(idx) == 1 && v.vec != nil {
-		return v.vec[idx[0]] // a plain slice read, bounds check included
-	}
-	if len(idx) == 1 && len(v.shape) == 1 {
-		// The vector case, kept small enough to inline into loops.
-		i := idx[0]
-		if uint(i) >= uint(v.shape[0]) {
-			indexPanic(i, v.shape[0])
-		}
-		return *(*T)(unsafe.Add(v.base, i*v.strides[0]*int(unsafe.Sizeof(*new(T)))))
-	}
-	return *(*T)(unsafe.Add(v.base, v.offset(idx)*int(unsafe.Sizeof(*new(T)))))
-}
-
-// indexPanic is At's out-of-range panic, out of line so that At's vector
-// path stays small enough to inline into the caller's loop.
-//
-//go:noinline
-func indexPanic(i, n int) {
-	panic(fmt.Sprintf("unified: index %d out of range [0, %d)", i, n))
-}
-
-// Set writes the element at idx.
-func (v View[T]) Set(x T, idx ...int) {
-	*(*T)(unsafe.Add(v.base, v.offset(idx)*int(unsafe.Sizeof(x)))) = x
+	return (*T)(unsafe.Add(v.walk.base, off*int(unsafe.Sizeof(*new(T)))))
 }
 
 // All yields (row-major position, element) pairs in row-major order,
 // following the view's strides.
+//
+// The iterator is small enough for the compiler to inline a range loop
+// over it, body included: on a contiguous view it runs as a loop over a
+// slice.
 func (v View[T]) All() iter.Seq2[int, T] {
-	if v.contig {
-		s := v.Slice()
-		return func(yield func(int, T) bool) {
-			for i, x := range s {
+	return func(yield func(int, T) bool) {
+		if v.vec != nil {
+			for i, x := range v.vec {
 				if !yield(i, x) {
 					return
 				}
 			}
+			return
 		}
-	}
-	return func(yield func(int, T) bool) {
-		v.strided(func(i, off int) bool {
-			return yield(i, *(*T)(unsafe.Add(v.base, off*int(unsafe.Sizeof(*new(T))))))
-		})
+		i := 0
+		for r := v.l.walk.rows(); r.next(); {
+			for j := range r.n {
+				if !yield(i, *(*T)(unsafe.Add(r.p, j*r.step))) {
+					return
+				}
+				i++
+			}
+		}
 	}
 }
 
-// Values yields the elements in row-major order.
+// Values yields the elements in row-major order, following the view's
+// strides. Like All, a range loop over it inlines completely.
 func (v View[T]) Values() iter.Seq[T] {
-	if v.contig {
-		s := v.Slice()
-		return func(yield func(T) bool) {
-			for _, x := range s {
+	return func(yield func(T) bool) {
+		if v.vec != nil {
+			for _, x := range v.vec {
 				if !yield(x) {
+					return
+				}
+			}
+			return
+		}
+		for r := v.l.walk.rows(); r.next(); {
+			for j := range r.n {
+				if !yield(*(*T)(unsafe.Add(r.p, j*r.step))) {
 					return
 				}
 			}
 		}
 	}
-	return func(yield func(T) bool) {
-		for _, x := range v.All() {
-			if !yield(x) {
-				return
-			}
-		}
-	}
 }
 
-// strided calls f with each element's row-major position and its offset.
-func (v View[T]) strided(f func(i, off int) bool) {
-	r := len(v.shape)
-	if v.n == 0 {
-		return
+// rowWalker visits a walkLayout's runs along its last axis in row-major
+// order: after next returns true, p is the run's first element, n its
+// length and step the bytes between its elements.
+type rowWalker struct {
+	p       unsafe.Pointer
+	n, step int
+	w       *walkLayout
+	idx     []int // indices on the outer axes of the current run
+	off     int   // its byte offset from the base
+	started bool
+}
+
+func (w *walkLayout) rows() rowWalker {
+	return rowWalker{w: w}
+}
+
+func (r *rowWalker) next() bool {
+	w := r.w
+	if w.base == nil {
+		return false
 	}
-	if r == 1 {
-		st := v.strides[0]
-		for i := 0; i < v.n; i++ {
-			if !f(i, i*st) {
-				return
-			}
-		}
-		return
+	last := len(w.dims) - 1
+	if !r.started {
+		r.started = true
+		r.idx = make([]int, last)
+		r.p, r.n, r.step = w.base, w.dims[last], w.steps[last]
+		return true
 	}
-	idx := make([]int, r)
-	off := 0
-	last, lst := v.shape[r-1], v.strides[r-1]
-	for i := 0; i < v.n; i += last {
-		o := off
-		for j := 0; j < last; j++ {
-			if !f(i+j, o) {
-				return
-			}
-			o += lst
+	// Carry into the outer axes.
+	for ax := last - 1; ax >= 0; ax-- {
+		r.idx[ax]++
+		r.off += w.steps[ax]
+		if r.idx[ax] < w.dims[ax] {
+			r.p = unsafe.Add(w.base, r.off)
+			return true
 		}
-		// Carry into the outer axes.
-		for ax := r - 2; ax >= 0; ax-- {
-			idx[ax]++
-			off += v.strides[ax]
-			if idx[ax] < v.shape[ax] {
-				break
-			}
-			off -= idx[ax] * v.strides[ax]
-			idx[ax] = 0
-		}
+		r.off -= r.idx[ax] * w.steps[ax]
+		r.idx[ax] = 0
 	}
+	return false
 }
 
 // Slice is Host(a).Slice() for a contiguous array: its elements as a
@@ -226,32 +297,32 @@ func Slice[T gpuarr.Numeric](a *gpuarr.Array[T]) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !v.contig {
+	if !v.Contiguous() {
 		return nil, fmt.Errorf("unified.Slice: %v is a strided view, not one []T; use unified.All or unified.Host: %w", a, gpuarr.ErrArgument)
 	}
-	if v.n == 0 {
+	if v.l.n == 0 {
 		return []T{}, nil
 	}
 	return v.Slice(), nil
 }
 
-// At reads one element (one index per axis). It synchronizes like Host,
-// which costs one lock when nothing is pending; loops should take a View
-// once instead.
-func At[T gpuarr.Numeric](a *gpuarr.Array[T], idx ...int) (T, error) {
-	v, err := host("At", a)
+// AtIndex reads one element (one index per axis). It synchronizes like
+// Host, which costs one lock when nothing is pending; loops should take a
+// View once instead.
+func AtIndex[T gpuarr.Numeric](a *gpuarr.Array[T], idx ...int) (T, error) {
+	v, err := host("AtIndex", a)
 	if err != nil {
 		return 0, err
 	}
-	if len(idx) != len(v.shape) {
-		return 0, fmt.Errorf("unified.At: %d indices for %v: %w", len(idx), a, gpuarr.ErrArgument)
+	if len(idx) != len(v.l.shape) {
+		return 0, fmt.Errorf("unified.AtIndex: %d indices for %v: %w", len(idx), a, gpuarr.ErrArgument)
 	}
 	for i, x := range idx {
-		if x < 0 || x >= v.shape[i] {
-			return 0, fmt.Errorf("unified.At: index %d out of range [0, %d) on axis %d of %v: %w", x, v.shape[i], i, a, gpuarr.ErrArgument)
+		if x < 0 || x >= v.l.shape[i] {
+			return 0, fmt.Errorf("unified.AtIndex: index %d out of range [0, %d) on axis %d of %v: %w", x, v.l.shape[i], i, a, gpuarr.ErrArgument)
 		}
 	}
-	return v.At(idx...), nil
+	return v.AtIndex(idx...), nil
 }
 
 // All is Host(a).All(): it synchronizes once, here; the pairs it yields

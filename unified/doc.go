@@ -9,8 +9,12 @@
 // Release and cleanup when unreachable. What unified adds:
 //
 //   - CPU access in place. Host(a) returns a View whose Slice, At, Set,
-//     All and Values are plain memory accesses (no driver call, lock or
-//     atomic per element). Making the View is where synchronization
+//     AtIndex, SetIndex, All and Values are plain memory accesses (no
+//     driver call, lock or atomic per element). At(i) and Set(i, x) take
+//     the row-major position i (on any view, strided too: the position All
+//     yields); AtIndex and SetIndex take one index per axis. At, Set,
+//     Values and All inline into the caller's loop, so on a contiguous
+//     view they run at the speed of the same loop over a []T. Making the View is where synchronization
 //     happens, and only as much as needed: the dirty bit gpuarr keeps for
 //     host reads says whether a GPU write may be pending; if so the View
 //     waits for that writer's stream (and for other streams' reads, since
@@ -19,7 +23,7 @@
 //     On a device without concurrent managed access (attribute 89 is 0),
 //     the CPU must not touch managed memory while any kernel runs on the
 //     device, so making a View synchronizes the whole device.
-//     The package functions Slice, At, All and Values make a View each
+//     The package functions Slice, AtIndex, All and Values make a View each
 //     call; loops should make one View (or one iterator) and use it.
 //   - CPU writes need no step: the next GPU operation is issued after them
 //     and sees them.
@@ -35,7 +39,14 @@
 //     between host and device and can stall a shared GPU.
 //   - Pinned host arrays (NewPinned): page-locked memory with Download and
 //     Upload, asynchronous copies on a stream tracked like any array use;
-//     Pinned.Slice waits for them before the CPU touches the memory.
+//     Pinned.Slice waits for them before the CPU touches the memory. The
+//     slice is also a direct (DMA, unstaged) source and destination for
+//     gpuarr's CopyFromHost and CopyToHost, which wait for the copy.
+//   - The first CPU access after a GPU write to an array of 64 KiB or more
+//     prefetches its memory to the CPU on the writer's stream before the
+//     one wait it makes, so the pages arrive in bulk instead of one CPU
+//     fault at a time (CPUPrefetches counts these). A failed prefetch is
+//     ignored: it is a hint.
 //
 // Accounting: managed memory counts against the device's hard memory limit
 // (GPUARR_HARD_MEMORY_LIMIT, memory.DefaultManaged) and against

@@ -44,7 +44,7 @@ func ExampleHost() {
 		fmt.Printf("%d:%d ", i, x)
 	}
 	fmt.Println("in row-major order")
-	v.Set(100, 2, 1) // a CPU write; the next GPU operation sees it
+	v.SetIndex(100, 2, 1) // a CPU write; the next GPU operation sees it
 	s, _ := gpuarr.Sum[int32](a)
 	defer s.Release()
 	total, _ := s.ToSlice()
@@ -65,7 +65,7 @@ func ExamplePrefetch() {
 	_ = unified.Prefetch(a, dev, s)
 	_ = gpuarr.EvalInto(a, gpuarr.Scalar[float32](0.5), gpuarr.On(s))
 	_ = unified.Prefetch(a, unified.CPU, s)
-	first, _ := unified.At(a, 0)
+	first, _ := unified.AtIndex(a, 0)
 	fmt.Println(first)
 	// Output: 0.5
 }

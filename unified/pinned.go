@@ -19,6 +19,12 @@ import (
 // Slice waits for the copies queued since it was last called, so the CPU
 // never reads (or overwrites) memory a copy is still using.
 //
+// The memory Slice returns is also a direct source and destination for
+// gpuarr's CopyFromHost and CopyToHost: a DMA with no staging copy, which
+// both wait for before they return (device.IsPinned tells them the memory
+// is page-locked), so the slice is free for reuse at once. Download and
+// Upload are the asynchronous forms.
+//
 // Pinned memory is charged to gcpressure's host-memory account. Release
 // frees it (after its copies); so does the GC when the Pinned becomes
 // unreachable.

@@ -2,10 +2,12 @@ package unified_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/unified"
 )
@@ -56,4 +58,38 @@ func TestPinnedCopies(t *testing.T) {
 	_, err = p.Slice()
 	assert.ErrorIs(t, err, gpuarr.ErrReleased)
 	assert.ErrorIs(t, p.Download(a, s), gpuarr.ErrReleased)
+}
+
+// A pinned array's slice is also a direct source and destination for
+// gpuarr's CopyFromHost and CopyToHost (DMA, no staging copy; both return
+// with the copy done, so the slice is free for reuse at once).
+func TestPinnedWithCopyFromHostAndToHost(t *testing.T) {
+	dev := testDevice(t)
+	s := newStream(t, dev)
+	const n = 4096
+	p, err := unified.NewPinned[float32](n, dev)
+	require.NoError(t, err)
+	defer p.Release()
+	a, err := gpuarr.Zeros[float32](gpuarr.Shape{n}, gpuarr.On(s))
+	require.NoError(t, err)
+	defer a.Release()
+	v, err := p.Slice()
+	require.NoError(t, err)
+	require.True(t, device.IsPinned(unsafe.Pointer(unsafe.SliceData(v)), n*4), "the registry knows pinned arrays")
+	wrong := 0
+	for trial := range 50 {
+		for i := range v {
+			v[i] = float32(trial)
+		}
+		require.NoError(t, a.CopyFromHost(v, gpuarr.On(s)))
+		for i := range v {
+			v[i] = -1 // reused at once
+		}
+		require.NoError(t, gpuarr.EvalInto(a, gpuarr.Add[float32](a, gpuarr.Scalar[float32](1)), gpuarr.On(s)))
+		require.NoError(t, a.CopyToHost(v))
+		if v[0] != float32(trial+1) || v[n-1] != float32(trial+1) {
+			wrong++
+		}
+	}
+	assert.Zero(t, wrong)
 }

@@ -197,14 +197,14 @@ func TestViewsIterateRowMajor(t *testing.T) {
 	pos, vals = collect(tr)
 	assert.Equal(t, []int32{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}, vals)
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, pos)
-	x, err := unified.At(tr, 3, 1)
+	x, err := unified.AtIndex(tr, 3, 1)
 	require.NoError(t, err)
 	assert.Equal(t, int32(7), x)
 	_, err = unified.Slice(tr)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
-	_, err = unified.At(tr, 4, 0)
+	_, err = unified.AtIndex(tr, 4, 0)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
-	_, err = unified.At(tr, 1)
+	_, err = unified.AtIndex(tr, 1)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
 
 	st, err := a.Step(1, 3, -1, -2) // columns 3 and 1, backwards
@@ -225,11 +225,11 @@ func TestViewsIterateRowMajor(t *testing.T) {
 	}
 	assert.Equal(t, []int32{0, 4}, first)
 
-	// View.Set writes through a strided view.
+	// View.SetIndex writes through a strided view.
 	hv, err := unified.Host(tr)
 	require.NoError(t, err)
-	hv.Set(-1, 0, 1)
-	assert.Equal(t, int32(-1), must(unified.At(a, 1, 0)))
+	hv.SetIndex(-1, 0, 1)
+	assert.Equal(t, int32(-1), must(unified.AtIndex(a, 1, 0)))
 }
 
 // The first CPU pass after GPU work synchronizes; the second does not; a
@@ -259,7 +259,7 @@ func TestSecondPassMakesNoSync(t *testing.T) {
 	afterFirst := gpuarr.HostSyncs()
 	assert.Equal(t, before+1, afterFirst, "the first pass waits for the GPU write")
 	assert.Equal(t, 1536.0, sum())
-	_, err = unified.At(a, 3)
+	_, err = unified.AtIndex(a, 3)
 	require.NoError(t, err)
 	assert.Equal(t, afterFirst, gpuarr.HostSyncs(), "a second pass makes no synchronization")
 
@@ -422,4 +422,75 @@ func TestMixedWithDeviceArrays(t *testing.T) {
 	assert.Equal(t, []float32{21, 41, 61, 81}, must(mixed.ToSlice()))
 	require.NoError(t, gpuarr.Copy(u, mixed)) // into the first device's unified array
 	assert.Equal(t, []float32{21, 41, 61, 81}, must(unified.Slice(u)))
+}
+
+// The first CPU access after a GPU write to a large array prefetches its
+// memory to the CPU on the writer's stream and makes one wait for both;
+// a small array, a clean array and a second pass prefetch nothing.
+func TestFirstAccessPrefetchesToCPU(t *testing.T) {
+	dev := testDevice(t)
+	if !dev.ConcurrentManagedAccess() {
+		t.Skipf("%s has no concurrent managed access: the CPU access synchronizes the whole device instead", dev)
+	}
+	s := newStream(t, dev)
+	const big, small = 1 << 14, 1 << 10 // 128 KiB and 8 KiB of float64
+	a, err := unified.Zeros[float64](gpuarr.Shape{big}, unified.On(s))
+	require.NoError(t, err)
+	defer a.Release()
+	b, err := unified.Zeros[float64](gpuarr.Shape{small}, unified.On(s))
+	require.NoError(t, err)
+	defer b.Release()
+
+	sum := func(x *gpuarr.Array[float64]) float64 {
+		vals, err := unified.Values(x)
+		require.NoError(t, err)
+		var t float64
+		for v := range vals {
+			t += v
+		}
+		return t
+	}
+	counts := func() (uint64, uint64) { return unified.CPUPrefetches(), gpuarr.HostSyncs() }
+
+	for round := 1; round <= 3; round++ {
+		v := float64(round)
+		require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar(v), gpuarr.On(s)))
+		p0, s0 := counts()
+		assert.Equal(t, v*big, sum(a), "round %d: the first pass reads the GPU's write", round)
+		p1, s1 := counts()
+		assert.Equal(t, p0+1, p1, "round %d: the first access after a GPU write prefetches", round)
+		assert.Equal(t, s0+1, s1, "round %d: one wait covers the write and the prefetch", round)
+		assert.Equal(t, v*big, sum(a))
+		p2, s2 := counts()
+		assert.Equal(t, [2]uint64{p1, s1}, [2]uint64{p2, s2}, "round %d: a second pass neither prefetches nor waits", round)
+	}
+
+	// A small array is faulted in: the prefetch would not pay.
+	require.NoError(t, gpuarr.EvalInto(b, gpuarr.Scalar(2.0), gpuarr.On(s)))
+	p0, _ := counts()
+	assert.Equal(t, 2.0*small, sum(b))
+	p1, _ := counts()
+	assert.Equal(t, p0, p1, "an 8 KiB array is not prefetched")
+
+	// A GPU read does not dirty the array: no prefetch.
+	r, err := gpuarr.Sum[float64](a, gpuarr.On(s))
+	require.NoError(t, err)
+	defer r.Release()
+	assert.Equal(t, 3.0*big, must(r.ToSlice())[0])
+	p2, _ := counts()
+	assert.Equal(t, 3.0*big, sum(a))
+	p3, _ := counts()
+	assert.Equal(t, p2, p3, "a read by the GPU leaves nothing to migrate")
+
+	// A strided view of a large array prefetches the memory it spans and
+	// reads the right elements; written from another stream this time.
+	s2 := newStream(t, dev)
+	require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar(5.0), gpuarr.On(s2)))
+	st, err := a.Step(0, big-1, -1, -2)
+	require.NoError(t, err)
+	defer st.Release()
+	p4, _ := counts()
+	assert.Equal(t, 5.0*big/2, sum(st))
+	p5, _ := counts()
+	assert.Equal(t, p4+1, p5, "a strided view of a large array is prefetched")
 }

@@ -10,9 +10,10 @@ import (
 
 // Page-locked host memory stands for cuMemAllocHost: an anonymous mapping
 // outside the Go heap, not charged to the device's capacity (it is host
-// memory on a GPU too). It is not device memory: kernels cannot reach it,
-// and copies treat it as they treat any host memory (uploads snapshot it
-// when issued, downloads return once it holds the data).
+// memory on a GPU too). It is not device memory: kernels cannot reach it.
+// Uploads from it read it when the stream runs the copy, as a GPU's DMA
+// does (uploads from other host memory snapshot it when issued, as the
+// driver stages pageable memory); downloads return once it holds the data.
 var pinned struct {
 	sync.Mutex
 	m map[unsafe.Pointer][]byte // base → the slice Mmap returned
@@ -61,4 +62,22 @@ func (d *device) FreeHost(p unsafe.Pointer) error {
 	// Munmap fails only for a slice Mmap did not return; ours always is.
 	_ = syscall.Munmap(mem)
 	return nil
+}
+
+// pinnedSpanLocked reports whether [p, p+n) lies inside one live AllocHost
+// mapping; the caller holds pinned's lock.
+func pinnedSpanLocked(p unsafe.Pointer, n uint64) bool {
+	for base, mem := range pinned.m {
+		off := uintptr(p) - uintptr(base)
+		if uintptr(p) >= uintptr(base) && off <= uintptr(len(mem)) && uintptr(n) <= uintptr(len(mem))-off {
+			return true
+		}
+	}
+	return false
+}
+
+func pinnedSpan(p unsafe.Pointer, n uint64) bool {
+	pinned.Lock()
+	defer pinned.Unlock()
+	return pinnedSpanLocked(p, n)
 }

@@ -217,7 +217,8 @@ func (s *stream) Close() error {
 }
 
 // CopyHtoD snapshots src now, so the caller may reuse it at once (CUDA's
-// pageable-copy rule), and queues the write.
+// pageable-copy rule), and queues the write; from pinned memory it reads
+// src when the copy runs (CUDA's pinned-copy rule: fully asynchronous).
 func (s *stream) CopyHtoD(dst driver.Ptr, src unsafe.Pointer, n uint64) error {
 	const call = "cuMemcpyHtoDAsync_v2"
 	if err := s.dev.symbol(call); err != nil {
@@ -225,6 +226,18 @@ func (s *stream) CopyHtoD(dst driver.Ptr, src unsafe.Pointer, n uint64) error {
 	}
 	if err := span(call, dst, n); err != nil {
 		return err
+	}
+	if pinnedSpan(src, n) {
+		// A caller that reuses pinned memory too early gets what a GPU
+		// would give it.
+		return s.enqueue(call, func() error {
+			pinned.Lock()
+			defer pinned.Unlock()
+			if !pinnedSpanLocked(src, n) {
+				return illegal(call, "the pinned source was freed before the copy ran")
+			}
+			return toDevice(call, dst, hostBytes(src, n))
+		})
 	}
 	data := bytes.Clone(hostBytes(src, n))
 	return s.enqueue(call, func() error { return toDevice(call, dst, data) })
