@@ -65,14 +65,39 @@ func (b *buffer) free() error {
 	if b.res != nil {
 		res = b.res
 	}
-	bs := b.block.Stream()
+	var first error
+	b.mu.Lock()
+	t := &b.trk
+	// The usual buffer was used on its block's stream only: nothing to
+	// declare, no event to give back.
+	if bs := b.block.Stream(); t.writer != bs && t.writer != nil || len(t.readers) > 0 || t.wev != nil {
+		first = b.declareUsersLocked(res, bs)
+		t.reset()
+	}
+	t.writer, t.wfresh, t.dirty, t.wcap = nil, false, false, false
+	b.mu.Unlock()
+	if err := res.Free(b.block); err != nil && first == nil && !errors.Is(err, device.ErrClosed) {
+		first = err
+	}
+	counters.frees.Add(1)
+	if first != nil {
+		counters.freeErrors.Add(1)
+		return fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", b.size, b.st.dev, first)
+	}
+	return nil
+}
+
+// declareUsersLocked tells res (or, for another device's stream, the
+// block's stream bs) about every stream other than bs that used the
+// buffer since its last write, so the memory is reused only after them.
+// It returns the first error.
+func (b *buffer) declareUsersLocked(res memory.Resource, bs *device.Stream) error {
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil && !errors.Is(err, device.ErrClosed) {
 			first = err
 		}
 	}
-	b.mu.Lock()
 	t := &b.trk
 	users := func(s *device.Stream, rec func() (*event, error)) {
 		if s == nil || s == bs {
@@ -98,13 +123,5 @@ func (b *buffer) free() error {
 		r := &t.readers[i]
 		users(r.s, func() (*event, error) { return t.recordReaderLocked(r) })
 	}
-	t.reset()
-	b.mu.Unlock()
-	keep(res.Free(b.block))
-	counters.frees.Add(1)
-	if first != nil {
-		counters.freeErrors.Add(1)
-		return fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", b.size, b.st.dev, first)
-	}
-	return nil
+	return first
 }

@@ -33,13 +33,24 @@ func (e *event) drop() {
 // eventPool keeps one device's idle events: creating and destroying
 // events costs driver calls that tracking should not pay per operation.
 type eventPool struct {
-	dev  *device.Device
-	mu   sync.Mutex
-	idle []*event
+	dev *device.Device
+	// spare holds a few idle events taken and given back with one atomic
+	// operation each: a hand-off between two streams takes an event and
+	// gives another back, and the mutex below would cost it more than the
+	// swap. idle holds the rest.
+	spare [4]atomic.Pointer[event]
+	mu    sync.Mutex
+	idle  []*event
 }
 
 // get returns an event with one holder.
 func (p *eventPool) get() (*event, error) {
+	for i := range p.spare {
+		if e := p.spare[i].Swap(nil); e != nil {
+			e.refs.Store(1)
+			return e, nil
+		}
+	}
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		e := p.idle[n-1]
@@ -59,6 +70,11 @@ func (p *eventPool) get() (*event, error) {
 }
 
 func (p *eventPool) put(e *event) {
+	for i := range p.spare {
+		if p.spare[i].CompareAndSwap(nil, e) {
+			return
+		}
+	}
 	p.mu.Lock()
 	p.idle = append(p.idle, e)
 	p.mu.Unlock()

@@ -1,6 +1,7 @@
 package gpuarr
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -17,7 +18,37 @@ import (
 // lock, so each program compiles once per device however many goroutines
 // ask.
 type kernelCache struct {
-	m cowmap.Map[string, *device.Kernel]
+	m cowmap.Map[string, *kernelEntry]
+	// recent remembers the last kernels found, indexed by a cheap mix of
+	// their keys' bytes, so that the usual lookup (a loop running the
+	// same few expressions) is one comparison of the key instead of
+	// hashing it for the map. A slot holds an immutable entry; a race
+	// between two writers only costs one of them its slot; entries are the
+	// map's own, so refilling a slot allocates nothing.
+	recent [recentKernels]atomic.Pointer[kernelEntry]
+}
+
+// recentKernels is the size of the lookaside in front of the map.
+const recentKernels = 8
+
+type kernelEntry struct {
+	key string
+	k   *device.Kernel
+}
+
+// recentSlot picks a lookaside slot for key: a multiplicative fold of its
+// 8-byte words (a few dozen instructions for a usual key, where hashing
+// it for the map costs several times that).
+func recentSlot(key []byte) int {
+	h := uint64(len(key))
+	for len(key) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(key)) * 0x9e3779b97f4a7c15
+		key = key[8:]
+	}
+	for _, c := range key {
+		h = (h ^ uint64(c)) * 0x9e3779b97f4a7c15
+	}
+	return int(h >> 61)
 }
 
 var kernelStats struct {
@@ -48,11 +79,17 @@ func ReadKernelStats() KernelStats {
 // key is p's key (callers build it in a reused buffer; indexing the
 // snapshot with string(key) does not copy it).
 func (st *devState) kernel(p *expr.Program, key []byte) (*device.Kernel, error) {
-	if k := st.kernels.m.Snapshot()[string(key)]; k != nil {
+	slot := &st.kernels.recent[recentSlot(key)]
+	if e := slot.Load(); e != nil && e.key == string(key) {
 		kernelStats.hits.Add(1)
-		return k, nil
+		return e.k, nil
 	}
-	k, compiled, err := st.kernels.m.LoadOrCreate(string(key), func() (*device.Kernel, error) {
+	if e := st.kernels.m.Snapshot()[string(key)]; e != nil {
+		kernelStats.hits.Add(1)
+		slot.Store(e)
+		return e.k, nil
+	}
+	e, compiled, err := st.kernels.m.LoadOrCreate(string(key), func() (*kernelEntry, error) {
 		start := time.Now()
 		// The program lives in a pooled buffer: the kernel (the host's
 		// keeps its program) gets a copy of its own.
@@ -62,7 +99,7 @@ func (st *devState) kernel(p *expr.Program, key []byte) (*device.Kernel, error) 
 		}
 		kernelStats.compiles.Add(1)
 		kernelStats.compileNano.Add(int64(time.Since(start)))
-		return k, nil
+		return &kernelEntry{key: string(key), k: k}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -70,7 +107,8 @@ func (st *devState) kernel(p *expr.Program, key []byte) (*device.Kernel, error) 
 	if !compiled {
 		kernelStats.hits.Add(1)
 	}
-	return k, nil
+	slot.Store(e)
+	return e.k, nil
 }
 
 // compile generates p's PTX and loads it. A device that runs kernels

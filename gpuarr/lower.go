@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/driver"
@@ -49,11 +50,21 @@ type memoEntry struct {
 	i int32
 }
 
-var loweredPool = sync.Pool{New: func() any { return new(lowered) }}
+// spareLowered is one idle lowered, taken with an atomic swap: a
+// goroutine materializing expressions in a loop finds its own there, at a
+// fraction of a sync.Pool's cost; concurrent materializations fall back
+// to loweredPool.
+var (
+	spareLowered atomic.Pointer[lowered]
+	loweredPool  = sync.Pool{New: func() any { return new(lowered) }}
+)
 
 // newLowered takes a lowered from the pool, empty, for space.
 func newLowered(space Shape) *lowered {
-	l := loweredPool.Get().(*lowered)
+	l := spareLowered.Swap(nil)
+	if l == nil {
+		l = loweredPool.Get().(*lowered)
+	}
 	l.prog = expr.Program{Code: l.prog.Code[:0], Inputs: l.prog.Inputs[:0], Scalars: l.prog.Scalars[:0], ArgIndex: -1}
 	l.leaves, l.scalars, l.memo = l.leaves[:0], l.scalars[:0], l.memo[:0]
 	l.space = append(l.space[:0], space...)
@@ -69,7 +80,9 @@ func newLowered(space Shape) *lowered {
 func (l *lowered) free() {
 	clear(l.leaves)
 	clear(l.memo)
-	loweredPool.Put(l)
+	if !spareLowered.CompareAndSwap(nil, l) {
+		loweredPool.Put(l)
+	}
 }
 
 // lowerTree builds the program computing root over space (root's shape
@@ -277,33 +290,27 @@ func (l *lowered) needs64() bool {
 // out is nil for a reduction (which writes one value per group).
 func (l *lowered) vectorize(out *core, outT expr.DType) {
 	l.prog.Vector = 1
-	maxSize := outT.Size()
-	for i, lf := range l.leaves {
-		if lf.strided {
+	maxSize := 4 // a reduction's partial results are written one per group
+	if out != nil {
+		if maxSize = outT.Size(); maxSize < 4 {
 			return
 		}
-		maxSize = max(maxSize, l.prog.Inputs[i].T.Size())
 	}
-	if out != nil && outT.Size() < 4 {
-		return
-	}
-	if out == nil {
-		maxSize = 4
-		for _, in := range l.prog.Inputs {
-			maxSize = max(maxSize, in.T.Size())
-		}
-	}
-	for _, in := range l.prog.Inputs {
-		if in.T.Size() < 4 {
+	// One pass over the inputs (parallel to the leaves): all contiguous
+	// and at least 4 bytes wide.
+	for i := range l.prog.Inputs {
+		sz := l.prog.Inputs[i].T.Size()
+		if l.leaves[i].strided || sz < 4 {
 			return
 		}
+		maxSize = max(maxSize, sz)
 	}
 	v := 16 / maxSize
 	if out != nil && uint64(out.ptr())%uint64(v*outT.Size()) != 0 {
 		return
 	}
-	for i, lf := range l.leaves {
-		if uint64(lf.c.ptr())%uint64(v*l.prog.Inputs[i].T.Size()) != 0 {
+	for i := range l.leaves {
+		if uint64(l.leaves[i].c.ptr())%uint64(v*l.prog.Inputs[i].T.Size()) != 0 {
 			return
 		}
 	}

@@ -19,15 +19,18 @@ import (
 type tracking struct {
 	writer *device.Stream // last writer; nil once it is known done
 	wev    *event         // event of writer's device; nil when none yet
-	wfresh bool           // wev was recorded after writer's last write
-	dirty  bool           // a GPU write may be pending as the host sees it
 	wseq   uint64         // counts writes, so a host wait knows it is still current
+
+	readers []reader // streams other than writer that read since the last write
+
+	// The flags last, together: a buffer then fits the allocator's
+	// 128-byte size class.
+	wfresh bool // wev was recorded after writer's last write
+	dirty  bool // a GPU write may be pending as the host sees it
 	// wcap: the last write was issued on a capturing stream, so a graph
 	// launch produces its data, at a time and on a stream tracking cannot
 	// know (see syncForHost).
 	wcap bool
-
-	readers []reader // streams other than writer that read since the last write
 }
 
 // reader is a stream that read the buffer since the last write; having
