@@ -1,0 +1,235 @@
+package gpuarr_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gpuarr"
+)
+
+// seedBatched is the seed program as one Batched capture records it: on
+// whole arrays of the largest batch, with a copy of the result into a
+// second output so that a copy node is resized too.
+func seedBatched(a, b, out, out2 *gpuarr.Array[float32], s *device.Stream) error {
+	sq, err := gpuarr.Eval(gpuarr.Mul(a, a), gpuarr.On(s))
+	if err != nil {
+		return err
+	}
+	sum, err := gpuarr.Eval(gpuarr.Add(sq, gpuarr.Mul(b, gpuarr.Scalar[float32](2))), gpuarr.On(s))
+	if err != nil {
+		return err
+	}
+	if err := sq.Release(); err != nil {
+		return err
+	}
+	if err := gpuarr.EvalInto(out, sum, gpuarr.On(s)); err != nil {
+		return err
+	}
+	if err := gpuarr.Copy(out2, sum, gpuarr.On(s)); err != nil {
+		return err
+	}
+	return sum.Release()
+}
+
+// One graph captured at the largest batch, replayed for every smaller
+// size in a shuffled order, gives what a graph captured at that size
+// gives, writes only the first n rows, and costs one graph's memory.
+func TestBatchedGraphMatchesAGraphPerSize(t *testing.T) {
+	dev := testDevice(t)
+	s := newStreams(t, dev, 1)[0]
+	const maxRows, dim = 12, 33 // odd rows: vectorized kernels run their tails
+	rng := rand.New(rand.NewPCG(5, 6))
+	sh := gpuarr.Shape{maxRows, dim}
+	a := must(gpuarr.Zeros[float32](sh, gpuarr.On(s)))
+	b := must(gpuarr.Zeros[float32](sh, gpuarr.On(s)))
+	out := must(gpuarr.Zeros[float32](sh, gpuarr.On(s)))
+	out2 := must(gpuarr.Zeros[float32](sh, gpuarr.On(s)))
+	perSize := must(gpuarr.Zeros[float32](sh, gpuarr.On(s)))
+	for _, x := range []*gpuarr.Array[float32]{a, b, out, out2, perSize} {
+		defer x.Release()
+	}
+	require.NoError(t, seedRows(t, a, b, perSize, maxRows, s, nil)) // compiles the kernels
+	baseline := allocated(t, dev)
+
+	g, err := gpuarr.Capture(s, func() error { return seedBatched(a, b, out, out2, s) }, gpuarr.Batched(maxRows))
+	require.NoError(t, err)
+	assert.Equal(t, maxRows, g.MaxBatch())
+	reserved := g.Pool().Stats().ReservedBytes.Current
+	assert.Positive(t, reserved)
+
+	// Graphs captured one per size, for comparison.
+	pool := must(gpuarr.NewGraphPool(dev))
+	each := make([]*gpuarr.Graph, maxRows+1)
+	for bs := 1; bs <= maxRows; bs++ {
+		each[bs] = must(gpuarr.Capture(s, func() error { return seedRows(t, a, b, perSize, bs, s, nil) }, gpuarr.WithPool(pool)))
+	}
+
+	sentinel := slices.Repeat([]float32{-7}, maxRows*dim)
+	sizes := append(rng.Perm(maxRows), rng.Perm(maxRows)...)
+	sizes = append(sizes, maxRows-1, maxRows-1, 0) // a repeated size, then the largest
+	for _, i := range sizes {
+		bs := i + 1
+		av, bv := randomRows(rng, maxRows*dim), randomRows(rng, maxRows*dim)
+		require.NoError(t, a.CopyFromHost(av, gpuarr.On(s)))
+		require.NoError(t, b.CopyFromHost(bv, gpuarr.On(s)))
+		require.NoError(t, out.CopyFromHost(sentinel, gpuarr.On(s)))
+		require.NoError(t, out2.CopyFromHost(sentinel, gpuarr.On(s)))
+		require.NoError(t, g.ReplayBatch(bs, gpuarr.On(s)))
+		require.NoError(t, each[bs].Replay(gpuarr.On(s)))
+
+		want := seedWant(av, bv, bs, dim)
+		got, got2, ref := values(t, out), values(t, out2), values(t, perSize)
+		require.Equal(t, ref[:bs*dim], got[:bs*dim], "batch size %d: one graph against a graph captured at that size", bs)
+		require.Equal(t, want, got[:bs*dim], "batch size %d", bs)
+		require.Equal(t, want, got2[:bs*dim], "batch size %d: the resized copy", bs)
+		require.Equal(t, sentinel[bs*dim:], got[bs*dim:], "batch size %d: rows past the batch untouched", bs)
+		require.Equal(t, sentinel[bs*dim:], got2[bs*dim:], "batch size %d: rows past the resized copy untouched", bs)
+	}
+	// Replay is the largest batch.
+	av, bv := randomRows(rng, maxRows*dim), randomRows(rng, maxRows*dim)
+	require.NoError(t, a.CopyFromHost(av, gpuarr.On(s)))
+	require.NoError(t, b.CopyFromHost(bv, gpuarr.On(s)))
+	require.NoError(t, g.ReplayBatch(3, gpuarr.On(s)))
+	require.NoError(t, g.Replay(gpuarr.On(s)))
+	assert.Equal(t, seedWant(av, bv, maxRows, dim), values(t, out))
+
+	assert.Equal(t, reserved, g.Pool().Stats().ReservedBytes.Current, "every size replays in the one graph's memory")
+	assert.LessOrEqual(t, reserved, pool.Stats().ReservedBytes.Current, "one graph costs no more than a graph per size")
+	for _, e := range each[1:] {
+		require.NoError(t, e.Close())
+	}
+	require.NoError(t, g.Close())
+	assert.Zero(t, g.Pool().Stats().ReservedBytes.Current)
+	assert.Equal(t, baseline, allocated(t, dev), "nothing leaked")
+}
+
+// Operations on arrays that are not batched stay as captured: a weight
+// updated inside the graph is updated in full at every batch size.
+func TestBatchedGraphKeepsBatchIndependentWork(t *testing.T) {
+	dev := testDevice(t)
+	s := newStreams(t, dev, 1)[0]
+	const maxRows, dim = 4, 8
+	x := must(gpuarr.FromSlice(slices.Repeat([]float32{1}, maxRows*dim), gpuarr.Shape{maxRows, dim}, gpuarr.On(s)))
+	w := must(gpuarr.Zeros[float32](gpuarr.Shape{dim}, gpuarr.On(s)))
+	defer x.Release()
+	defer w.Release()
+	g, err := gpuarr.Capture(s, func() error {
+		if err := gpuarr.EvalInto(w, gpuarr.Add(w, gpuarr.Scalar[float32](1)), gpuarr.On(s)); err != nil {
+			return err
+		}
+		return gpuarr.EvalInto(x, gpuarr.Mul(x, gpuarr.Scalar[float32](2)), gpuarr.On(s))
+	}, gpuarr.Batched(maxRows))
+	require.NoError(t, err)
+	defer g.Close()
+	require.NoError(t, g.ReplayBatch(1, gpuarr.On(s)))
+	require.NoError(t, g.ReplayBatch(2, gpuarr.On(s)))
+	assert.Equal(t, slices.Repeat([]float32{2}, dim), values(t, w), "the weight's update ran in full twice")
+	got := values(t, x)
+	assert.Equal(t, slices.Repeat([]float32{4}, dim), got[:dim], "row 0: both replays")
+	assert.Equal(t, slices.Repeat([]float32{2}, dim), got[dim:2*dim], "row 1: the batch of 2 only")
+	assert.Equal(t, slices.Repeat([]float32{1}, 2*dim), got[2*dim:], "rows 2, 3: untouched")
+}
+
+// What cannot follow the batch size is refused at capture, naming the
+// operation, and leaves nothing behind.
+func TestBatchedCaptureRefusesWhatCannotResize(t *testing.T) {
+	dev := testDevice(t)
+	s := newStreams(t, dev, 1)[0]
+	const maxRows, dim = 4, 8
+	x := must(gpuarr.Zeros[float32](gpuarr.Shape{maxRows, dim}, gpuarr.On(s)))
+	y := must(gpuarr.Zeros[float32](gpuarr.Shape{maxRows, dim}, gpuarr.On(s)))
+	row := must(gpuarr.Zeros[float32](gpuarr.Shape{dim}, gpuarr.On(s)))
+	for _, a := range []*gpuarr.Array[float32]{x, y, row} {
+		defer a.Release()
+	}
+	require.NoError(t, gpuarr.EvalInto(y, gpuarr.Add(x, row), gpuarr.On(s))) // compile outside
+	baseline := allocated(t, dev)
+	for name, c := range map[string]struct {
+		fn func() error
+		op string
+	}{
+		"a reduction over the batch": {func() error {
+			return releaseAfter(gpuarr.Sum(x, gpuarr.On(s)))
+		}, "Sum"},
+		"a broadcast operand": {func() error {
+			return gpuarr.EvalInto(y, gpuarr.Add(x, row), gpuarr.On(s))
+		}, "EvalInto"},
+		"a fill": {func() error {
+			return releaseAfter(gpuarr.Zeros[float32](gpuarr.Shape{maxRows, dim}, gpuarr.On(s)))
+		}, "Zeros"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			pool := must(gpuarr.NewGraphPool(dev))
+			_, err := gpuarr.Capture(s, c.fn, gpuarr.Batched(maxRows), gpuarr.WithPool(pool))
+			require.ErrorIs(t, err, gpuarr.ErrNotResizable)
+			var nr *gpuarr.NotResizableError
+			require.ErrorAs(t, err, &nr)
+			assert.Contains(t, nr.Op, c.op)
+			assert.Contains(t, err.Error(), c.op)
+			assert.False(t, s.IsCapturing())
+			assert.Zero(t, pool.Stats().ReservedBytes.Current, "nothing leaked")
+			assert.Equal(t, baseline, allocated(t, dev))
+		})
+	}
+}
+
+func TestBatchedGraphBadInput(t *testing.T) {
+	dev := testDevice(t)
+	s := newStreams(t, dev, 1)[0]
+	const maxRows = 4
+	x := must(gpuarr.Zeros[float32](gpuarr.Shape{maxRows, 2}, gpuarr.On(s)))
+	defer x.Release()
+	double := func() error { return gpuarr.EvalInto(x, gpuarr.Add(x, x), gpuarr.On(s)) }
+
+	for _, m := range []int{0, -1} {
+		_, err := gpuarr.Capture(s, double, gpuarr.Batched(m))
+		require.ErrorIs(t, err, gpuarr.ErrArgument, "Batched(%d)", m)
+		assert.Contains(t, err.Error(), "Batched")
+	}
+	g, err := gpuarr.Capture(s, double, gpuarr.Batched(maxRows))
+	require.NoError(t, err)
+	for _, n := range []int{0, -3, maxRows + 1} {
+		err := g.ReplayBatch(n, gpuarr.On(s))
+		require.ErrorIs(t, err, gpuarr.ErrBatchSize, "batch size %d", n)
+		assert.Contains(t, err.Error(), "1..4")
+	}
+	require.NoError(t, g.Close())
+	require.ErrorIs(t, g.ReplayBatch(1, gpuarr.On(s)), gpuarr.ErrGraphClosed)
+	var nilGraph *gpuarr.Graph
+	require.ErrorIs(t, nilGraph.ReplayBatch(1), gpuarr.ErrArgument)
+
+	plain, err := gpuarr.Capture(s, double)
+	require.NoError(t, err)
+	defer plain.Close()
+	assert.Zero(t, plain.MaxBatch())
+	err = plain.ReplayBatch(1, gpuarr.On(s))
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.Contains(t, err.Error(), "without Batched")
+}
+
+func TestBatchedGraphReplayOnAnotherDevice(t *testing.T) {
+	d0, d1 := twoDevices(t)
+	s0 := newStreams(t, d0, 1)[0]
+	s1 := newStreams(t, d1, 1)[0]
+	x := must(gpuarr.Zeros[float32](gpuarr.Shape{3, 2}, gpuarr.On(s0)))
+	defer x.Release()
+	g, err := gpuarr.Capture(s0, func() error { return gpuarr.EvalInto(x, gpuarr.Add(x, x), gpuarr.On(s0)) }, gpuarr.Batched(3))
+	require.NoError(t, err)
+	defer g.Close()
+	err = g.ReplayBatch(2, gpuarr.On(s1))
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.Contains(t, err.Error(), "replayed on a stream of")
+}
+
+// releaseAfter releases the array an operation inside a capture returned.
+func releaseAfter(a *gpuarr.Array[float32], err error) error {
+	if err != nil {
+		return err
+	}
+	return a.Release()
+}
