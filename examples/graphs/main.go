@@ -6,11 +6,12 @@
 //
 //   - per size: one graph per batch size, every graph sharing one private
 //     pool (what PyTorch users do with torch.cuda.graph(pool=...));
+//
 //   - one graph: captured once for the largest batch with
 //     gpuarr.Batched(N), replayed for each size with ReplayBatch, which
 //     resizes the graph's kernel nodes in place.
 //
-//	go run ./examples/graphs [-max 128] [-dim 1024] [-order asc|desc] [-mode both|per-size|one]
+//     go run ./examples/graphs [-max 128] [-dim 1024] [-order asc|desc] [-mode both|per-size|one]
 //
 // The inputs are uploaded to device arrays before a replay and the output
 // read after it, outside the graphs: on the host backend a captured upload
