@@ -28,7 +28,8 @@ import (
 // captured. Anything else that touches a batched array makes Capture fail
 // with a *NotResizableError naming the operation: a reduction over the
 // batch (compiled for one size), a matrix product or other library call,
-// a broadcast or strided operand, a fill.
+// a kernel of the caller's own (Launch), a broadcast or strided operand,
+// a fill.
 
 // ErrNotResizable: an operation in a Batched capture cannot be replayed
 // for smaller batches (see NotResizableError).
@@ -65,7 +66,7 @@ func Batched(max int) CaptureOption { return batchedOpt{max} }
 // batch size.
 const whyFixed = "it touches an array whose leading extent is the batch maximum, and only elementwise " +
 	"kernels over contiguous rows and copies between batched arrays can be resized to a smaller batch " +
-	"(a reduction, matrix product, library call, fill or strided operation is recorded for one size); " +
+	"(a reduction, matrix product, library call, kernel of your own, fill or strided operation is recorded for one size); " +
 	"run it outside the capture, or capture one graph per batch size"
 
 // batchOp is one operation of a Batched capture.

@@ -111,8 +111,9 @@
 // batched arrays. Work on arrays that are not batched (weights) replays as
 // captured at every size. Anything else that touches a batched array —
 // a reduction (Sum over the batch is compiled for one size), Matmul or
-// another library call, a broadcast or strided operand, a fill, random
-// numbers — makes Capture fail with a *NotResizableError (matching
+// another library call, a kernel of your own (Launch: gpuarr cannot know
+// how its arguments scale), a broadcast or strided operand, a fill,
+// random numbers — makes Capture fail with a *NotResizableError (matching
 // ErrNotResizable) naming the operation: run it outside the capture, or
 // capture a graph per size. Since the rule goes by the leading extent, a
 // batch-independent array that happens to have max rows counts as

@@ -147,7 +147,12 @@ func TestBatchedCaptureRefusesWhatCannotResize(t *testing.T) {
 	for _, a := range []*gpuarr.Array[float32]{x, y, row} {
 		defer a.Release()
 	}
-	require.NoError(t, gpuarr.EvalInto(y, gpuarr.Add(x, row), gpuarr.On(s))) // compile outside
+	u := must(gpuarr.Zeros[uint32](gpuarr.Shape{maxRows, dim}, gpuarr.On(s)))
+	defer u.Release()
+	ks := kernels(t, dev)
+	// Compile outside the capture, as a warm-up does.
+	require.NoError(t, gpuarr.EvalInto(y, gpuarr.Add(x, row), gpuarr.On(s)))
+	require.NoError(t, releaseAfter(gpuarr.Sum(x, gpuarr.On(s))))
 	baseline := allocated(t, dev)
 	for name, c := range map[string]struct {
 		fn func() error
@@ -159,6 +164,9 @@ func TestBatchedCaptureRefusesWhatCannotResize(t *testing.T) {
 		"a broadcast operand": {func() error {
 			return gpuarr.EvalInto(y, gpuarr.Add(x, row), gpuarr.On(s))
 		}, "EvalInto"},
+		"a kernel of one's own": {func() error {
+			return gpuarr.Launch(ks.Fill, linear(maxRows*dim), gpuarr.Out(u), uint32(3), uint64(maxRows*dim), gpuarr.On(s))
+		}, "Launch"},
 		"a fill": {func() error {
 			return releaseAfter(gpuarr.Zeros[float32](gpuarr.Shape{maxRows, dim}, gpuarr.On(s)))
 		}, "Zeros"},
