@@ -410,6 +410,13 @@ func (g *Graph) replay(call string, n int, opts []Option) error {
 	if g.closed {
 		return fmt.Errorf("gpuarr.%s: %w", call, ErrGraphClosed)
 	}
+	// Nodes first, so that a failed update leaves tracking as it was.
+	// (Launches already issued keep the sizes they were issued with.)
+	if g.max > 0 {
+		if err := g.resizeLocked(n); err != nil {
+			return fmt.Errorf("gpuarr.%s: setting the graph's nodes for batch size %d: %w", call, n, err)
+		}
+	}
 	// The pool's lock is held until the launch is issued, so that replays
 	// of the pool's graphs from several goroutines are ordered one after
 	// another on the device too.
@@ -432,11 +439,6 @@ func (g *Graph) replay(call string, n int, opts []Option) error {
 			if err := b.trk.useLocked(s, m); err != nil {
 				return fmt.Errorf("gpuarr.%s: ordering on a stream of %s: %w", call, s.Device(), err)
 			}
-		}
-	}
-	if g.max > 0 {
-		if err := g.resizeLocked(n); err != nil {
-			return fmt.Errorf("gpuarr.%s: setting the graph's nodes for batch size %d: %w", call, n, err)
 		}
 	}
 	if err := g.g.Launch(s); err != nil {
