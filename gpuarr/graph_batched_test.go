@@ -105,7 +105,8 @@ func TestBatchedGraphMatchesAGraphPerSize(t *testing.T) {
 	}
 	require.NoError(t, g.Close())
 	assert.Zero(t, g.Pool().Stats().ReservedBytes.Current)
-	assert.Equal(t, baseline, allocated(t, dev), "nothing leaked")
+	// At most the baseline: garbage of earlier tests may be freed meanwhile.
+	assert.LessOrEqual(t, allocated(t, dev), baseline, "nothing leaked")
 }
 
 // Operations on arrays that are not batched stay as captured: a weight
@@ -181,7 +182,7 @@ func TestBatchedCaptureRefusesWhatCannotResize(t *testing.T) {
 			assert.Contains(t, err.Error(), c.op)
 			assert.False(t, s.IsCapturing())
 			assert.Zero(t, pool.Stats().ReservedBytes.Current, "nothing leaked")
-			assert.Equal(t, baseline, allocated(t, dev))
+			assert.LessOrEqual(t, allocated(t, dev), baseline, "nothing leaked (earlier tests' garbage may be freed meanwhile)")
 		})
 	}
 }
