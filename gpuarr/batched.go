@@ -84,8 +84,11 @@ type batchOp struct {
 type resizer struct {
 	node device.GraphNode
 
-	k        *device.Kernel // nil for a copy
-	args     driver.Args
+	k *device.Kernel // nil for a copy
+	// args is an allocation of its own: the CUDA backend hands pointers
+	// into it to C, and cgo's checks refuse memory that holds Go pointers
+	// (as a resizer does) anywhere in the same allocation.
+	args     *driver.Args
 	countArg int
 	perRow   uint64 // elements per batch row
 	vector   uint64 // elements per thread
@@ -204,7 +207,7 @@ func (g *graph) resizeLocked(n int) error {
 			return fmt.Errorf("kernel %s: argument %d is not the element count: %w", r.k.Name(), r.countArg, ErrArgument)
 		}
 		cfg := device.Linear((count+r.vector-1)/r.vector, r.block)
-		if err := g.g.UpdateLaunch(r.node, r.k, cfg, &r.args); err != nil {
+		if err := g.g.UpdateLaunch(r.node, r.k, cfg, r.args); err != nil {
 			return err
 		}
 	}

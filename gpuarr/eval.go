@@ -143,8 +143,10 @@ func noteElementwiseResize(s *device.Stream, dst *core, l *lowered, k *device.Ke
 			return
 		}
 	}
+	own := new(driver.Args)
+	*own = *a
 	resizes(s, resizer{
-		k: k, args: *a, countArg: 1, perRow: uint64(dst.n) / uint64(c.max),
+		k: k, args: own, countArg: 1, perRow: uint64(dst.n) / uint64(c.max),
 		vector: v, block: elementwiseBlock,
 	}, true)
 }
