@@ -53,7 +53,8 @@
 // Updating captured graphs in place is a fourth pair of capabilities
 // (driver.CaptureNodes on streams, driver.GraphUpdate on graphs):
 // Stream.LastCaptured names the node an operation just became, and
-// Graph.UpdateLaunch and Graph.UpdateCopy give kernel and copy nodes new
+// Graph.UpdateLaunch, UpdateCopy and UpdateMemset give kernel, copy and
+// memset nodes new
 // sizes for later launches; both backends have them.
 //
 // Kernels written in Go. The host device cannot run PTX: it runs Go

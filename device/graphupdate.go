@@ -7,7 +7,8 @@ import (
 // Updating a captured graph in place: a caller that remembers which node
 // each of its captured operations became (Stream.LastCaptured, right after
 // issuing it) can later give those nodes new sizes in the instantiated
-// graph (Graph.UpdateLaunch, Graph.UpdateCopy) instead of capturing again.
+// graph (Graph.UpdateLaunch, Graph.UpdateCopy, Graph.UpdateMemset) instead
+// of capturing again.
 // Both are optional capabilities of a backend; without them the calls fail
 // with an error matching ErrNotSupported.
 
@@ -86,4 +87,19 @@ func (g *Graph) UpdateCopy(n GraphNode, bytes uint64) error {
 		return invalid(call, "a copy of 0 bytes (the driver does not update a copy node to zero length)")
 	}
 	return u.SetCopyBytes(n.drv, bytes)
+}
+
+// UpdateMemset makes memset node n of g (a Memset8 or Memset32 captured
+// into g) set bytes bytes (a multiple of its element size), at the same
+// destination to the same value, in the launches of g issued from now on.
+func (g *Graph) UpdateMemset(n GraphNode, bytes uint64) error {
+	const call = "Graph.UpdateMemset"
+	u, err := g.updater(call, n)
+	if err != nil {
+		return err
+	}
+	if bytes == 0 {
+		return invalid(call, "a memset of 0 bytes (the driver does not update a memset node to zero length)")
+	}
+	return u.SetMemsetBytes(n.drv, bytes)
 }

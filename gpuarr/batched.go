@@ -10,7 +10,7 @@ import (
 
 // One graph for many batch sizes: Capture with Batched(max) records fn
 // once, for the largest batch; ReplayBatch(n) then runs it for the first
-// n rows by giving the instantiated graph's kernel and copy nodes new
+// n rows by giving the instantiated graph's kernel, copy and memset nodes new
 // sizes in place (the driver's graph-exec node updates), so every batch
 // size 1..max costs one capture and one graph's memory.
 //
@@ -22,14 +22,14 @@ import (
 //     them) writing a batched array, every array operand batched with the
 //     same element count and laid out contiguously: its element count and
 //     grid scale with n (rows are a prefix of the flat index space);
-//   - a copy between two batched arrays of one device: its length scales.
+//   - a copy between two batched arrays of one device, or a fill (Zeros,
+//     Ones, Full) of a batched array: its length scales.
 //
 // Operations on arrays that are not batched (weights, say) stay as
 // captured. Anything else that touches a batched array makes Capture fail
 // with a *NotResizableError naming the operation: a reduction over the
 // batch (compiled for one size), a matrix product or other library call,
-// a kernel of the caller's own (Launch), a broadcast or strided operand,
-// a fill.
+// a kernel of the caller's own (Launch), a broadcast or strided operand.
 
 // ErrNotResizable: an operation in a Batched capture cannot be replayed
 // for smaller batches (see NotResizableError).
@@ -65,8 +65,8 @@ func Batched(max int) CaptureOption { return batchedOpt{max} }
 // whyFixed is why an operation without a resize rule cannot follow the
 // batch size.
 const whyFixed = "it touches an array whose leading extent is the batch maximum, and only elementwise " +
-	"kernels over contiguous rows and copies between batched arrays can be resized to a smaller batch " +
-	"(a reduction, matrix product, library call, kernel of your own, fill or strided operation is recorded for one size); " +
+	"kernels over contiguous rows, fills and copies between batched arrays can be resized to a smaller batch " +
+	"(a reduction, matrix product, library call, kernel of your own or strided operation is recorded for one size); " +
 	"run it outside the capture, or capture one graph per batch size"
 
 // batchOp is one operation of a Batched capture.
@@ -95,6 +95,7 @@ type resizer struct {
 	block    uint32
 
 	rowBytes uint64
+	memset   bool // a memset node rather than a copy
 }
 
 // batchedOf returns the Batched capture on s, or nil.
@@ -196,7 +197,13 @@ func (g *graph) resizeLocked(n int) error {
 	g.cur = 0 // unknown until every node is updated
 	for i := range g.rs {
 		r := &g.rs[i]
-		if r.k == nil {
+		switch {
+		case r.k == nil && r.memset:
+			if err := g.g.UpdateMemset(r.node, r.rowBytes*uint64(n)); err != nil {
+				return err
+			}
+			continue
+		case r.k == nil:
 			if err := g.g.UpdateCopy(r.node, r.rowBytes*uint64(n)); err != nil {
 				return err
 			}

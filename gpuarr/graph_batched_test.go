@@ -136,6 +136,50 @@ func TestBatchedGraphKeepsBatchIndependentWork(t *testing.T) {
 	assert.Equal(t, slices.Repeat([]float32{1}, 2*dim), got[2*dim:], "rows 2, 3: untouched")
 }
 
+// Fills of batched arrays inside the capture follow the batch size too:
+// byte and 32-bit memsets (Full of a value whose bytes repeat) and the
+// fill kernel (Full of a value whose bytes do not). The filled arrays are
+// kept past the capture, so the test sees which rows a replay wrote.
+func TestBatchedGraphResizesFills(t *testing.T) {
+	dev := testDevice(t)
+	s := newStreams(t, dev, 1)[0]
+	const maxRows, dim = 6, 5
+	sh := gpuarr.Shape{maxRows, dim}
+	var f8 *gpuarr.Array[uint8]
+	var f32 *gpuarr.Array[float32]
+	var f64 *gpuarr.Array[float64]
+	fill := func() (err error) {
+		if f8, err = gpuarr.Full(sh, uint8(7), gpuarr.On(s)); err != nil { // a byte memset
+			return err
+		}
+		if f32, err = gpuarr.Full(sh, float32(1.5), gpuarr.On(s)); err != nil { // a 32-bit memset
+			return err
+		}
+		f64, err = gpuarr.Full(sh, 1.0/3, gpuarr.On(s)) // the fill kernel
+		return err
+	}
+	require.NoError(t, fill()) // compiles the kernel
+	for _, a := range []interface{ Release() error }{f8, f32, f64} {
+		require.NoError(t, a.Release())
+	}
+	g, err := gpuarr.Capture(s, fill, gpuarr.Batched(maxRows))
+	require.NoError(t, err)
+	defer g.Close()
+	defer f8.Release()
+	defer f32.Release()
+	defer f64.Release()
+	for _, bs := range []int{2, 5, 1, maxRows, 3} {
+		require.NoError(t, f8.CopyFromHost(make([]uint8, maxRows*dim), gpuarr.On(s)))
+		require.NoError(t, f32.CopyFromHost(make([]float32, maxRows*dim), gpuarr.On(s)))
+		require.NoError(t, f64.CopyFromHost(make([]float64, maxRows*dim), gpuarr.On(s)))
+		require.NoError(t, g.ReplayBatch(bs, gpuarr.On(s)))
+		rest := (maxRows - bs) * dim
+		assert.Equal(t, append(slices.Repeat([]uint8{7}, bs*dim), make([]uint8, rest)...), values(t, f8), "byte memset, batch size %d", bs)
+		assert.Equal(t, append(slices.Repeat([]float32{1.5}, bs*dim), make([]float32, rest)...), values(t, f32), "32-bit memset, batch size %d", bs)
+		assert.Equal(t, append(slices.Repeat([]float64{1.0 / 3}, bs*dim), make([]float64, rest)...), values(t, f64), "fill kernel, batch size %d", bs)
+	}
+}
+
 // What cannot follow the batch size is refused at capture, naming the
 // operation, and leaves nothing behind.
 func TestBatchedCaptureRefusesWhatCannotResize(t *testing.T) {
@@ -168,9 +212,14 @@ func TestBatchedCaptureRefusesWhatCannotResize(t *testing.T) {
 		"a kernel of one's own": {func() error {
 			return gpuarr.Launch(ks.Fill, linear(maxRows*dim), gpuarr.Out(u), uint32(3), uint64(maxRows*dim), gpuarr.On(s))
 		}, "Launch"},
-		"a fill": {func() error {
-			return releaseAfter(gpuarr.Zeros[float32](gpuarr.Shape{maxRows, dim}, gpuarr.On(s)))
-		}, "Zeros"},
+		"a fill whose rows are not whole memset words": {func() error {
+			// int16 0x0102 repeats every 4 bytes: a 32-bit memset, rows of 3·2 bytes.
+			v, err := gpuarr.Full(gpuarr.Shape{maxRows, 3}, int16(0x0102), gpuarr.On(s))
+			if err != nil {
+				return err
+			}
+			return v.Release()
+		}, "Full"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			pool := must(gpuarr.NewGraphPool(dev))

@@ -13,8 +13,9 @@ import (
 
 // Updating instantiated graphs in place: a capture names the node each
 // operation became (cuStreamGetCaptureInfo_v3), and the instantiation's
-// kernel and copy nodes take new sizes (cuGraphExecKernelNodeSetParams_v2,
-// cuGraphExecMemcpyNodeSetParams) without capturing again.
+// kernel, copy and memset nodes take new sizes
+// (cuGraphExecKernelNodeSetParams_v2, cuGraphExecMemcpyNodeSetParams,
+// cuGraphExecMemsetNodeSetParams) without capturing again.
 var (
 	_ driver.CaptureNodes = (*stream)(nil)
 	_ driver.GraphUpdate  = (*graph)(nil)
@@ -57,6 +58,23 @@ func (g *graph) SetKernelNode(n driver.GraphNode, f driver.Function, grid, block
 		C.uint(sharedBytes), buf, off, na, size)
 	if rc != 0 {
 		return g.dev.fail(int64(rc), "kernel %s grid %v block %v on %s", fn.name, grid, block, g.dev)
+	}
+	return nil
+}
+
+func (g *graph) SetMemsetBytes(n driver.GraphNode, bytes uint64) error {
+	const call = "cuGraphExecMemsetNodeSetParams"
+	if g.closed.Load() {
+		return closedError(call, "the graph")
+	}
+	if err := g.dev.check(call); err != nil {
+		return err
+	}
+	if n == 0 || bytes == 0 {
+		return driver.Errorf(call, driver.InvalidValue, "node %#x, %d bytes: need a node and more than 0 bytes", uintptr(n), bytes)
+	}
+	if rc := C.gp_graph_set_memset_bytes(g.dev.ctx, g.exec, C.gp_h(n), C.size_t(bytes)); rc != 0 {
+		return g.dev.fail(int64(rc), "%d bytes on %s", bytes, g.dev)
 	}
 	return nil
 }

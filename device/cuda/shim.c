@@ -104,6 +104,18 @@ typedef struct {
 } gp_memcpy3d; // CUDA_MEMCPY3D_v2
 _Static_assert(sizeof(gp_memcpy3d) == 200, "CUDA_MEMCPY3D is 200 bytes");
 
+typedef struct {
+	CUdeviceptr dst;
+	size_t pitch;
+	unsigned int value;
+	unsigned int elementSize; // 1, 2 or 4
+	size_t width;             // in elements
+	size_t height;
+} gp_memset_node_params; // CUDA_MEMSET_NODE_PARAMS
+_Static_assert(sizeof(gp_memset_node_params) == 40, "CUDA_MEMSET_NODE_PARAMS is 40 bytes");
+
+typedef CUresult (*t_cuGraphMemsetNodeGetParams)(CUgraphNode, gp_memset_node_params *);
+typedef CUresult (*t_cuGraphExecMemsetNodeSetParams)(CUgraphExec, CUgraphNode, const gp_memset_node_params *, CUcontext);
 typedef CUresult (*t_cuStreamGetCaptureInfo)(CUstream, int *, unsigned long long *, CUgraph *,
                                              const CUgraphNode **, const void **, size_t *);
 typedef CUresult (*t_cuGraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode, const gp_kernel_node_params *);
@@ -570,6 +582,28 @@ gp_rc gp_graph_set_copy_bytes(gp_h ctx, gp_h exec, gp_h node, size_t bytes) {
 	}
 	p.WidthInBytes = bytes;
 	CALL(cuGraphExecMemcpyNodeSetParams, P(exec), P(node), &p, P(ctx));
+}
+
+// The same for a memset node: width counts elements of the node's size.
+gp_rc gp_graph_set_memset_bytes(gp_h ctx, gp_h exec, gp_h node, size_t bytes) {
+	gp_memset_node_params p;
+	CTX(ctx);
+	if (missing(GP_cuGraphExecMemsetNodeSetParams)) {
+		return pack(GP_SYMBOL_MISSING, GP_cuGraphExecMemsetNodeSetParams);
+	}
+	if (missing(GP_cuGraphMemsetNodeGetParams)) {
+		return pack(GP_SYMBOL_MISSING, GP_cuGraphMemsetNodeGetParams);
+	}
+	memset(&p, 0, sizeof p);
+	CUresult r = CU(cuGraphMemsetNodeGetParams)(P(node), &p);
+	if (r) {
+		return pack(r, GP_cuGraphMemsetNodeGetParams);
+	}
+	if (p.height > 1 || p.elementSize == 0 || bytes % p.elementSize != 0) {
+		return pack(1 /* CUDA_ERROR_INVALID_VALUE: not 1-D, or not whole elements */, GP_cuGraphExecMemsetNodeSetParams);
+	}
+	p.width = bytes / p.elementSize;
+	CALL(cuGraphExecMemsetNodeSetParams, P(exec), P(node), &p, P(ctx));
 }
 
 // ---- memory ----

@@ -110,6 +110,8 @@ typedef struct {
 	X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", 0) \
 	X(cuGraphMemcpyNodeGetParams, "cuGraphMemcpyNodeGetParams", 0)          \
 	X(cuGraphExecMemcpyNodeSetParams, "cuGraphExecMemcpyNodeSetParams", 0)  \
+	X(cuGraphMemsetNodeGetParams, "cuGraphMemsetNodeGetParams", 0)          \
+	X(cuGraphExecMemsetNodeSetParams, "cuGraphExecMemsetNodeSetParams", 0)  \
 	X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", 0)    \
 	X(cuMemAddressReserve, "cuMemAddressReserve", 0)                        \
 	X(cuMemAddressFree, "cuMemAddressFree", 0)                              \
@@ -138,6 +140,7 @@ gp_rc gp_graph_set_kernel(gp_h ctx, gp_h exec, gp_h node, gp_h f, unsigned gx, u
                           unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared,
                           const void *buf, const unsigned short *off, int nargs, int size);
 gp_rc gp_graph_set_copy_bytes(gp_h ctx, gp_h exec, gp_h node, size_t bytes);
+gp_rc gp_graph_set_memset_bytes(gp_h ctx, gp_h exec, gp_h node, size_t bytes);
 
 gp_ret gp_vm_granularity(gp_h ctx, CUdevice dev);
 gp_ret gp_vm_reserve(gp_h ctx, size_t size);

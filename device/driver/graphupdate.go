@@ -19,7 +19,8 @@ type CaptureNodes interface {
 
 // GraphUpdate is the optional capability of a Graph to change the
 // parameters of nodes in its instantiation without capturing again
-// (cuGraphExecKernelNodeSetParams_v2, cuGraphExecMemcpyNodeSetParams).
+// (cuGraphExecKernelNodeSetParams_v2, cuGraphExecMemcpyNodeSetParams,
+// cuGraphExecMemsetNodeSetParams).
 // An update affects launches issued after it; launches already issued run
 // with the parameters they were issued with.
 type GraphUpdate interface {
@@ -29,4 +30,8 @@ type GraphUpdate interface {
 	// SetCopyBytes makes the one-dimensional copy node n copy bytes bytes
 	// (more than zero) from the same source to the same destination.
 	SetCopyBytes(n GraphNode, bytes uint64) error
+	// SetMemsetBytes makes the one-dimensional memset node n set bytes
+	// bytes (more than zero, a multiple of its element size) at the same
+	// destination to the same value.
+	SetMemsetBytes(n GraphNode, bytes uint64) error
 }

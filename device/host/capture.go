@@ -162,8 +162,9 @@ func (g *graph) Close() error {
 // as CUDA's graph-exec node updates do: a kernel launch gets a new shape
 // and arguments, a copy a new length.
 type node struct {
-	kernel    *function                  // a launch of kernel, or nil
-	copyBytes func(n uint64) (op, error) // a copy, resized; nil when not a copy
+	kernel      *function                  // a launch of kernel, or nil
+	copyBytes   func(n uint64) (op, error) // a copy, resized; nil when not a copy
+	memsetBytes func(n uint64) (op, error) // a memset, resized; nil when not a memset
 }
 
 var (
@@ -243,6 +244,32 @@ func (g *graph) SetKernelNode(n driver.GraphNode, f driver.Function, grid, block
 		a = *args
 	}
 	g.replaceLocked(i, launchOp(g.dev, fn, grid, block, sharedBytes, a))
+	return nil
+}
+
+// SetMemsetBytes changes the length of a captured one-dimensional memset.
+func (g *graph) SetMemsetBytes(n driver.GraphNode, bytes uint64) error {
+	const call = "cuGraphExecMemsetNodeSetParams"
+	if err := g.dev.symbol(call); err != nil {
+		return err
+	}
+	if bytes == 0 {
+		return driver.Errorf(call, driver.InvalidValue, "zero-length memset")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i, nd, err := g.nodeAtLocked(call, n)
+	if err != nil {
+		return err
+	}
+	if nd == nil || nd.memsetBytes == nil {
+		return driver.Errorf(call, driver.InvalidValue, "node %d is not a memset node", n)
+	}
+	fn, err := nd.memsetBytes(bytes)
+	if err != nil {
+		return err
+	}
+	g.replaceLocked(i, fn)
 	return nil
 }
 

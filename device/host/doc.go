@@ -33,7 +33,7 @@
 // invalidate it (EndCapture then fails with StreamCaptureInvalidated); a
 // capturing stream waiting on an event recorded outside the capture fails
 // with StreamCaptureIsolation. Node i+1 of a graph is its operation i; a
-// graph's launches and copies can be resized in place, as with CUDA's
+// graph's launches, copies and memsets can be resized in place, as with CUDA's
 // graph-exec node updates (an update replaces the graph's operation list,
 // so launches already queued run the operations they were queued with; a
 // resized upload copies a prefix of the snapshot its capture took).

@@ -367,14 +367,27 @@ func (s *stream) memset(call string, dst driver.Ptr, pattern []byte, n uint64) e
 	if err := span(call, dst, n); err != nil {
 		return err
 	}
-	return s.enqueue(call, func() error {
-		a, b, why := index.pin(dst, n)
-		if a == nil {
-			return illegal(call, "destination "+why)
+	set := func(n uint64) op {
+		return func() error {
+			a, b, why := index.pin(dst, n)
+			if a == nil {
+				return illegal(call, "destination "+why)
+			}
+			fill(b, pattern)
+			a.unpin()
+			return nil
 		}
-		fill(b, pattern)
-		a.unpin()
-		return nil
+	}
+	return s.enqueueNode(call, set(n), &node{
+		memsetBytes: func(m uint64) (op, error) {
+			if m%uint64(len(pattern)) != 0 {
+				return nil, driver.Errorf(call, driver.InvalidValue, "%d bytes is not a whole number of %d-byte elements", m, len(pattern))
+			}
+			if err := span(call, dst, m); err != nil {
+				return nil, err
+			}
+			return set(m), nil
+		},
 	})
 }
 
