@@ -50,6 +50,13 @@
 // and with which byte (the host backend under GPUARR_HOST_CHECK=1; never
 // CUDA), so they need not import a backend to ask.
 //
+// Updating captured graphs in place is a fourth pair of capabilities
+// (driver.CaptureNodes on streams, driver.GraphUpdate on graphs):
+// Stream.LastCaptured names the node an operation just became, and
+// Graph.UpdateLaunch, UpdateCopy and UpdateMemset give kernel, copy and
+// memset nodes new
+// sizes for later launches; both backends have them.
+//
 // Kernels written in Go. The host device cannot run PTX: it runs Go
 // functions (device/hostkernel's Kernel) bound to PTX entry names, and
 // checks the PTX as a JIT would. RegisterHostKernel binds one (on CUDA it

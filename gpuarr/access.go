@@ -94,6 +94,7 @@ func (o *op) begin(peers bool) error {
 	for i := 0; i < o.nb; i++ {
 		(*o.buf(i)).mu.Lock()
 	}
+	capturing := false
 	for i := 0; i < o.n; i++ {
 		a := o.at(i)
 		if err := a.c.buf.trk.useLocked(a.s, a.m); err != nil {
@@ -102,6 +103,15 @@ func (o *op) begin(peers bool) error {
 		}
 		if a.s.IsCapturing() {
 			noteUse(a.s, a.c.buf, a.m)
+			capturing = true
+		}
+	}
+	if capturing {
+		for i := 0; i < o.n; i++ {
+			if c := batchedOf(o.at(i).s); c != nil {
+				c.noteOp(o)
+				break
+			}
 		}
 	}
 	return nil

@@ -45,12 +45,15 @@ func full[T Numeric](call string, sh Shape, v T, opts []Option) (*Array[T], erro
 		return nil, err
 	}
 	pat := unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))
-	done := false
+	var unit uint64
 	err = a.issue(call, s, modeWrite, true, func() (err error) {
-		done, err = memsetFill(s, a.c.ptr(), a.c.nbytes(), pat)
+		unit, err = memsetFill(s, a.c.ptr(), a.c.nbytes(), pat)
+		if err == nil {
+			noteFillResize(s, &a.c, unit)
+		}
 		return err
 	})
-	if err == nil && !done {
+	if err == nil && unit == 0 {
 		// A value whose bytes do not repeat within 4 (most float64s):
 		// one fused kernel writing the scalar.
 		err = evalInto(call, &a.c, Scalar(v).n, s)

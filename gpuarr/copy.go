@@ -102,9 +102,14 @@ func copyCores(call string, dst, src *core, s *device.Stream) error {
 		o.add(dst, modeWrite, s)
 		issue = func() error {
 			if dst.buf == src.buf && dst.off == src.off {
+				noteCopyResize(s, dst, src, n, false)
 				return nil // copying an array onto itself
 			}
-			return s.CopyDtoD(dst.ptr(), src.ptr(), n)
+			if err := s.CopyDtoD(dst.ptr(), src.ptr(), n); err != nil {
+				return err
+			}
+			noteCopyResize(s, dst, src, n, true)
+			return nil
 		}
 	case p2p.Direct:
 		o.add(src, modeRead, s)
@@ -130,4 +135,18 @@ func copyCores(call string, dst, src *core, s *device.Stream) error {
 		return fmt.Errorf("gpuarr.%s: %s to %s: %w", call, src.describe(), dst.describe(), err)
 	}
 	return nil
+}
+
+// noteCopyResize tells a Batched capture on s how the copy just issued
+// (issued: it became a node) follows the batch size: between two
+// contiguous batched arrays, its length scales with the rows.
+func noteCopyResize(s *device.Stream, dst, src *core, n uint64, issued bool) {
+	c := batchedOf(s)
+	if c == nil || !c.isBatched(dst) || !c.isBatched(src) || n == 0 {
+		return
+	}
+	if !dst.contiguous() || !src.contiguous() {
+		return
+	}
+	resizes(s, resizer{rowBytes: n / uint64(c.max)}, issued)
 }

@@ -89,8 +89,38 @@
 // an upload from a Go slice (CopyFromHost, FromSlice: upload before the
 // capture), a cuBLAS call (Matmul), and work on another stream that waits
 // on the capture. Compile expressions before capturing (run fn once), as
-// with PyTorch's warm-up. One graph per batch size costs one pool; there is
-// no resizing of a captured graph to smaller batches.
+// with PyTorch's warm-up.
+//
+// # One graph for many batch sizes (Batched, ReplayBatch)
+//
+// Capture(s, fn, Batched(max)) runs fn once, on arrays whose leading
+// (batch) axis has max rows, and Graph.ReplayBatch(n) replays the graph
+// for the first n rows (1 ≤ n ≤ max): before the launch, the instantiated
+// graph's kernel nodes get the element count and grid of n rows and its
+// copy and memset nodes n rows' bytes (cuGraphExecKernelNodeSetParams,
+// cuGraphExecMemcpyNodeSetParams, cuGraphExecMemsetNodeSetParams; the
+// host backend updates its recorded operations the same way), so every batch size costs one capture and one
+// graph's memory instead of a graph per size. Rows n and beyond are not
+// touched. Changing n costs a node update per resized node; replaying the
+// same n again costs what Replay costs, and Replay replays max rows.
+//
+// An array is batched when its leading extent is max. Each operation the
+// capture records that touches a batched array must be one that resizes:
+// an elementwise kernel (Eval, EvalInto) whose output and array operands
+// are all batched, contiguous and of one shape, a Copy between two
+// batched arrays, or a fill (Zeros, Ones, Full) of a batched array. Work on arrays that are not batched (weights) replays as
+// captured at every size. Anything else that touches a batched array —
+// a reduction (Sum over the batch is compiled for one size), Matmul or
+// another library call, a kernel of your own (Launch: gpuarr cannot know
+// how its arguments scale), a broadcast or strided operand, random
+// numbers — makes Capture fail with a *NotResizableError (matching
+// ErrNotResizable) naming the operation: run it outside the capture, or
+// capture a graph per size. Since the rule goes by the leading extent, a
+// batch-independent array that happens to have max rows counts as
+// batched: choose max to differ from such extents, or keep the array's
+// work outside the capture. A batch size outside 1..max fails with
+// ErrBatchSize, ReplayBatch of a graph captured without Batched with
+// ErrArgument.
 //
 // # Raw stream capture
 //

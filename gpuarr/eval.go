@@ -105,11 +105,50 @@ func evalInto(call string, dst *core, root *node, s *device.Stream) error {
 		return err
 	}
 	err = s.LaunchArgs(k, cfg, a)
+	if err == nil {
+		noteElementwiseResize(s, dst, l, k, a, v)
+	}
 	o.end()
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	return nil
+}
+
+// noteElementwiseResize tells a Batched capture on s how the elementwise
+// launch just issued follows the batch size: its element count (argument
+// 1) and grid scale with the rows when dst and every array operand are
+// batched, contiguous and of one element count, so that the first n rows
+// of each are the first elements of the flat index space.
+func noteElementwiseResize(s *device.Stream, dst *core, l *lowered, k *device.Kernel, a *driver.Args, v uint64) {
+	c := batchedOf(s)
+	if c == nil {
+		return
+	}
+	if !c.isBatched(dst) {
+		return // batch-independent (a weight, say): stays as captured
+	}
+	if len(l.dims) > 0 {
+		fixed(s, "an operand is broadcast or strided, so the kernel indexes by the captured shape; "+
+			"make the operands contiguous arrays of the batch's shape")
+		return
+	}
+	for _, lf := range l.leaves {
+		switch {
+		case lf.rnd != nil:
+			fixed(s, "random numbers are drawn for the captured size; draw them outside the capture")
+			return
+		case lf.c == nil || lf.strided || lf.c.n != dst.n || !c.isBatched(lf.c):
+			fixed(s, "an operand is not a contiguous array of the batch's shape (broadcast, strided or of another shape)")
+			return
+		}
+	}
+	own := new(driver.Args)
+	*own = *a
+	resizes(s, resizer{
+		k: k, args: own, countArg: 1, perRow: uint64(dst.n) / uint64(c.max),
+		vector: v, block: elementwiseBlock,
+	}, true)
 }
 
 // gridFor is a grid-stride launch over work items (reductions): enough

@@ -2,31 +2,54 @@ package gpuarr
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
 )
 
+// noteFillResize tells a Batched capture on s how the fill of x just
+// issued follows the batch size: a memset of a batched array (unit: its
+// element size) sets the rows' bytes; a fill left to a kernel (unit 0)
+// resizes as that elementwise kernel does.
+func noteFillResize(s *device.Stream, x *core, unit uint64) {
+	c := batchedOf(s)
+	if c == nil || !c.isBatched(x) {
+		return
+	}
+	if unit == 0 || x.nbytes() == 0 {
+		resizes(s, resizer{}, false)
+		return
+	}
+	row := x.nbytes() / uint64(c.max)
+	if row%unit != 0 {
+		fixed(s, fmt.Sprintf("the fill is a %d-byte memset and a row is %d bytes, not whole memset elements", unit, row))
+		return
+	}
+	resizes(s, resizer{rowBytes: row, memset: true}, true)
+}
+
 // memsetFill sets nbytes at p to repetitions of pat (one element) with a
 // driver memset when one can: a byte memset when all its bytes agree, a
-// 32-bit memset when the element repeats every 4 bytes. It reports false
-// when neither applies (Full then runs a fused fill kernel instead).
-func memsetFill(s *device.Stream, p device.Ptr, nbytes uint64, pat []byte) (bool, error) {
+// 32-bit memset when the element repeats every 4 bytes. It reports the
+// memset's unit (1 or 4 bytes), or 0 when neither applies (Full then runs
+// a fused fill kernel instead).
+func memsetFill(s *device.Stream, p device.Ptr, nbytes uint64, pat []byte) (unit uint64, err error) {
 	if nbytes == 0 {
-		return true, nil
+		return 1, nil
 	}
 	same := true
 	for _, b := range pat[1:] {
 		same = same && b == pat[0]
 	}
 	if same {
-		return true, s.Memset8(p, pat[0], nbytes)
+		return 1, s.Memset8(p, pat[0], nbytes)
 	}
 	if len(pat) <= 4 && p%4 == 0 && nbytes%4 == 0 {
 		var w [4]byte
 		for i := range w {
 			w[i] = pat[i%len(pat)]
 		}
-		return true, s.Memset32(p, binary.LittleEndian.Uint32(w[:]), nbytes/4)
+		return 4, s.Memset32(p, binary.LittleEndian.Uint32(w[:]), nbytes/4)
 	}
-	return false, nil
+	return 0, nil
 }

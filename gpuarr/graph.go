@@ -136,6 +136,12 @@ type capture struct {
 	used  map[*buffer]mode     // buffers operations touched, union of modes
 	held  map[*buffer]struct{} // of those, buffers from outside the pool: referenced at first use
 	alloc []*buffer            // buffers allocated from the pool during the capture
+
+	// A Batched capture (batched.go): the largest batch, every operation
+	// in order with how it resizes, and a failure to name a node.
+	max int
+	ops []batchOp
+	err error
 }
 
 // captures maps capturing streams to their capture.
@@ -200,6 +206,13 @@ type graph struct {
 	closed bool
 	bufs   []*buffer // address order, each referenced
 	modes  []mode
+
+	// One graph for many batch sizes (batched.go): the largest batch (0
+	// when not captured with Batched), how each resizable node follows
+	// the batch size, and the size the nodes are set for now.
+	max int
+	rs  []resizer
+	cur int
 }
 
 // Capture records the array operations fn issues on s (a stream made with
@@ -226,12 +239,19 @@ func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph
 		return nil, fmt.Errorf("%s: the stream of %s is already capturing: %w", call, s.Device(), device.ErrStreamCapture)
 	}
 	var pool *GraphPool
+	maxBatch := 0
 	for _, o := range opts {
-		if wp, ok := o.(withPool); ok {
-			if wp.p == nil {
+		switch o := o.(type) {
+		case withPool:
+			if o.p == nil {
 				return nil, fmt.Errorf("%s: WithPool(nil): %w", call, ErrArgument)
 			}
-			pool = wp.p
+			pool = o.p
+		case batchedOpt:
+			if o.max < 1 {
+				return nil, fmt.Errorf("%s: Batched(%d): the largest batch size must be at least 1: %w", call, o.max, ErrArgument)
+			}
+			maxBatch = o.max
 		}
 	}
 	if pool == nil {
@@ -254,7 +274,7 @@ func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph
 	pool.capturing, pool.stream = true, s
 	pool.mu.Unlock()
 
-	c := &capture{s: s, pool: pool, used: map[*buffer]mode{}, held: map[*buffer]struct{}{}}
+	c := &capture{s: s, pool: pool, used: map[*buffer]mode{}, held: map[*buffer]struct{}{}, max: maxBatch}
 	if _, dup := captures.LoadOrStore(s, c); dup {
 		pool.endCapture()
 		return nil, fmt.Errorf("%s: the stream of %s is already capturing: %w", call, s.Device(), device.ErrStreamCapture)
@@ -270,7 +290,7 @@ func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph
 	captures.Delete(s)
 	c.settle()
 
-	g = &Graph{&graph{dev: s.Device(), g: dg, pool: pool}}
+	g = &Graph{&graph{dev: s.Device(), g: dg, pool: pool, max: maxBatch, cur: maxBatch}}
 	// Every buffer the graph touches, referenced: outside ones since first
 	// use, pool ones from now if still alive.
 	for b, m := range c.used {
@@ -308,7 +328,11 @@ func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph
 	pool.mu.Unlock()
 	pool.endCapture()
 
-	if err := errors.Join(fnErr, endErr); err != nil {
+	var rsErr error
+	if maxBatch > 0 && fnErr == nil && endErr == nil {
+		g.rs, rsErr = c.resizers()
+	}
+	if err := errors.Join(fnErr, endErr, rsErr); err != nil {
 		_ = g.Close()
 		return nil, fmt.Errorf("%s: %w", call, err)
 	}
@@ -362,11 +386,18 @@ func (g *Graph) Pool() *GraphPool { return g.pool }
 // device, for the writers of the arrays the graph reads and the readers of
 // those it writes, and marks the arrays it writes as written on that
 // stream, as any operation does.
+//
+// A graph captured with Batched replays for its largest batch.
 func (g *Graph) Replay(opts ...Option) error {
 	const call = "Graph.Replay"
 	if g == nil || g.graph == nil {
 		return fmt.Errorf("gpuarr.%s: nil graph: %w", call, ErrArgument)
 	}
+	return g.replay(call, g.max, opts)
+}
+
+// replay runs the graph, for batch size n when it was captured Batched.
+func (g *Graph) replay(call string, n int, opts []Option) error {
 	s, err := streamFor(call, opts, g.dev)
 	if err != nil {
 		return err
@@ -378,6 +409,13 @@ func (g *Graph) Replay(opts ...Option) error {
 	defer g.mu.Unlock()
 	if g.closed {
 		return fmt.Errorf("gpuarr.%s: %w", call, ErrGraphClosed)
+	}
+	// Nodes first, so that a failed update leaves tracking as it was.
+	// (Launches already issued keep the sizes they were issued with.)
+	if g.max > 0 {
+		if err := g.resizeLocked(n); err != nil {
+			return fmt.Errorf("gpuarr.%s: setting the graph's nodes for batch size %d: %w", call, n, err)
+		}
 	}
 	// The pool's lock is held until the launch is issued, so that replays
 	// of the pool's graphs from several goroutines are ordered one after

@@ -4,7 +4,11 @@
 // with the device memory it costs (MemInfo before and after) and the pool's
 // reserved bytes; the host cost of replaying a 20-operation chain of small
 // elementwise ops against issuing the same operations eagerly; and the
-// capture time per batch size. bench/peer/graphs_peers.py runs the same
+// capture time per batch size. The seed scenario runs twice more in
+// one-graph mode: one graph captured for the largest batch with
+// gpuarr.Batched and replayed for every size with ReplayBatch (its kernel
+// nodes resized in place), so the table shows one-graph mode next to a
+// graph per size and PyTorch. bench/peer/graphs_peers.py runs the same
 // program with PyTorch.
 //
 //	go run ./bench/graphs -out bench/results
@@ -33,7 +37,7 @@ const (
 
 var labelKeys = []string{"scenario", "order", "upstream"}
 var metricKeys = []string{"working_set_mib", "device_growth_mib", "pool_reserved_mib", "capture_us_per_size",
-	"p50_ns", "p99_ns", "ratio_eager_vs_replay", "target_mib"}
+	"p50_ns", "p99_ns", "ratio_eager_vs_replay", "target_mib", "graphs", "capture_us_total", "resize_replay_us"}
 
 func main() {
 	out := flag.String("out", "", "directory for graphs.json (none: print only)")
@@ -52,9 +56,11 @@ func run(outDir string, batches, batch int) error {
 		return err
 	}
 	rep := report.New("graphs", dev.Name(), dev.Backend(), dev.DriverVersion())
-	for _, desc := range []bool{false, true} {
-		if err := seed(rep, dev, desc); err != nil {
-			return err
+	for _, one := range []bool{false, true} {
+		for _, desc := range []bool{false, true} {
+			if err := seed(rep, dev, desc, one); err != nil {
+				return err
+			}
 		}
 	}
 	if err := chain(rep, dev, batches, batch); err != nil {
@@ -62,7 +68,10 @@ func run(outDir string, batches, batch int) error {
 	}
 	rep.Note("Seed: one graph per batch size 1..%d of a*a + b*2 over rows of %d float32, sharing one GraphPool, on one stream; "+
 		"device growth is MemInfo's used bytes after the captures minus before (other processes on the GPU show up in it). "+
-		"Target: pool reserved <= the largest working set rounded up to one 2 MiB granule (target_mib).", maxBatch, rowLen)
+		"Target: pool reserved <= the largest working set rounded up to one 2 MiB granule (target_mib). "+
+		"One graph: captured once for batch %d with gpuarr.Batched and replayed for every size with ReplayBatch "+
+		"(order: the replay order; its kernel nodes are resized in place before each replay, resize_replay_us is "+
+		"that replay's host time); capture_us_per_size is its one capture divided by %d sizes.", maxBatch, rowLen, maxBatch, maxBatch)
 	rep.Note("Chain: %d dependent elementwise ops (EvalInto of x*1.0001 back and forth: one kernel each, as torch.mul(out=) in graphs_peers) over %d float32; host ns per chain, "+
 		"issued eagerly or replayed as one graph, stream drained between batches (not timed); %d batches of %d; %s, GOMAXPROCS %d.",
 		chainOps, chainLen, batches, batch, runtime.Version(), runtime.GOMAXPROCS(0))
@@ -105,7 +114,10 @@ func compute(a, b, out *gpuarr.Array[float32], bs int, s *device.Stream) error {
 	return gpuarr.EvalInto(ov, gpuarr.Add(sq, tw), gpuarr.On(s))
 }
 
-func seed(rep *report.Report, dev *device.Device, desc bool) error {
+// seed measures the seed scenario: a graph per batch size or, with one,
+// one Batched graph replayed for every size (desc: replayed from the
+// largest down).
+func seed(rep *report.Report, dev *device.Device, desc, one bool) error {
 	s, err := dev.NewStream()
 	if err != nil {
 		return err
@@ -142,26 +154,47 @@ func seed(rep *report.Report, dev *device.Device, desc bool) error {
 			_ = g.Close()
 		}
 	}()
-	start := time.Now()
-	for i := 1; i <= maxBatch; i++ {
-		bs := i
+	order := func(i int) int {
 		if desc {
-			bs = maxBatch + 1 - i
+			return maxBatch + 1 - i
 		}
-		g, err := gpuarr.Capture(s, func() error { return compute(a, b, out, bs, s) }, gpuarr.WithPool(pool))
+		return i
+	}
+	start := time.Now()
+	if one {
+		g, err := gpuarr.Capture(s, func() error { return compute(a, b, out, maxBatch, s) }, gpuarr.WithPool(pool), gpuarr.Batched(maxBatch))
 		if err != nil {
-			return fmt.Errorf("batch size %d: %w", bs, err)
+			return fmt.Errorf("one graph for batch sizes 1..%d: %w", maxBatch, err)
 		}
 		graphs = append(graphs, g)
+	} else {
+		for i := 1; i <= maxBatch; i++ {
+			bs := order(i)
+			g, err := gpuarr.Capture(s, func() error { return compute(a, b, out, bs, s) }, gpuarr.WithPool(pool))
+			if err != nil {
+				return fmt.Errorf("batch size %d: %w", bs, err)
+			}
+			graphs = append(graphs, g)
+		}
 	}
-	perSize := time.Since(start) / maxBatch
+	total := time.Since(start)
+	perSize := total / maxBatch
 	after, err := used(dev)
 	if err != nil {
 		return err
 	}
-	// Every graph replays once and the largest is checked.
-	for _, g := range graphs {
-		if err := g.Replay(gpuarr.On(s)); err != nil {
+	// Every batch size replays once (one graph: each replay resizes its
+	// nodes first, timed on the host) and the result is read.
+	var resize time.Duration
+	for i := 1; i <= maxBatch; i++ {
+		t0 := time.Now()
+		if one {
+			err = graphs[0].ReplayBatch(order(i), gpuarr.On(s))
+		} else {
+			err = graphs[i-1].Replay(gpuarr.On(s))
+		}
+		resize += time.Since(t0)
+		if err != nil {
 			return err
 		}
 	}
@@ -169,17 +202,25 @@ func seed(rep *report.Report, dev *device.Device, desc bool) error {
 		return err
 	}
 	ws := float64(2 * maxBatch * rowLen * 4)
-	order := "ascending"
+	dir, scenario := "ascending", "seed 1..128"
 	if desc {
-		order = "descending"
+		dir = "descending"
 	}
-	rep.Add("seed", map[string]string{"scenario": "seed 1..128", "order": order, "upstream": pool.Upstream().Kind}, map[string]float64{
+	metrics := map[string]float64{
 		"working_set_mib":     ws * mibFactor,
 		"device_growth_mib":   float64(after-before) * mibFactor,
 		"pool_reserved_mib":   float64(pool.Stats().ReservedBytes.Current) * mibFactor,
 		"capture_us_per_size": float64(perSize.Nanoseconds()) / 1e3,
+		"capture_us_total":    float64(total.Nanoseconds()) / 1e3,
 		"target_mib":          float64((uint64(ws)+granule-1)/granule*granule) * mibFactor,
-	})
+		"graphs":              float64(len(graphs)),
+	}
+	if one {
+		scenario = "seed 1..128, one graph"
+		// Host time of a replay that resizes the graph's nodes first.
+		metrics["resize_replay_us"] = float64(resize.Nanoseconds()) / 1e3 / maxBatch
+	}
+	rep.Add("seed", map[string]string{"scenario": scenario, "order": dir, "upstream": pool.Upstream().Kind}, metrics)
 	return nil
 }
 

@@ -17,6 +17,12 @@ import (
 // and pointers into the marshalled arguments (Go memory without Go
 // pointers, which the shim copies to its stack before cuLaunchKernel).
 func (s *stream) launchArgs(f driver.Function, args *driver.Args) (fn *function, buf unsafe.Pointer, off *C.ushort, n, size C.int, err error) {
+	return launchArgsOn(s.dev, f, args)
+}
+
+// launchArgsOn is launchArgs for a launch on a device (a graph's kernel
+// node, say) rather than on a stream.
+func launchArgsOn(dev *device, f driver.Function, args *driver.Args) (fn *function, buf unsafe.Pointer, off *C.ushort, n, size C.int, err error) {
 	fn, ok := f.(*function)
 	if !ok || fn == nil {
 		return nil, nil, nil, 0, 0, driver.Errorf("cuLaunchKernel", driver.InvalidValue, "%T is not a CUDA function", f)
@@ -24,8 +30,8 @@ func (s *stream) launchArgs(f driver.Function, args *driver.Args) (fn *function,
 	if fn.mod.closed.Load() {
 		return nil, nil, nil, 0, 0, closedError("cuLaunchKernel", "the module of "+fn.name)
 	}
-	if fn.mod.dev != s.dev {
-		return nil, nil, nil, 0, 0, driver.Errorf("cuLaunchKernel", driver.InvalidValue, "kernel %s of %s launched on a stream of %s", fn.name, fn.mod.dev, s.dev)
+	if fn.mod.dev != dev {
+		return nil, nil, nil, 0, 0, driver.Errorf("cuLaunchKernel", driver.InvalidValue, "kernel %s of %s launched on %s", fn.name, fn.mod.dev, dev)
 	}
 	if args != nil && args.N > 0 {
 		buf, off = unsafe.Pointer(&args.Buf[0]), (*C.ushort)(unsafe.Pointer(&args.Off[0]))

@@ -70,6 +70,60 @@ typedef CUresult (*t_cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsign
 typedef CUresult (*t_cuGraphLaunch)(CUgraphExec, CUstream);
 typedef CUresult (*t_cuGraphExecDestroy)(CUgraphExec);
 typedef CUresult (*t_cuGraphDestroy)(CUgraph);
+
+// Graph node updates (cuda.h 12.3+/13.x layouts, checked by size below).
+typedef void *CUgraphNode;
+typedef struct {
+	CUfunction func;
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+	void *kern;    // CUkernel: used only when func is NULL
+	CUcontext ctx; // NULL: the current context
+} gp_kernel_node_params; // CUDA_KERNEL_NODE_PARAMS_v2
+_Static_assert(sizeof(gp_kernel_node_params) == 72, "CUDA_KERNEL_NODE_PARAMS_v2 is 72 bytes");
+
+typedef struct {
+	size_t srcXInBytes, srcY, srcZ, srcLOD;
+	int srcMemoryType; // CUmemorytype
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	void *srcArray; // CUarray
+	void *reserved0;
+	size_t srcPitch, srcHeight;
+	size_t dstXInBytes, dstY, dstZ, dstLOD;
+	int dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	void *dstArray;
+	void *reserved1;
+	size_t dstPitch, dstHeight;
+	size_t WidthInBytes, Height, Depth;
+} gp_memcpy3d; // CUDA_MEMCPY3D_v2
+_Static_assert(sizeof(gp_memcpy3d) == 200, "CUDA_MEMCPY3D is 200 bytes");
+
+typedef struct {
+	CUdeviceptr dst;
+	size_t pitch;
+	unsigned int value;
+	unsigned int elementSize; // 1, 2 or 4
+	size_t width;             // in elements
+	size_t height;
+} gp_memset_node_params; // CUDA_MEMSET_NODE_PARAMS
+_Static_assert(sizeof(gp_memset_node_params) == 40, "CUDA_MEMSET_NODE_PARAMS is 40 bytes");
+
+typedef CUresult (*t_cuGraphMemsetNodeGetParams)(CUgraphNode, gp_memset_node_params *);
+typedef CUresult (*t_cuGraphExecMemsetNodeSetParams)(CUgraphExec, CUgraphNode, const gp_memset_node_params *, CUcontext);
+typedef CUresult (*t_cuStreamGetCaptureInfo)(CUstream, int *, unsigned long long *, CUgraph *,
+                                             const CUgraphNode **, const void **, size_t *);
+typedef CUresult (*t_cuGraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode, const gp_kernel_node_params *);
+typedef CUresult (*t_cuGraphMemcpyNodeGetParams)(CUgraphNode, gp_memcpy3d *);
+typedef CUresult (*t_cuGraphExecMemcpyNodeSetParams)(CUgraphExec, CUgraphNode, const gp_memcpy3d *, CUcontext);
+
+static inline int gp_params(unsigned long long *vals, void **params, const void *buf,
+                            const unsigned short *off, int nargs, int size);
 typedef CUresult (*t_cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                      unsigned, unsigned, CUstream, void **, void **);
 
@@ -460,6 +514,96 @@ gp_rc gp_graph_destroy(gp_h ctx, gp_h graph, gp_h exec) {
 	CUresult r = CU(cuGraphExecDestroy)(P(exec));
 	if (r) return pack(r, GP_cuGraphExecDestroy);
 	CALL(cuGraphDestroy, P(graph));
+}
+
+// The capture's current dependencies right after an operation: on a
+// capture of one stream, the single node that operation became.
+// edgeData_out is passed so the query is never lossy.
+gp_ret gp_stream_last_node(gp_h ctx, gp_h s) {
+	gp_ret out = {0};
+	int status = 0;
+	unsigned long long id = 0;
+	CUgraph g = 0;
+	const CUgraphNode *deps = 0;
+	const void *edges = 0;
+	size_t n = 0;
+	RCTX(out, ctx);
+	RCALL(out, cuStreamGetCaptureInfo, P(s), &status, &id, &g, &deps, &edges, &n);
+	if (status != 1 /* CU_STREAM_CAPTURE_STATUS_ACTIVE */) {
+		out.rc = pack(1 /* CUDA_ERROR_INVALID_VALUE */, GP_cuStreamGetCaptureInfo);
+		return out;
+	}
+	out.w = n;
+	if (n == 1 && deps) {
+		out.v = (uintptr_t)deps[0];
+	}
+	return out;
+}
+
+gp_rc gp_graph_set_kernel(gp_h ctx, gp_h exec, gp_h node, gp_h f, unsigned gx, unsigned gy,
+                          unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                          const void *buf, const unsigned short *off, int nargs, int size) {
+	unsigned long long vals[GP_MAX_ARG_BYTES / 8];
+	void *params[GP_MAX_ARGS];
+	CTX(ctx);
+	if (!gp_params(vals, params, buf, off, nargs, size)) {
+		return pack(1 /* CUDA_ERROR_INVALID_VALUE */, GP_cuGraphExecKernelNodeSetParams);
+	}
+	// The driver copies the argument values during the call.
+	gp_kernel_node_params p;
+	memset(&p, 0, sizeof p);
+	p.func = P(f);
+	p.gridDimX = gx, p.gridDimY = gy, p.gridDimZ = gz;
+	p.blockDimX = bx, p.blockDimY = by, p.blockDimZ = bz;
+	p.sharedMemBytes = shared;
+	p.kernelParams = nargs ? params : 0;
+	CALL(cuGraphExecKernelNodeSetParams, P(exec), P(node), &p);
+}
+
+// Reads the copy node's parameters from the graph the exec came from and
+// sets them, with a new width, in the exec: source, destination and
+// their memory types stay what the capture recorded.
+gp_rc gp_graph_set_copy_bytes(gp_h ctx, gp_h exec, gp_h node, size_t bytes) {
+	gp_memcpy3d p;
+	CTX(ctx);
+	if (missing(GP_cuGraphExecMemcpyNodeSetParams)) {
+		return pack(GP_SYMBOL_MISSING, GP_cuGraphExecMemcpyNodeSetParams);
+	}
+	if (missing(GP_cuGraphMemcpyNodeGetParams)) {
+		return pack(GP_SYMBOL_MISSING, GP_cuGraphMemcpyNodeGetParams);
+	}
+	memset(&p, 0, sizeof p);
+	CUresult r = CU(cuGraphMemcpyNodeGetParams)(P(node), &p);
+	if (r) {
+		return pack(r, GP_cuGraphMemcpyNodeGetParams);
+	}
+	if (p.Height > 1 || p.Depth > 1) {
+		return pack(1 /* CUDA_ERROR_INVALID_VALUE: not a 1-D copy */, GP_cuGraphExecMemcpyNodeSetParams);
+	}
+	p.WidthInBytes = bytes;
+	CALL(cuGraphExecMemcpyNodeSetParams, P(exec), P(node), &p, P(ctx));
+}
+
+// The same for a memset node: width counts elements of the node's size.
+gp_rc gp_graph_set_memset_bytes(gp_h ctx, gp_h exec, gp_h node, size_t bytes) {
+	gp_memset_node_params p;
+	CTX(ctx);
+	if (missing(GP_cuGraphExecMemsetNodeSetParams)) {
+		return pack(GP_SYMBOL_MISSING, GP_cuGraphExecMemsetNodeSetParams);
+	}
+	if (missing(GP_cuGraphMemsetNodeGetParams)) {
+		return pack(GP_SYMBOL_MISSING, GP_cuGraphMemsetNodeGetParams);
+	}
+	memset(&p, 0, sizeof p);
+	CUresult r = CU(cuGraphMemsetNodeGetParams)(P(node), &p);
+	if (r) {
+		return pack(r, GP_cuGraphMemsetNodeGetParams);
+	}
+	if (p.height > 1 || p.elementSize == 0 || bytes % p.elementSize != 0) {
+		return pack(1 /* CUDA_ERROR_INVALID_VALUE: not 1-D, or not whole elements */, GP_cuGraphExecMemsetNodeSetParams);
+	}
+	p.width = bytes / p.elementSize;
+	CALL(cuGraphExecMemsetNodeSetParams, P(exec), P(node), &p, P(ctx));
 }
 
 // ---- memory ----

@@ -106,6 +106,12 @@ typedef struct {
 	X(cuGraphLaunch, "cuGraphLaunch", 0)                                    \
 	X(cuGraphExecDestroy, "cuGraphExecDestroy", 0)                          \
 	X(cuGraphDestroy, "cuGraphDestroy", 0)                                  \
+	X(cuStreamGetCaptureInfo, "cuStreamGetCaptureInfo_v3", 0)              \
+	X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", 0) \
+	X(cuGraphMemcpyNodeGetParams, "cuGraphMemcpyNodeGetParams", 0)          \
+	X(cuGraphExecMemcpyNodeSetParams, "cuGraphExecMemcpyNodeSetParams", 0)  \
+	X(cuGraphMemsetNodeGetParams, "cuGraphMemsetNodeGetParams", 0)          \
+	X(cuGraphExecMemsetNodeSetParams, "cuGraphExecMemsetNodeSetParams", 0)  \
 	X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", 0)    \
 	X(cuMemAddressReserve, "cuMemAddressReserve", 0)                        \
 	X(cuMemAddressFree, "cuMemAddressFree", 0)                              \
@@ -126,6 +132,16 @@ enum { GP_SYMBOLS(GP_ENUM) GP_NSYM };
 // an entry point (NULL when missing or hidden), gp_pack their result.
 void *gp_fn_get(int i);
 gp_rc gp_pack(CUresult r, int sym);
+// Updating captured graphs in place (graphnode.c, graphnode.go).
+// last_node returns the capture's single current dependency in v and the
+// number of dependencies in w (the node is valid only when w is 1).
+gp_ret gp_stream_last_node(gp_h ctx, gp_h s);
+gp_rc gp_graph_set_kernel(gp_h ctx, gp_h exec, gp_h node, gp_h f, unsigned gx, unsigned gy,
+                          unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                          const void *buf, const unsigned short *off, int nargs, int size);
+gp_rc gp_graph_set_copy_bytes(gp_h ctx, gp_h exec, gp_h node, size_t bytes);
+gp_rc gp_graph_set_memset_bytes(gp_h ctx, gp_h exec, gp_h node, size_t bytes);
+
 gp_ret gp_vm_granularity(gp_h ctx, CUdevice dev);
 gp_ret gp_vm_reserve(gp_h ctx, size_t size);
 gp_rc gp_vm_free(gp_h ctx, CUdeviceptr p, size_t size);

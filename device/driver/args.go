@@ -91,3 +91,14 @@ func (a *Args) I64(i int) int64   { return int64(a.raw(i)) }
 func (a *Args) U64(i int) uint64  { return a.raw(i) }
 func (a *Args) F32(i int) float32 { return math.Float32frombits(uint32(a.raw(i))) }
 func (a *Args) F64(i int) float64 { return math.Float64frombits(a.raw(i)) }
+
+// SetU64 overwrites argument i, of a 64-bit kind, with bits (a graph's
+// kernel node updated with a new element count, say). It reports false
+// when i is not a 64-bit argument.
+func (a *Args) SetU64(i int, bits uint64) bool {
+	if i < 0 || i >= a.N || a.Kind[i].Size() != 8 {
+		return false
+	}
+	binary.LittleEndian.PutUint64(a.Buf[a.Off[i]:], bits)
+	return true
+}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -22,6 +23,7 @@ import (
 
 type capture struct {
 	ops         []op
+	nodes       []*node     // per op: how to resize it, or nil
 	invalidated atomic.Bool // a forbidden call was made: EndCapture fails
 	ended       atomic.Bool // set by EndCapture; records made during it stop refusing
 }
@@ -87,7 +89,7 @@ func (s *stream) EndCapture() (driver.Graph, error) {
 		return nil, driver.Errorf(call, driver.StreamCaptureInvalidated,
 			"the capture on stream %d of %s was invalidated by a call that would synchronize it", s.handle, s.dev)
 	}
-	return &graph{dev: s.dev, ops: c.ops}, nil
+	return &graph{dev: s.dev, ops: c.ops, nodes: c.nodes}, nil
 }
 
 // Capturing reports whether the stream captures now.
@@ -100,8 +102,9 @@ func (s *stream) Capturing() (bool, error) {
 
 // graph is the captured work of one capture.
 type graph struct {
-	dev *device
-	ops []op
+	dev   *device
+	ops   []op    // replaced, never changed in place: queued launches keep theirs
+	nodes []*node // parallel to ops
 
 	mu     sync.Mutex
 	closed bool
@@ -152,5 +155,146 @@ func (g *graph) Close() error {
 		return driver.Errorf(call, driver.Closed, "graph of %s closed twice", g.dev)
 	}
 	g.closed = true
+	return nil
+}
+
+// node is what a graph needs to change one captured operation in place,
+// as CUDA's graph-exec node updates do: a kernel launch gets a new shape
+// and arguments, a copy a new length.
+type node struct {
+	kernel      *function                  // a launch of kernel, or nil
+	copyBytes   func(n uint64) (op, error) // a copy, resized; nil when not a copy
+	memsetBytes func(n uint64) (op, error) // a memset, resized; nil when not a memset
+}
+
+var (
+	_ driver.CaptureNodes = (*stream)(nil)
+	_ driver.GraphUpdate  = (*graph)(nil)
+)
+
+// LastCapturedNode names the latest operation of the stream's capture:
+// node i+1 is the capture's operation i.
+func (s *stream) LastCapturedNode() (driver.GraphNode, error) {
+	const call = "cuStreamGetCaptureInfo_v3"
+	if err := s.dev.symbol(call); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.capture
+	switch {
+	case c == nil:
+		return 0, driver.Errorf(call, driver.InvalidValue, "stream %d of %s is not capturing", s.handle, s.dev)
+	case len(c.ops) == 0:
+		return 0, driver.Errorf(call, driver.InvalidValue, "the capture on stream %d of %s has no operation yet", s.handle, s.dev)
+	}
+	return driver.GraphNode(len(c.ops)), nil
+}
+
+// nodeAt returns the index and record of node n, with g.mu held.
+func (g *graph) nodeAtLocked(call string, n driver.GraphNode) (int, *node, error) {
+	if g.closed {
+		return 0, nil, driver.Errorf(call, driver.Closed, "graph of %s is closed", g.dev)
+	}
+	i := int(n) - 1
+	if n == 0 || i >= len(g.ops) {
+		return 0, nil, driver.Errorf(call, driver.InvalidValue, "node %d is not in the graph (%d nodes)", n, len(g.ops))
+	}
+	return i, g.nodes[i], nil
+}
+
+// replaceLocked installs fn as operation i in a new slice, so launches
+// already queued keep running the old one.
+func (g *graph) replaceLocked(i int, fn op) {
+	ops := slices.Clone(g.ops)
+	ops[i] = fn
+	g.ops = ops
+}
+
+// SetKernelNode gives a captured launch a new shape and arguments.
+func (g *graph) SetKernelNode(n driver.GraphNode, f driver.Function, grid, block driver.Dim3, sharedBytes uint32, args *driver.Args) error {
+	const call = "cuGraphExecKernelNodeSetParams_v2"
+	if err := g.dev.symbol(call); err != nil {
+		return err
+	}
+	fn, ok := f.(*function)
+	if !ok {
+		return driver.Errorf(call, driver.InvalidHandle, "%T is not a host kernel", f)
+	}
+	grid, block = grid.Norm(), block.Norm()
+	if err := checkLaunch(call, fn, grid, block, sharedBytes); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i, nd, err := g.nodeAtLocked(call, n)
+	if err != nil {
+		return err
+	}
+	if nd == nil || nd.kernel == nil {
+		return driver.Errorf(call, driver.InvalidValue, "node %d is not a kernel node", n)
+	}
+	if nd.kernel != fn {
+		// CUDA: the function may not change to one of another context;
+		// changing the kernel is not what a resize does, so refuse it.
+		return driver.Errorf(call, driver.InvalidValue, "node %d launches %s, not %s", n, nd.kernel.name, fn.name)
+	}
+	var a driver.Args
+	if args != nil {
+		a = *args
+	}
+	g.replaceLocked(i, launchOp(g.dev, fn, grid, block, sharedBytes, a))
+	return nil
+}
+
+// SetMemsetBytes changes the length of a captured one-dimensional memset.
+func (g *graph) SetMemsetBytes(n driver.GraphNode, bytes uint64) error {
+	const call = "cuGraphExecMemsetNodeSetParams"
+	if err := g.dev.symbol(call); err != nil {
+		return err
+	}
+	if bytes == 0 {
+		return driver.Errorf(call, driver.InvalidValue, "zero-length memset")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i, nd, err := g.nodeAtLocked(call, n)
+	if err != nil {
+		return err
+	}
+	if nd == nil || nd.memsetBytes == nil {
+		return driver.Errorf(call, driver.InvalidValue, "node %d is not a memset node", n)
+	}
+	fn, err := nd.memsetBytes(bytes)
+	if err != nil {
+		return err
+	}
+	g.replaceLocked(i, fn)
+	return nil
+}
+
+// SetCopyBytes changes the length of a captured one-dimensional copy.
+func (g *graph) SetCopyBytes(n driver.GraphNode, bytes uint64) error {
+	const call = "cuGraphExecMemcpyNodeSetParams"
+	if err := g.dev.symbol(call); err != nil {
+		return err
+	}
+	if bytes == 0 {
+		return driver.Errorf(call, driver.InvalidValue, "zero-length copy")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i, nd, err := g.nodeAtLocked(call, n)
+	if err != nil {
+		return err
+	}
+	if nd == nil || nd.copyBytes == nil {
+		return driver.Errorf(call, driver.InvalidValue, "node %d is not a copy node", n)
+	}
+	fn, err := nd.copyBytes(bytes)
+	if err != nil {
+		return err
+	}
+	g.replaceLocked(i, fn)
 	return nil
 }

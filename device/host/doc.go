@@ -32,7 +32,11 @@
 // the host during a capture fail with StreamCaptureUnsupported and
 // invalidate it (EndCapture then fails with StreamCaptureInvalidated); a
 // capturing stream waiting on an event recorded outside the capture fails
-// with StreamCaptureIsolation.
+// with StreamCaptureIsolation. Node i+1 of a graph is its operation i; a
+// graph's launches, copies and memsets can be resized in place, as with CUDA's
+// graph-exec node updates (an update replaces the graph's operation list,
+// so launches already queued run the operations they were queued with; a
+// resized upload copies a prefix of the snapshot its capture took).
 //
 // Kernels are Go functions (device/hostkernel's Kernel) bound to their PTX
 // entry names in a process-wide registry; the devices implement

@@ -132,6 +132,30 @@ func (s *stream) Launch(f driver.Function, grid, block driver.Dim3, sharedBytes 
 		return driver.Errorf(call, driver.Closed, "kernel %s of an unloaded module", fn.name)
 	}
 	grid, block = grid.Norm(), block.Norm()
+	if err := checkLaunch(call, fn, grid, block, sharedBytes); err != nil {
+		return err
+	}
+	var a driver.Args
+	if args != nil {
+		a = *args
+	}
+	// Each run gets a fresh Launch, so a captured launch can be replayed.
+	return s.enqueueNode(call, launchOp(s.dev, fn, grid, block, sharedBytes, a), &node{kernel: fn})
+}
+
+// launchOp is one launch of fn, run afresh each time (so that a captured
+// launch can be replayed).
+func launchOp(dev *device, fn *function, grid, block driver.Dim3, sharedBytes uint32, a driver.Args) op {
+	return func() error {
+		m := &launchMemory{name: fn.name, dev: dev}
+		l := hostkernel.NewLaunch(fn.name, dev, m)
+		l.Grid, l.Block, l.SharedBytes, l.Args = grid, block, sharedBytes, a
+		return m.run(fn.kernel, l)
+	}
+}
+
+// checkLaunch checks a launch's shape against the device's limits.
+func checkLaunch(call string, fn *function, grid, block driver.Dim3, sharedBytes uint32) error {
 	switch {
 	case block.Count() > maxBlockThreads || block.X > maxBlockThreads || block.Y > maxBlockThreads || block.Z > maxBlockZ:
 		return driver.Errorf(call, driver.InvalidValue, "kernel %s: block %dx%dx%d exceeds %d threads (z ≤ %d)",
@@ -141,15 +165,5 @@ func (s *stream) Launch(f driver.Function, grid, block driver.Dim3, sharedBytes 
 	case sharedBytes > maxSharedBytes:
 		return driver.Errorf(call, driver.InvalidValue, "kernel %s: %d bytes of shared memory, at most %d", fn.name, sharedBytes, maxSharedBytes)
 	}
-	var a driver.Args
-	if args != nil {
-		a = *args
-	}
-	// Each run gets a fresh Launch, so a captured launch can be replayed.
-	return s.enqueue(call, func() error {
-		m := &launchMemory{name: fn.name, dev: s.dev}
-		l := hostkernel.NewLaunch(fn.name, s.dev, m)
-		l.Grid, l.Block, l.SharedBytes, l.Args = grid, block, sharedBytes, a
-		return m.run(fn.kernel, l)
-	})
+	return nil
 }

@@ -58,7 +58,11 @@ func (s *stream) Handle() uintptr { return s.handle }
 
 // enqueue appends fn, or adds it to the capture while the stream captures;
 // it fails only on a closed stream.
-func (s *stream) enqueue(call string, fn op) error {
+func (s *stream) enqueue(call string, fn op) error { return s.enqueueNode(call, fn, nil) }
+
+// enqueueNode is enqueue for an operation a captured graph can later
+// resize in place (nd says how); outside a capture nd is unused.
+func (s *stream) enqueueNode(call string, fn op, nd *node) error {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -66,6 +70,7 @@ func (s *stream) enqueue(call string, fn op) error {
 	}
 	if c := s.capture; c != nil {
 		c.ops = append(c.ops, fn)
+		c.nodes = append(c.nodes, nd)
 		s.mu.Unlock()
 		return nil
 	}
@@ -240,7 +245,15 @@ func (s *stream) CopyHtoD(dst driver.Ptr, src unsafe.Pointer, n uint64) error {
 		})
 	}
 	data := bytes.Clone(hostBytes(src, n))
-	return s.enqueue(call, func() error { return toDevice(call, dst, data) })
+	return s.enqueueNode(call, func() error { return toDevice(call, dst, data) }, &node{
+		// A resized replay copies the first m bytes of the same snapshot.
+		copyBytes: func(m uint64) (op, error) {
+			if m > n {
+				return nil, driver.Errorf(call, driver.InvalidValue, "%d bytes from a captured upload of %d", m, n)
+			}
+			return func() error { return toDevice(call, dst, data[:m]) }, nil
+		},
+	})
 }
 
 // CopyDtoH queues the read and blocks until it ran (pageable semantics).
@@ -286,7 +299,17 @@ func (s *stream) CopyDtoD(dst, src driver.Ptr, n uint64) error {
 	if err := span(call, dst, n); err != nil {
 		return err
 	}
-	return s.enqueue(call, func() error { return copyMem(call, dst, src, n) })
+	return s.enqueueNode(call, func() error { return copyMem(call, dst, src, n) }, &node{
+		copyBytes: func(m uint64) (op, error) {
+			if err := span(call, src, m); err != nil {
+				return nil, err
+			}
+			if err := span(call, dst, m); err != nil {
+				return nil, err
+			}
+			return func() error { return copyMem(call, dst, src, m) }, nil
+		},
+	})
 }
 
 // CopyPeer queues a copy from srcDev's memory to dstDev's. It needs no
@@ -316,7 +339,17 @@ func (s *stream) CopyPeer(dst driver.Ptr, dstDev driver.Device, src driver.Ptr, 
 			return err
 		}
 	}
-	return s.enqueue(call, func() error { return copyMem(call, dst, src, n) })
+	return s.enqueueNode(call, func() error { return copyMem(call, dst, src, n) }, &node{
+		copyBytes: func(m uint64) (op, error) {
+			if err := span(call, src, m); err != nil {
+				return nil, err
+			}
+			if err := span(call, dst, m); err != nil {
+				return nil, err
+			}
+			return func() error { return copyMem(call, dst, src, m) }, nil
+		},
+	})
 }
 
 // Memset8 queues setting n bytes at dst to v.
@@ -347,14 +380,27 @@ func (s *stream) memset(call string, dst driver.Ptr, pattern []byte, n uint64) e
 	if err := span(call, dst, n); err != nil {
 		return err
 	}
-	return s.enqueue(call, func() error {
-		a, b, why := index.pin(dst, n)
-		if a == nil {
-			return illegal(call, "destination "+why)
+	set := func(n uint64) op {
+		return func() error {
+			a, b, why := index.pin(dst, n)
+			if a == nil {
+				return illegal(call, "destination "+why)
+			}
+			fill(b, pattern)
+			a.unpin()
+			return nil
 		}
-		fill(b, pattern)
-		a.unpin()
-		return nil
+	}
+	return s.enqueueNode(call, set(n), &node{
+		memsetBytes: func(m uint64) (op, error) {
+			if m%uint64(len(pattern)) != 0 {
+				return nil, driver.Errorf(call, driver.InvalidValue, "%d bytes is not a whole number of %d-byte elements", m, len(pattern))
+			}
+			if err := span(call, dst, m); err != nil {
+				return nil, err
+			}
+			return set(m), nil
+		},
 	})
 }
 

@@ -1,0 +1,252 @@
+package gpuarr
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/driver"
+)
+
+// One graph for many batch sizes: Capture with Batched(max) records fn
+// once, for the largest batch; ReplayBatch(n) then runs it for the first
+// n rows by giving the instantiated graph's kernel, copy and memset nodes new
+// sizes in place (the driver's graph-exec node updates), so every batch
+// size 1..max costs one capture and one graph's memory.
+//
+// Which operations scale: an array is batched when its leading extent is
+// max. During the capture, each operation that touches a batched array
+// must say how it resizes, right after issuing its one node:
+//
+//   - an elementwise kernel (Eval, EvalInto, the arithmetic built on
+//     them) writing a batched array, every array operand batched with the
+//     same element count and laid out contiguously: its element count and
+//     grid scale with n (rows are a prefix of the flat index space);
+//   - a copy between two batched arrays of one device, or a fill (Zeros,
+//     Ones, Full) of a batched array: its length scales.
+//
+// Operations on arrays that are not batched (weights, say) stay as
+// captured. Anything else that touches a batched array makes Capture fail
+// with a *NotResizableError naming the operation: a reduction over the
+// batch (compiled for one size), a matrix product or other library call,
+// a kernel of the caller's own (Launch), a broadcast or strided operand.
+
+// ErrNotResizable: an operation in a Batched capture cannot be replayed
+// for smaller batches (see NotResizableError).
+var ErrNotResizable = errors.New("operation cannot be resized to a smaller batch")
+
+// ErrBatchSize: a batch size outside 1..max of a Batched graph.
+var ErrBatchSize = errors.New("batch size out of range")
+
+// NotResizableError is the error of a Batched capture that recorded an
+// operation which cannot follow the batch size. It matches ErrNotResizable.
+type NotResizableError struct {
+	Op  string // the operation, as "Sum"
+	Why string
+}
+
+func (e *NotResizableError) Error() string {
+	return fmt.Sprintf("gpuarr.%s in a Batched capture: %s", e.Op, e.Why)
+}
+
+// Is makes errors.Is(err, ErrNotResizable) hold.
+func (e *NotResizableError) Is(target error) bool { return target == ErrNotResizable }
+
+type batchedOpt struct{ max int }
+
+func (batchedOpt) isCaptureOption() {}
+
+// Batched makes Capture record one graph for every batch size 1..max: fn
+// runs once and must work on batches of max rows (the arrays' leading
+// axis); ReplayBatch(n) replays it for the first n rows. max must be at
+// least 1.
+func Batched(max int) CaptureOption { return batchedOpt{max} }
+
+// whyFixed is why an operation without a resize rule cannot follow the
+// batch size.
+const whyFixed = "it touches an array whose leading extent is the batch maximum, and only elementwise " +
+	"kernels over contiguous rows, fills and copies between batched arrays can be resized to a smaller batch " +
+	"(a reduction, matrix product, library call, kernel of your own or strided operation is recorded for one size); " +
+	"run it outside the capture, or capture one graph per batch size"
+
+// batchOp is one operation of a Batched capture.
+type batchOp struct {
+	call    string
+	batched bool     // touches an array whose leading extent is the maximum
+	why     string   // why it cannot be resized, when it has no rule
+	rule    *resizer // how it resizes, once it said so
+}
+
+// resizer is how one captured node follows the batch size: a kernel node
+// gets count = perRow·n in argument countArg and the grid for it; a copy
+// node copies rowBytes·n bytes. A zero node (a copy of an array onto
+// itself, which issues nothing) needs no update.
+type resizer struct {
+	node device.GraphNode
+
+	k *device.Kernel // nil for a copy
+	// args is an allocation of its own: the CUDA backend hands pointers
+	// into it to C, and cgo's checks refuse memory that holds Go pointers
+	// (as a resizer does) anywhere in the same allocation.
+	args     *driver.Args
+	countArg int
+	perRow   uint64 // elements per batch row
+	vector   uint64 // elements per thread
+	block    uint32
+
+	rowBytes uint64
+	memset   bool // a memset node rather than a copy
+}
+
+// batchedOf returns the Batched capture on s, or nil.
+func batchedOf(s *device.Stream) *capture {
+	if !s.IsCapturing() {
+		return nil
+	}
+	if c := captureOf(s); c != nil && c.max > 0 {
+		return c
+	}
+	return nil
+}
+
+// isBatched reports whether c is a batched array of the capture.
+func (c *capture) isBatched(x *core) bool {
+	return len(x.shape) > 0 && x.shape[0] == c.max
+}
+
+// noteOp records an operation of a Batched capture (from op.begin).
+func (c *capture) noteOp(o *op) {
+	b := false
+	for i := 0; i < o.n; i++ {
+		if c.isBatched(o.at(i).c) {
+			b = true
+			break
+		}
+	}
+	c.mu.Lock()
+	c.ops = append(c.ops, batchOp{call: o.call, batched: b, why: whyFixed})
+	c.mu.Unlock()
+}
+
+// resizes records that the operation just issued on s (the latest one
+// noted) follows the batch size as r says; issued tells whether it
+// became a node. Outside a Batched capture it does nothing.
+func resizes(s *device.Stream, r resizer, issued bool) {
+	c := batchedOf(s)
+	if c == nil {
+		return
+	}
+	if issued {
+		n, err := s.LastCaptured()
+		if err != nil {
+			c.mu.Lock()
+			c.err = errors.Join(c.err, fmt.Errorf("naming the node of a captured operation: %w", err))
+			c.mu.Unlock()
+			return
+		}
+		r.node = n
+	}
+	c.mu.Lock()
+	if k := len(c.ops); k > 0 {
+		c.ops[k-1].rule = &r
+	}
+	c.mu.Unlock()
+}
+
+// fixed records why the operation just noted on s cannot be resized
+// (a more precise reason than whyFixed).
+func fixed(s *device.Stream, why string) {
+	c := batchedOf(s)
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	if k := len(c.ops); k > 0 {
+		c.ops[k-1].why = why
+	}
+	c.mu.Unlock()
+}
+
+// resizers checks a finished Batched capture: the rules of its nodes, or
+// the first operation that cannot follow the batch size.
+func (c *capture) resizers() ([]resizer, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return nil, c.err
+	}
+	var rs []resizer
+	for _, o := range c.ops {
+		switch {
+		case o.rule != nil:
+			if o.rule.node.Valid() {
+				rs = append(rs, *o.rule)
+			}
+		case o.batched:
+			return nil, &NotResizableError{Op: o.call, Why: o.why}
+		}
+	}
+	return rs, nil
+}
+
+// resizeLocked updates g's nodes for batch size n (g.mu held).
+func (g *graph) resizeLocked(n int) error {
+	if n == g.cur {
+		return nil
+	}
+	g.cur = 0 // unknown until every node is updated
+	for i := range g.rs {
+		r := &g.rs[i]
+		switch {
+		case r.k == nil && r.memset:
+			if err := g.g.UpdateMemset(r.node, r.rowBytes*uint64(n)); err != nil {
+				return err
+			}
+			continue
+		case r.k == nil:
+			if err := g.g.UpdateCopy(r.node, r.rowBytes*uint64(n)); err != nil {
+				return err
+			}
+			continue
+		}
+		count := r.perRow * uint64(n)
+		if !r.args.SetU64(r.countArg, count) {
+			return fmt.Errorf("kernel %s: argument %d is not the element count: %w", r.k.Name(), r.countArg, ErrArgument)
+		}
+		cfg := device.Linear((count+r.vector-1)/r.vector, r.block)
+		if err := g.g.UpdateLaunch(r.node, r.k, cfg, r.args); err != nil {
+			return err
+		}
+	}
+	g.cur = n
+	return nil
+}
+
+// MaxBatch is the largest batch size of a graph captured with Batched, 0
+// for any other graph.
+func (g *Graph) MaxBatch() int {
+	if g == nil || g.graph == nil {
+		return 0
+	}
+	return g.max
+}
+
+// ReplayBatch runs a graph captured with Batched(max) for the first n
+// rows of its batched arrays (1 ≤ n ≤ max), on the stream opts name, with
+// the ordering Replay gives. Rows n and beyond of the arrays it writes
+// keep their values. Changing n updates the graph's nodes (a few
+// microseconds per node on a GPU); replaying one size again costs what
+// Replay costs.
+func (g *Graph) ReplayBatch(n int, opts ...Option) error {
+	const call = "Graph.ReplayBatch"
+	if g == nil || g.graph == nil {
+		return fmt.Errorf("gpuarr.%s: nil graph: %w", call, ErrArgument)
+	}
+	if g.max == 0 {
+		return fmt.Errorf("gpuarr.%s: the graph was captured without Batched; use Replay: %w", call, ErrArgument)
+	}
+	if n < 1 || n > g.max {
+		return fmt.Errorf("gpuarr.%s: batch size %d, the graph was captured for 1..%d: %w", call, n, g.max, ErrBatchSize)
+	}
+	return g.replay(call, n, opts)
+}
