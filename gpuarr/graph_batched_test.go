@@ -54,7 +54,7 @@ func TestBatchedGraphMatchesAGraphPerSize(t *testing.T) {
 		defer x.Release()
 	}
 	require.NoError(t, seedRows(t, a, b, perSize, maxRows, s, nil)) // compiles the kernels
-	baseline := allocated(t, dev)
+	baseline := settledAllocated(t, dev)
 
 	g, err := gpuarr.Capture(s, func() error { return seedBatched(a, b, out, out2, s) }, gpuarr.Batched(maxRows))
 	require.NoError(t, err)
@@ -198,7 +198,7 @@ func TestBatchedCaptureRefusesWhatCannotResize(t *testing.T) {
 	// Compile outside the capture, as a warm-up does.
 	require.NoError(t, gpuarr.EvalInto(y, gpuarr.Add(x, row), gpuarr.On(s)))
 	require.NoError(t, releaseAfter(gpuarr.Sum(x, gpuarr.On(s))))
-	baseline := allocated(t, dev)
+	baseline := settledAllocated(t, dev)
 	for name, c := range map[string]struct {
 		fn func() error
 		op string

@@ -128,7 +128,7 @@ func TestGraphsSharingAPoolReplayInAnyOrder(t *testing.T) {
 	defer b.Release()
 	defer out.Release()
 	require.NoError(t, seedRows(t, a, b, out, 1, s, nil))
-	baseline := allocated(t, dev)
+	baseline := settledAllocated(t, dev)
 
 	pool := must(gpuarr.NewGraphPool(dev))
 	graphs := make([]*gpuarr.Graph, maxRows+1)
@@ -268,7 +268,7 @@ func TestCaptureBadInput(t *testing.T) {
 	require.ErrorIs(t, g.Close(), gpuarr.ErrGraphClosed)
 
 	// An array released inside its own capture, then read.
-	baseline := allocated(t, dev)
+	baseline := settledAllocated(t, dev)
 	pool := must(gpuarr.NewGraphPool(dev))
 	_, err = gpuarr.Capture(s, func() error {
 		x, err := gpuarr.Zeros[float32](gpuarr.Shape{64}, gpuarr.On(s))
@@ -323,7 +323,7 @@ func TestCaptureRefusesWhatCannotReplay(t *testing.T) {
 	s := newStreams(t, dev, 1)[0]
 	x := must(gpuarr.Zeros[float32](gpuarr.Shape{4, 4}, gpuarr.On(s)))
 	defer x.Release()
-	baseline := allocated(t, dev)
+	baseline := settledAllocated(t, dev)
 	pool := must(gpuarr.NewGraphPool(dev))
 	for name, fn := range map[string]func() error{
 		"CopyFromHost": func() error { return x.CopyFromHost(make([]float32, 16), gpuarr.On(s)) },

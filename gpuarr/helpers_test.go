@@ -2,11 +2,13 @@ package gpuarr_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/cleanups"
 	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/memory"
 )
@@ -28,6 +30,14 @@ func values[T gpuarr.Numeric](t testing.TB, a *gpuarr.Array[T]) []T {
 	v, err := a.ToSlice()
 	require.NoError(t, err)
 	return v
+}
+
+// settledAllocated is allocated once earlier tests' garbage is freed, so
+// that their cleanups cannot undercut a baseline taken here.
+func settledAllocated(t testing.TB, dev *device.Device) uint64 {
+	t.Helper()
+	cleanups.Collect(5 * time.Second)
+	return allocated(t, dev)
 }
 
 func allocated(t testing.TB, dev *device.Device) uint64 {
