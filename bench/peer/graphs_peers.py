@@ -18,68 +18,18 @@ GPU it writes a note and exits 0.
 """
 
 import argparse
-import ctypes
-import datetime
 import json
-import os
 import sys
 import time
+
+import _peer
+from _peer import percentile
 
 MAX_BATCH = 128
 ROW = 1024
 CHAIN_OPS = 20
 CHAIN_LEN = 1024
 MIB = 1.0 / (1 << 20)
-
-
-def percentile(samples, p):
-    """Nearest rank, as bench/report.Percentile."""
-    if not samples:
-        return 0.0
-    s = sorted(samples)
-    rank = int(p / 100.0 * len(s) + 0.5) - 1
-    return s[min(max(rank, 0), len(s) - 1)]
-
-
-def driver_version():
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-        v = ctypes.c_int(0)
-        if lib.cuDriverGetVersion(ctypes.byref(v)) == 0:
-            return v.value
-    except OSError:
-        pass
-    return 0
-
-
-class Report:
-    def __init__(self):
-        self.device, self.backend = "none", "none"
-        self.notes, self.rows = [], []
-
-    def add(self, name, labels, metrics):
-        self.rows.append({"name": name, "labels": labels, "metrics": metrics})
-
-    def write(self, out_dir):
-        doc = {
-            "benchmark": "graphs_peers",
-            "device": self.device,
-            "backend": self.backend,
-            "driver_version": driver_version(),
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-            "commit": os.environ.get("GPUARR_COMMIT", ""),
-            "notes": self.notes,
-            "rows": self.rows,
-        }
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-            with open(os.path.join(out_dir, "graphs_peers.json"), "w") as f:
-                f.write(json.dumps(doc, indent=2) + "\n")
-        print("### graphs_peers — %s (driver %d)" % (self.device, driver_version()))
-        for r in self.rows:
-            print("| %s | %s | %s |" % (r["name"], json.dumps(r["labels"]), json.dumps(r["metrics"])))
-        for n in self.notes:
-            print(n)
 
 
 def seed(torch, rep, descending):
@@ -182,25 +132,21 @@ def main():
     ap.add_argument("--batches", type=int, default=200)
     ap.add_argument("--batch", type=int, default=20)
     args = ap.parse_args()
-    rep = Report()
-    try:
-        import torch
-    except Exception as e:
-        rep.notes.append("PyTorch not measured: import torch failed (%s)." % e)
-        rep.write(args.out)
-        return 0
-    if not torch.cuda.is_available():
-        rep.notes.append("PyTorch %s not measured: no CUDA device." % torch.__version__)
-        rep.write(args.out)
-        return 0
-    rep.device, rep.backend = torch.cuda.get_device_name(), "cuda"
-    for desc in (False, True):
-        seed(torch, rep, desc)
-    chain(torch, rep, args.batches, args.batch)
-    rep.notes.append("PyTorch %s, CUDA %s; seed as in ../shared/seeds/graph-capture-batch-sizes.md (output copied with "
-                     "copy_(non_blocking=True) into pinned memory instead of ctypes cudaMemcpyAsync); chain: %d batches of %d."
-                     % (torch.__version__, torch.version.cuda, args.batches, args.batch))
+    rep = _peer.Report("graphs_peers")
+    torch = _peer.import_torch(rep)
+    if torch is not None:
+        for desc in (False, True):
+            seed(torch, rep, desc)
+        chain(torch, rep, args.batches, args.batch)
+        rep.note("PyTorch %s, CUDA %s; seed as in ../shared/seeds/graph-capture-batch-sizes.md (output copied with "
+                 "copy_(non_blocking=True) into pinned memory instead of ctypes cudaMemcpyAsync); chain: %d batches of %d."
+                 % (torch.__version__, torch.version.cuda, args.batches, args.batch))
     rep.write(args.out)
+    print(rep.heading())
+    for r in rep.rows:
+        print("| %s | %s | %s |" % (r["name"], json.dumps(r["labels"]), json.dumps(r["metrics"])))
+    for n in rep.notes:
+        print(n)
     return 0
 
 

@@ -63,24 +63,19 @@ func (g *graph) SetKernelNode(n driver.GraphNode, f driver.Function, grid, block
 }
 
 func (g *graph) SetMemsetBytes(n driver.GraphNode, bytes uint64) error {
-	const call = "cuGraphExecMemsetNodeSetParams"
-	if g.closed.Load() {
-		return closedError(call, "the graph")
-	}
-	if err := g.dev.check(call); err != nil {
-		return err
-	}
-	if n == 0 || bytes == 0 {
-		return driver.Errorf(call, driver.InvalidValue, "node %#x, %d bytes: need a node and more than 0 bytes", uintptr(n), bytes)
-	}
-	if rc := C.gp_graph_set_memset_bytes(g.dev.ctx, g.exec, C.gp_h(n), C.size_t(bytes)); rc != 0 {
-		return g.dev.fail(int64(rc), "%d bytes on %s", bytes, g.dev)
-	}
-	return nil
+	return g.setBytes("cuGraphExecMemsetNodeSetParams", n, bytes, func() C.gp_rc {
+		return C.gp_graph_set_memset_bytes(g.dev.ctx, g.exec, C.gp_h(n), C.size_t(bytes))
+	})
 }
 
 func (g *graph) SetCopyBytes(n driver.GraphNode, bytes uint64) error {
-	const call = "cuGraphExecMemcpyNodeSetParams"
+	return g.setBytes("cuGraphExecMemcpyNodeSetParams", n, bytes, func() C.gp_rc {
+		return C.gp_graph_set_copy_bytes(g.dev.ctx, g.exec, C.gp_h(n), C.size_t(bytes))
+	})
+}
+
+// setBytes is the checks both size updates share around set, the shim call.
+func (g *graph) setBytes(call string, n driver.GraphNode, bytes uint64, set func() C.gp_rc) error {
 	if g.closed.Load() {
 		return closedError(call, "the graph")
 	}
@@ -90,7 +85,7 @@ func (g *graph) SetCopyBytes(n driver.GraphNode, bytes uint64) error {
 	if n == 0 || bytes == 0 {
 		return driver.Errorf(call, driver.InvalidValue, "node %#x, %d bytes: need a node and more than 0 bytes", uintptr(n), bytes)
 	}
-	if rc := C.gp_graph_set_copy_bytes(g.dev.ctx, g.exec, C.gp_h(n), C.size_t(bytes)); rc != 0 {
+	if rc := set(); rc != 0 {
 		return g.dev.fail(int64(rc), "%d bytes on %s", bytes, g.dev)
 	}
 	return nil

@@ -299,17 +299,7 @@ func (s *stream) CopyDtoD(dst, src driver.Ptr, n uint64) error {
 	if err := span(call, dst, n); err != nil {
 		return err
 	}
-	return s.enqueueNode(call, func() error { return copyMem(call, dst, src, n) }, &node{
-		copyBytes: func(m uint64) (op, error) {
-			if err := span(call, src, m); err != nil {
-				return nil, err
-			}
-			if err := span(call, dst, m); err != nil {
-				return nil, err
-			}
-			return func() error { return copyMem(call, dst, src, m) }, nil
-		},
-	})
+	return s.enqueueNode(call, func() error { return copyMem(call, dst, src, n) }, copyNode(call, dst, src))
 }
 
 // CopyPeer queues a copy from srcDev's memory to dstDev's. It needs no
@@ -339,17 +329,7 @@ func (s *stream) CopyPeer(dst driver.Ptr, dstDev driver.Device, src driver.Ptr, 
 			return err
 		}
 	}
-	return s.enqueueNode(call, func() error { return copyMem(call, dst, src, n) }, &node{
-		copyBytes: func(m uint64) (op, error) {
-			if err := span(call, src, m); err != nil {
-				return nil, err
-			}
-			if err := span(call, dst, m); err != nil {
-				return nil, err
-			}
-			return func() error { return copyMem(call, dst, src, m) }, nil
-		},
-	})
+	return s.enqueueNode(call, func() error { return copyMem(call, dst, src, n) }, copyNode(call, dst, src))
 }
 
 // Memset8 queues setting n bytes at dst to v.
@@ -460,4 +440,21 @@ func (s *stream) FreeAsync(p driver.Ptr) error {
 		a.freeQueued.Store(false)
 	}
 	return err
+}
+
+// copyNode is a captured copy from src to dst that a graph update can
+// resize: the new size is checked against both allocations as the
+// original was.
+func copyNode(call string, dst, src driver.Ptr) *node {
+	return &node{
+		copyBytes: func(m uint64) (op, error) {
+			if err := span(call, src, m); err != nil {
+				return nil, err
+			}
+			if err := span(call, dst, m); err != nil {
+				return nil, err
+			}
+			return func() error { return copyMem(call, dst, src, m) }, nil
+		},
+	}
 }
