@@ -249,38 +249,22 @@ func (g *graph) SetKernelNode(n driver.GraphNode, f driver.Function, grid, block
 
 // SetMemsetBytes changes the length of a captured one-dimensional memset.
 func (g *graph) SetMemsetBytes(n driver.GraphNode, bytes uint64) error {
-	const call = "cuGraphExecMemsetNodeSetParams"
-	if err := g.dev.symbol(call); err != nil {
-		return err
-	}
-	if bytes == 0 {
-		return driver.Errorf(call, driver.InvalidValue, "zero-length memset")
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	i, nd, err := g.nodeAtLocked(call, n)
-	if err != nil {
-		return err
-	}
-	if nd == nil || nd.memsetBytes == nil {
-		return driver.Errorf(call, driver.InvalidValue, "node %d is not a memset node", n)
-	}
-	fn, err := nd.memsetBytes(bytes)
-	if err != nil {
-		return err
-	}
-	g.replaceLocked(i, fn)
-	return nil
+	return g.resize("cuGraphExecMemsetNodeSetParams", "memset", n, bytes, func(nd *node) func(uint64) (op, error) { return nd.memsetBytes })
 }
 
 // SetCopyBytes changes the length of a captured one-dimensional copy.
 func (g *graph) SetCopyBytes(n driver.GraphNode, bytes uint64) error {
-	const call = "cuGraphExecMemcpyNodeSetParams"
+	return g.resize("cuGraphExecMemcpyNodeSetParams", "copy", n, bytes, func(nd *node) func(uint64) (op, error) { return nd.copyBytes })
+}
+
+// resize replaces node n, a node of the given kind, by its rebuild for
+// bytes (rebuild picks the node's rebuild function, nil for other kinds).
+func (g *graph) resize(call, kind string, n driver.GraphNode, bytes uint64, rebuild func(*node) func(uint64) (op, error)) error {
 	if err := g.dev.symbol(call); err != nil {
 		return err
 	}
 	if bytes == 0 {
-		return driver.Errorf(call, driver.InvalidValue, "zero-length copy")
+		return driver.Errorf(call, driver.InvalidValue, "zero-length %s", kind)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -288,10 +272,14 @@ func (g *graph) SetCopyBytes(n driver.GraphNode, bytes uint64) error {
 	if err != nil {
 		return err
 	}
-	if nd == nil || nd.copyBytes == nil {
-		return driver.Errorf(call, driver.InvalidValue, "node %d is not a copy node", n)
+	var build func(uint64) (op, error)
+	if nd != nil {
+		build = rebuild(nd)
 	}
-	fn, err := nd.copyBytes(bytes)
+	if build == nil {
+		return driver.Errorf(call, driver.InvalidValue, "node %d is not a %s node", n, kind)
+	}
+	fn, err := build(bytes)
 	if err != nil {
 		return err
 	}
