@@ -6,6 +6,8 @@ package cuda
 #cgo CFLAGS: -DGPUARR_BENCH
 #cgo noescape gp_bench_launch
 #cgo nocallback gp_bench_launch
+#cgo noescape gp_bench_handoff
+#cgo nocallback gp_bench_handoff
 #include "shim.h"
 */
 import "C"
@@ -88,6 +90,48 @@ func (s *stream) BenchLaunchSpacedC(f driver.Function, n int, gapNs int64) (int6
 	r := C.gp_bench_launch_spaced(s.dev.ctx, fn.h, s.h, C.longlong(n), C.longlong(gapNs))
 	if r.rc != 0 {
 		return 0, s.dev.fail(int64(r.rc), "kernel %s", fn.name)
+	}
+	return int64(r.v), nil
+}
+
+var _ driver.HandoffProbe = (*stream)(nil)
+
+// BenchHandoffC runs n producer/consumer rounds in a C loop (see
+// driver.HandoffProbe); s is the producer stream.
+func (s *stream) BenchHandoffC(fill driver.Function, fillArgs *driver.Args, copyFn driver.Function, copyArgs *driver.Args, grid, block driver.Dim3, sharedBytes uint32, cons driver.Stream, two bool, n int) (int64, error) {
+	if err := s.check("cuLaunchKernel"); err != nil {
+		return 0, err
+	}
+	cs, ok := cons.(*stream)
+	if !ok || cs == nil {
+		return 0, driver.Errorf("cuStreamWaitEvent", driver.InvalidValue, "%T is not a CUDA stream", cons)
+	}
+	if err := cs.check("cuStreamWaitEvent"); err != nil {
+		return 0, err
+	}
+	if cs.dev != s.dev {
+		return 0, driver.Errorf("cuStreamWaitEvent", driver.InvalidValue, "consumer stream of %s, producer of %s", cs.dev, s.dev)
+	}
+	ffn, fbuf, foff, fna, fsize, err := s.launchArgs(fill, fillArgs)
+	if err != nil {
+		return 0, err
+	}
+	cfn, cbuf, coff, cna, csize, err := s.launchArgs(copyFn, copyArgs)
+	if err != nil {
+		return 0, err
+	}
+	grid, block = grid.Norm(), block.Norm()
+	twoStreams := C.int(0)
+	if two {
+		twoStreams = 1
+	}
+	r := C.gp_bench_handoff(s.dev.ctx, ffn.h, cfn.h,
+		C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
+		C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
+		C.uint(sharedBytes), s.h, cs.h, twoStreams,
+		fbuf, foff, fna, fsize, cbuf, coff, cna, csize, C.longlong(n))
+	if r.rc != 0 {
+		return 0, s.dev.fail(int64(r.rc), "kernels %s and %s", ffn.name, cfn.name)
 	}
 	return int64(r.v), nil
 }

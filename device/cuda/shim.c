@@ -916,4 +916,81 @@ gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long g
 	return out;
 }
 
+// One producer/consumer round per iteration, n rounds: fill (its arguments
+// in fbuf) on prod, then copy (cbuf) on cons. With two == 0 both launches
+// go to prod and no event is used; otherwise the consumer waits for the
+// producer's write (event record on prod, stream wait on cons) and the
+// producer's next write waits for the consumer's read (record on cons, wait
+// on prod). The two events are created without timing before the clock
+// starts and destroyed after it stops. Returns in v the nanoseconds of the
+// loop.
+gp_ret gp_bench_handoff(gp_h ctx, gp_h fill, gp_h copy, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h prod,
+                        gp_h cons, int two, const void *fbuf, const unsigned short *foff,
+                        int fnargs, int fsize, const void *cbuf, const unsigned short *coff,
+                        int cnargs, int csize, long long n) {
+	gp_ret out = {0};
+	unsigned long long fvals[GP_MAX_ARG_BYTES / 8], cvals[GP_MAX_ARG_BYTES / 8];
+	void *fparams[GP_MAX_ARGS], *cparams[GP_MAX_ARGS];
+	CUevent e1 = 0, e2 = 0;
+	RCTX(out, ctx);
+	static const int need[] = {GP_cuLaunchKernel, GP_cuEventCreate, GP_cuEventRecord,
+	                           GP_cuStreamWaitEvent, GP_cuEventDestroy};
+	for (unsigned i = 0; i < sizeof need / sizeof need[0]; i++) {
+		if (missing(need[i])) {
+			out.rc = pack(GP_SYMBOL_MISSING, need[i]);
+			return out;
+		}
+	}
+	if (!gp_params(fvals, fparams, fbuf, foff, fnargs, fsize) ||
+	    !gp_params(cvals, cparams, cbuf, coff, cnargs, csize)) {
+		out.rc = pack(1, GP_cuLaunchKernel);
+		return out;
+	}
+	t_cuLaunchKernel launch = CU(cuLaunchKernel);
+	t_cuEventRecord record = CU(cuEventRecord);
+	t_cuStreamWaitEvent wait = CU(cuStreamWaitEvent);
+	CUresult r = 0;
+	int failed = GP_cuEventCreate;
+	if (two) {
+		// CU_EVENT_DISABLE_TIMING is 0x2, as the product's events use.
+		r = CU(cuEventCreate)(&e1, 0x2);
+		if (!r) r = CU(cuEventCreate)(&e2, 0x2);
+	}
+	CUstream ps = P(prod), cs = two ? P(cons) : P(prod);
+	long long t0 = gp_now_ns();
+	for (long long i = 0; i < n && !r; i++) {
+		failed = GP_cuLaunchKernel;
+		r = launch(P(fill), gx, gy, gz, bx, by, bz, shared, ps, fnargs ? fparams : 0, 0);
+		if (r) break;
+		if (two) {
+			failed = GP_cuEventRecord;
+			if ((r = record(e1, ps))) break;
+			failed = GP_cuStreamWaitEvent;
+			if ((r = wait(cs, e1, 0))) break;
+		}
+		failed = GP_cuLaunchKernel;
+		r = launch(P(copy), gx, gy, gz, bx, by, bz, shared, cs, cnargs ? cparams : 0, 0);
+		if (r) break;
+		if (two) {
+			failed = GP_cuEventRecord;
+			if ((r = record(e2, cs))) break;
+			failed = GP_cuStreamWaitEvent;
+			if ((r = wait(ps, e2, 0))) break;
+		}
+	}
+	long long t1 = gp_now_ns();
+	// Destroying an event with work pending on it is allowed: the driver
+	// releases it once the work completes.
+	if (e1) CU(cuEventDestroy)(e1);
+	if (e2) CU(cuEventDestroy)(e2);
+	if (r) {
+		out.rc = pack(r, failed);
+		return out;
+	}
+	out.v = (unsigned long long)(t1 - t0);
+	return out;
+}
+
 #endif // GPUARR_BENCH
+

@@ -258,6 +258,11 @@ gp_ret gp_bench_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
 
 gp_rc gp_noop(void);
 gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long gap_ns);
+gp_ret gp_bench_handoff(gp_h ctx, gp_h fill, gp_h copy, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h prod,
+                        gp_h cons, int two, const void *fbuf, const unsigned short *foff,
+                        int fnargs, int fsize, const void *cbuf, const unsigned short *coff,
+                        int cnargs, int csize, long long n);
 #endif
 
 // Tests only: cuMemFree_v2 without the backend's bookkeeping.

@@ -37,3 +37,19 @@ type LaunchProbe interface {
 	// depends on the pace of submission.
 	BenchLaunchSpacedC(f Function, n int, gapNs int64) (int64, error)
 }
+
+// HandoffProbe is implemented by a Stream whose backend launches through a
+// C shim: the driver's own cost of a producer/consumer round, the floor
+// under the array layer's cross-stream hand-off.
+type HandoffProbe interface {
+	// BenchHandoffC runs n rounds in a C loop and returns the nanoseconds
+	// the loop took. A round launches fill (fillArgs) on this stream, the
+	// producer, then copyFn (copyArgs) — on cons when two is true, with an
+	// event recorded on the producer that cons waits for before the copy,
+	// and one recorded on cons after it that the producer waits for; on
+	// this stream with no event when two is false. Both launches use grid,
+	// block and sharedBytes; arguments are marshalled once. The two events
+	// are created (without timing) before the clock starts. Keep n below
+	// the launch queue's depth and synchronize both streams between calls.
+	BenchHandoffC(fill Function, fillArgs *Args, copyFn Function, copyArgs *Args, grid, block Dim3, sharedBytes uint32, cons Stream, two bool, n int) (int64, error)
+}
