@@ -14,6 +14,13 @@ import (
 // write, and the producer's next write waits for the consumer's read —
 // each one event record and one stream wait. The figure to hold against
 // the target is the extra time per hand-off.
+//
+// Where the backend offers a C reference (driver.HandoffProbe, builds with
+// -tags gpuarrbench), the same round is also run as a C loop against the
+// driver — same kernels, launch configuration and arguments, on memory of
+// its own of the same size, with events created without timing — in the
+// same interleaved run: its two-stream minus one-stream difference is the
+// driver's floor under a hand-off, and what gpuarr adds is the rest.
 func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 	ks, err := testkernels.Load(dev)
 	if err != nil {
@@ -68,11 +75,32 @@ func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 		report.TimeBatches(1, batch, cross)
 		keep(drain())
 	}
-	var sameNs, crossNs []float64
-	err = interleave(cfg.batches, drain,
+	var sameNs, crossNs, cOneNs, cTwoNs []float64
+	paths := []func(){
 		func() { sameNs = append(sameNs, report.TimeBatches(1, batch, same)...) },
-		func() { crossNs = append(crossNs, report.TimeBatches(1, batch, cross)...) })
+		func() { crossNs = append(crossNs, report.TimeBatches(1, batch, cross)...) },
+	}
+	cRound, closeC, err := cHandoff(dev, prod, cons, lc, n)
 	if err != nil {
+		return err
+	}
+	defer closeC()
+	if cRound != nil {
+		cPath := func(two bool, into *[]float64) func() {
+			return func() {
+				ns, err := cRound(two, batch)
+				keep(err)
+				*into = append(*into, float64(ns)/float64(batch))
+			}
+		}
+		for range 5 {
+			cPath(false, new([]float64))()
+			cPath(true, new([]float64))()
+			keep(drain())
+		}
+		paths = append(paths, cPath(false, &cOneNs), cPath(true, &cTwoNs))
+	}
+	if err := interleave(cfg.batches, drain, paths...); err != nil {
 		return err
 	}
 	if opErr != nil {
@@ -87,6 +115,19 @@ func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 		map[string]float64{"p50_ns": per, "min_ns": (c.Min - s.Min) / 2, "target": targetHandoffNs})
 	if per > targetHandoffNs {
 		rep.Note("Missed: a cross-stream hand-off costs %.0f ns more than same-stream work at the median (target ≤ %d ns).", per, targetHandoffNs)
+	}
+	if cRound == nil {
+		rep.Note("Cross-stream hand-off, C driver floor: no C reference on the %s backend (the driver's C round needs the CUDA backend and -tags gpuarrbench).", dev.Backend())
+	} else {
+		co := add(rep, name, "C round, one stream", cOneNs, nil)
+		ct := add(rep, name, "C round, two streams", cTwoNs, nil)
+		rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = ct.P50 / co.P50
+		floor := (ct.P50 - co.P50) / 2
+		rep.Add("cross-stream hand-off, C driver floor", map[string]string{"path": "(C two-stream round − C one-stream round) / 2"},
+			map[string]float64{"p50_ns": floor, "min_ns": (ct.Min - co.Min) / 2})
+		rep.Add("cross-stream hand-off, gpuarr over the C floor", map[string]string{"path": "gpuarr's extra per hand-off − the C floor"},
+			map[string]float64{"p50_ns": per - floor, "min_ns": (c.Min-s.Min)/2 - (ct.Min-co.Min)/2})
+		rep.Note("Of the %.0f ns a cross-stream hand-off adds at the median, %.0f ns is the driver's (the same round in C: one cuEventRecord and one cuStreamWaitEvent per hand-off, measured in the same interleaved run) and %.0f ns is gpuarr's (tracking, the lazy record, the cgo calls).", per, floor, per-floor)
 	}
 	rep.Note("A hand-off is one cuEventRecord on the stream that last used the array (recorded lazily, when the other stream needs it) and one cuStreamWaitEvent: %d ns + %d ns on an H100 in C (DESIGN.md §2).", 167, 188)
 	return nil

@@ -8,6 +8,8 @@
 //     kernel with raw pointers;
 //  3. a cross-stream hand-off: a producer stream writes an array that a
 //     consumer stream reads, against the same two launches on one stream;
+//     with -tags gpuarrbench on the CUDA backend, the same round in C
+//     against the driver too (driver.HandoffProbe), the driver's floor;
 //  4. a host read of a clean array (no GPU work pending): CopyToHost against
 //     the raw synchronous copy of the same bytes, and CopyToHost of an
 //     empty array (everything but the copy).
