@@ -2,7 +2,12 @@
 
 package cuda
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
 
 func BenchmarkCtxGetCurrent(b *testing.B) {
 	d := gpu(b)
@@ -11,4 +16,26 @@ func BenchmarkCtxGetCurrent(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The C hand-off round orders the consumer's launch after the producer's:
+// the producer's "fill" spins before it stores 7, the consumer's stores 9
+// at once, so only a consumer that waited leaves 9.
+func TestBenchHandoffCOrdersTheConsumer(t *testing.T) {
+	d := gpu(t)
+	k := loadKernels(t, d)
+	prod, cons := newStream(t, d), newStream(t, d)
+	x := alloc(t, d, 4)
+	spinArgs := args(x, uint32(7), uint64((20 * time.Millisecond).Nanoseconds()))
+	storeArgs := args(x, uint32(9), uint64(1))
+	for _, two := range []bool{false, true} {
+		ns, err := prod.BenchHandoffC(k.spin, spinArgs, k.fill, storeArgs, one, one, 0, cons, two, 1)
+		require.NoError(t, err)
+		require.Positive(t, ns)
+		require.NoError(t, prod.Synchronize())
+		require.NoError(t, cons.Synchronize())
+		require.Equal(t, []uint32{9}, download(t, prod, x, 1), "two streams: %v", two)
+	}
+	_, err := prod.BenchHandoffC(k.spin, spinArgs, k.fill, storeArgs, one, one, 0, nil, true, 1)
+	require.ErrorContains(t, err, "is not a CUDA stream")
 }
