@@ -64,7 +64,10 @@ while read -r pkg dir; do
 	[[ -n $pkg ]] || continue
 	n=$(name "$pkg")
 	echo "  $n.test"
-	if $GO test -c -trimpath -ldflags='-s -w' -o "$STAGE/tests/$n.test" "$pkg"; then
+	# The CUDA backend's tests include those of its benchmark probes.
+	tags=()
+	[[ $n == device-cuda ]] && tags=(-tags "$BENCH_TAGS")
+	if $GO test -c "${tags[@]}" -trimpath -ldflags='-s -w' -o "$STAGE/tests/$n.test" "$pkg"; then
 		built test "$n" "$dir"
 	else
 		failed test "$n" "$dir"
