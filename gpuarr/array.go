@@ -40,9 +40,15 @@ type core struct {
 	// leaf is the array's expression node, made on first use: every
 	// expression reads the array through the same immutable node, so
 	// using an array as an operand allocates nothing.
-	leaf     atomic.Pointer[node]
-	released atomic.Bool
-	cleanup  runtime.Cleanup
+	leaf atomic.Pointer[node]
+	// released is the handle's state (cleanupreg.go): its Load reports
+	// whether Release was called. cleanup is valid once it is tracked;
+	// pendingNext and pendingDepth link it into the registrar's list
+	// until then.
+	released     handleState
+	pendingDepth uint32
+	cleanup      runtime.Cleanup
+	pendingNext  *core
 }
 
 // setShape stores a copy of sh.

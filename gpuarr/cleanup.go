@@ -1,21 +1,18 @@
 package gpuarr
 
 import (
-	"runtime"
-
 	"github.com/gpuarr/gpuarr/device"
 )
 
-// track registers a's cleanup: when a becomes unreachable, the GC drops
-// its reference to the buffer. The cleanup holds the buffer, never the
-// array (which would keep it reachable). Cleanups run on runtime
-// goroutines, several at once since Go 1.25; the one that drops the last
-// reference queues the buffer for deferredFrees' drainer rather than
-// freeing it there (see freeQueue). A failed free cannot be reported from
-// there; it is counted (counters.freeErrors).
-func track[T Numeric](a *Array[T]) {
-	a.c.cleanup = runtime.AddCleanup(a, dropBuffer, a.c.buf)
-}
+// track arranges a's cleanup: when a becomes unreachable, the GC drops
+// its reference to the buffer. The cleanup is registered later, by the
+// registrar (cleanupreg.go), unless a is released first. It holds the
+// buffer, never the array (which would keep it reachable). Cleanups run
+// on runtime goroutines, several at once since Go 1.25; the one that
+// drops the last reference queues the buffer for deferredFrees' drainer
+// rather than freeing it there (see freeQueue). A failed free cannot be
+// reported from there; it is counted (counters.freeErrors).
+func track[T Numeric](a *Array[T]) { registrar.add(&a.c) }
 
 func dropBuffer(b *buffer) {
 	if b.refs.Add(-1) == 0 {
@@ -33,11 +30,25 @@ func dropBuffer(b *buffer) {
 // The memory returns to the pool in stream order: work already issued on
 // any stream that uses the array still sees it.
 func (a *Array[T]) Release() error {
-	if a == nil || !a.c.released.CompareAndSwap(false, true) {
+	if a == nil {
 		return nil
 	}
-	a.c.cleanup.Stop()
-	return a.c.buf.unref()
+	st := &a.c.released.v
+	for {
+		switch st.Load() {
+		case stateReleased:
+			return nil
+		case statePending: // the registrar will skip it
+			if st.CompareAndSwap(statePending, stateReleased) {
+				return a.c.buf.unref()
+			}
+		case stateTracked:
+			if st.CompareAndSwap(stateTracked, stateReleased) {
+				a.c.cleanup.Stop()
+				return a.c.buf.unref()
+			}
+		}
+	}
 }
 
 // newArray allocates an uninitialized array of shape sh on s.

@@ -11,4 +11,5 @@ var counters struct {
 	eventRecords atomic.Uint64 // events recorded for such waits
 	frees        atomic.Uint64 // buffers returned to their resource
 	freeErrors   atomic.Uint64 // frees that failed (cleanups cannot report them)
+	registered   atomic.Uint64 // handles that got a GC cleanup (cleanupreg.go)
 }

@@ -158,7 +158,7 @@
 //
 // Arrays allocate from memory.Default of their device (the caching pool),
 // all through one function (alloc.go), where package gcpressure hooks its
-// eager collection. Each Array handle registers a runtime.AddCleanup whose
+// eager collection. Each Array handle has a runtime.AddCleanup whose
 // argument is its buffer, never the array: when the handle becomes
 // unreachable the buffer loses a reference, and the last reference returns
 // the memory to the pool — in the order of the stream that allocated it,
@@ -166,6 +166,12 @@
 // kernels still running keep their data. The cleanup only queues the
 // buffer; one goroutine frees the queue in a batch, and every collection
 // gcpressure runs finishes the queue before it returns (freequeue.go).
+// The cleanup is registered late, in a batch by a goroutine of its own,
+// so a handle released soon after it was made never pays for one
+// (cleanupreg.go); the batch is registered before every collection
+// gcpressure runs and after every GC cycle, so an array dropped within
+// the last few hundred allocations is collected by the next gcpressure
+// collection or the second GC cycle.
 // Release frees at once, in the caller,
 // is idempotent, and makes every later use of that handle an error
 // matching ErrReleased; views keep the buffer alive after their parent is

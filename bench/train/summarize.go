@@ -167,12 +167,16 @@ func noteTargets(sum *report.Report, m map[string]map[string]float64, ratio map[
 		}
 		return "MISSED"
 	}
-	if v, ok := ratio["eager_vs_release_total"]; ok {
-		sum.Note("eager ≤ %.2f× release (medians of the totals): %.3f×, %s; the loop alone: %.3f×",
-			targetEagerVsRelease, v, verdict(v <= targetEagerVsRelease), ratio["eager_vs_release_loop"])
+	// The targets are on the training loop (the 100 epochs), which is what
+	// the seed's "Total time" times; the run's total adds the setup
+	// (generating the data, loading cuBLAS), the same work in every mode.
+	if v, ok := ratio["eager_vs_release_loop"]; ok {
+		sum.Note("eager ≤ %.2f× release (medians of the training loop): %.3f×, %s; with the setup: %.3f×",
+			targetEagerVsRelease, v, verdict(v <= targetEagerVsRelease), ratio["eager_vs_release_total"])
 	}
-	if v, ok := ratio["disabled_vs_eager_total"]; ok {
-		sum.Note("eager ≥ %.2f× faster than disabled: %.3f×, %s", targetDisabledVsEager, v, verdict(v >= targetDisabledVsEager))
+	if v, ok := ratio["disabled_vs_eager_loop"]; ok {
+		sum.Note("eager ≥ %.2f× faster than disabled (medians of the training loop): %.3f×, %s; with the setup: %.3f×",
+			targetDisabledVsEager, v, verdict(v >= targetDisabledVsEager), ratio["disabled_vs_eager_total"])
 	}
 	ooms := 0.0
 	for _, k := range []Mode{Eager, Disabled, Release} {

@@ -13,31 +13,50 @@ import (
 // finishes its queued frees (package gcpressure's AfterCleanups), and
 // Collect calls it after the cleanups have run, so that the memory is back
 // in the pool before the collection counts as done.
+//
+// A layer may also register its cleanups late (package gpuarr does, for
+// the handles of the last few hundred allocations): it registers the
+// function that finishes the registrations with BeforeCollect, and
+// Collect calls it before the collection, so that the collection sees
+// every object that is garbage by then.
 
-var drains struct {
+// hooks is a list of functions that Collect calls; adding copies the list,
+// so calling it takes no lock.
+type hooks struct {
 	mu   sync.Mutex
 	list atomic.Pointer[[]func()]
 }
 
-// AfterCleanups registers f to run at the end of every Collect, after the
-// cleanups it queued have run. f must be safe to call from any goroutine
-// and concurrently with itself.
-func AfterCleanups(f func()) {
-	drains.mu.Lock()
-	defer drains.mu.Unlock()
+func (h *hooks) add(f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var l []func()
-	if old := drains.list.Load(); old != nil {
+	if old := h.list.Load(); old != nil {
 		l = append(l, *old...)
 	}
 	l = append(l, f)
-	drains.list.Store(&l)
+	h.list.Store(&l)
 }
 
-// Drain calls the functions registered with AfterCleanups.
-func Drain() {
-	if l := drains.list.Load(); l != nil {
+func (h *hooks) run() {
+	if l := h.list.Load(); l != nil {
 		for _, f := range *l {
 			f()
 		}
 	}
 }
+
+var drains, registrations hooks
+
+// AfterCleanups registers f to run at the end of every Collect, after the
+// cleanups it queued have run. f must be safe to call from any goroutine
+// and concurrently with itself.
+func AfterCleanups(f func()) { drains.add(f) }
+
+// Drain calls the functions registered with AfterCleanups.
+func Drain() { drains.run() }
+
+// BeforeCollect registers f to run at the start of every Collect, before
+// the collection: it finishes cleanup registrations a layer deferred. f
+// must be safe to call from any goroutine and concurrently with itself.
+func BeforeCollect(f func()) { registrations.add(f) }

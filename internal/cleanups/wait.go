@@ -50,11 +50,13 @@ func Wait(max time.Duration) bool {
 	}
 }
 
-// Collect runs a full collection, waits (bounded by max) for the cleanups
-// it queued and then runs the functions registered with AfterCleanups. It
-// returns the time spent.
+// Collect runs the functions registered with BeforeCollect, a full
+// collection, waits (bounded by max) for the cleanups it queued and then
+// runs the functions registered with AfterCleanups. It returns the time
+// spent.
 func Collect(max time.Duration) time.Duration {
 	start := time.Now()
+	registrations.run()
 	runtime.GC()
 	Wait(max)
 	Drain()
