@@ -43,12 +43,10 @@ type core struct {
 	leaf atomic.Pointer[node]
 	// released is the handle's state (cleanupreg.go): its Load reports
 	// whether Release was called. cleanup is valid once it is tracked;
-	// pendingNext and pendingDepth link it into the registrar's list
-	// until then.
-	released     handleState
-	pendingDepth uint32
-	cleanup      runtime.Cleanup
-	pendingNext  *core
+	// pendingNext links it into the registrar's list until then.
+	released    handleState
+	cleanup     runtime.Cleanup
+	pendingNext *core
 }
 
 // setShape stores a copy of sh.

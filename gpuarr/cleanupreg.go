@@ -51,71 +51,32 @@ const pendingBatch = 256
 // cleanupRegistrar is the list of handles waiting for their cleanup, a
 // stack linked through core.pendingNext, and the goroutine that works it.
 type cleanupRegistrar struct {
-	head  atomic.Pointer[core]
-	wake  chan struct{} // the registrar goroutine's doorbell, buffered 1
-	mu    sync.Mutex    // one flush at a time, so a flush waits for one in progress
-	start sync.Once
-
-	// loopWaits, when set (tests), is called by the registrar goroutine
-	// before each of its flushes.
-	loopWaits atomic.Pointer[func()]
+	*batchStack[core]
+	added   atomic.Uint32 // handles ever added, to ring every pendingBatch
+	watched sync.Once
 }
 
 var registrar = newCleanupRegistrar()
 
 func newCleanupRegistrar() *cleanupRegistrar {
-	r := &cleanupRegistrar{wake: make(chan struct{}, 1)}
+	r := &cleanupRegistrar{batchStack: newBatchStack(func(c *core) **core { return &c.pendingNext }, (*core).register)}
 	cleanups.BeforeCollect(r.flush)
 	return r
 }
 
-// add puts c on the list; the push that makes it pendingBatch long rings
-// the registrar.
+// add puts c on the list; every pendingBatch-th add rings the registrar.
 func (r *cleanupRegistrar) add(c *core) {
-	r.start.Do(func() {
-		go r.loop()
-		r.watchGC()
-	})
-	for {
-		h := r.head.Load()
-		c.pendingNext, c.pendingDepth = h, 1
-		if h != nil {
-			c.pendingDepth = h.pendingDepth + 1
-		}
-		if r.head.CompareAndSwap(h, c) {
-			if c.pendingDepth == pendingBatch {
-				select {
-				case r.wake <- struct{}{}:
-				default:
-				}
-			}
-			return
-		}
-	}
-}
-
-func (r *cleanupRegistrar) loop() {
-	for range r.wake {
-		if w := r.loopWaits.Load(); w != nil {
-			(*w)()
-		}
-		r.flush()
+	r.watched.Do(r.watchGC)
+	r.push(c)
+	if r.added.Add(1)%pendingBatch == 0 {
+		r.ring()
 	}
 }
 
 // flush registers the cleanup of every listed handle that is still
 // unreleased and empties the list. On return every handle added before
 // the call is registered or released.
-func (r *cleanupRegistrar) flush() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for c := r.head.Swap(nil); c != nil; {
-		next := c.pendingNext
-		c.pendingNext = nil // else a registered handle would keep the rest reachable
-		c.register()
-		c = next
-	}
-}
+func (r *cleanupRegistrar) flush() { r.drain() }
 
 // watchGC flushes the list after every GC cycle, so that a program that
 // stops allocating still has its dropped arrays collected by the next

@@ -1,9 +1,6 @@
 package gpuarr
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"github.com/gpuarr/gpuarr/gcpressure"
 )
 
@@ -21,63 +18,25 @@ import (
 // reclaim ladder retries on memory that is back in the pool. Release never
 // comes here: it frees at once, in the caller.
 type freeQueue struct {
-	head  atomic.Pointer[buffer] // a stack linked through buffer.nextFree
-	wake  chan struct{}          // the drainer's doorbell, buffered 1
-	mu    sync.Mutex             // one drain at a time, so drain waits for one in progress
-	start sync.Once
-
-	// drainerWaits, when set (tests), is called by the drainer goroutine
-	// before each of its drains.
-	drainerWaits atomic.Pointer[func()]
+	*batchStack[buffer] // linked through buffer.nextFree
 }
 
 var deferredFrees = newFreeQueue()
 
-func newFreeQueue() *freeQueue {
-	q := &freeQueue{wake: make(chan struct{}, 1)}
+func newFreeQueue() freeQueue {
+	q := freeQueue{newBatchStack(func(b *buffer) **buffer { return &b.nextFree }, freeQueued)}
 	gcpressure.AfterCleanups(q.drain)
 	return q
 }
 
 // push queues b, whose last reference is gone, and rings the drainer when
 // the queue was empty (a non-empty queue already has a drain coming).
-func (q *freeQueue) push(b *buffer) {
-	for {
-		h := q.head.Load()
-		b.nextFree = h
-		if q.head.CompareAndSwap(h, b) {
-			if h == nil {
-				q.start.Do(func() { go q.drainer() })
-				select {
-				case q.wake <- struct{}{}:
-				default:
-				}
-			}
-			return
-		}
+func (q freeQueue) push(b *buffer) {
+	if q.batchStack.push(b) == nil {
+		q.ring()
 	}
 }
 
-func (q *freeQueue) drainer() {
-	for range q.wake {
-		if w := q.drainerWaits.Load(); w != nil {
-			(*w)()
-		}
-		q.drain()
-	}
-}
-
-// drain frees every queued buffer. A drain that finds another under way
-// waits for it, so on return everything queued before the call is free.
-func (q *freeQueue) drain() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for b := q.head.Swap(nil); b != nil; b = q.head.Swap(nil) {
-		for b != nil {
-			next := b.nextFree
-			b.nextFree = nil
-			_ = b.free() // counted in counters.freeErrors; a cleanup has no one to tell
-			b = next
-		}
-	}
+func freeQueued(b *buffer) {
+	_ = b.free() // counted in counters.freeErrors; a cleanup has no one to tell
 }

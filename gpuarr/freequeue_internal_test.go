@@ -24,7 +24,7 @@ func allocatedOn(t *testing.T, dev *device.Device) uint64 {
 func TestFreeQueueFreesEachBufferOnce(t *testing.T) {
 	dev := mmDevice(t)
 	s := dev.DefaultStream()
-	q := &freeQueue{wake: make(chan struct{}, 1)}
+	q := freeQueue{newBatchStack(func(b *buffer) **buffer { return &b.nextFree }, freeQueued)}
 	q.start.Do(func() {}) // no drainer: the test drains
 
 	const pushers, each = 8, 100
