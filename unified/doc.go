@@ -32,7 +32,12 @@
 //     array is neither released nor unreachable (keep the array alive as
 //     long as a slice from Slice is used).
 //   - Prefetch (stream-ordered, to a device or to the CPU) and Advise
-//     (ReadMostly, PreferredLocation, AccessedBy).
+//     (ReadMostly, PreferredLocation, AccessedBy). An array the GPU writes
+//     once and the CPU then reads is best advised PreferredLocation(nil)
+//     and AccessedBy(its device) before the kernel: its pages stay in host
+//     memory, the kernel writes them across the bus, and the CPU's first
+//     pass migrates nothing. Arrays GPU kernels keep working on keep the
+//     default placement (and Prefetch).
 //   - Refusal to oversubscribe: a request larger than the device's free
 //     memory fails with *OversubscribeError and allocates nothing, unless
 //     AllowOversubscribe is given. Oversubscribed managed memory pages
