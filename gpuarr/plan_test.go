@@ -63,7 +63,9 @@ func TestPlanDoesNotReuseAcrossShapes(t *testing.T) {
 	z := must(gpuarr.Zeros[float32](gpuarr.Shape{r, c}))
 	z64 := must(gpuarr.Zeros[float64](gpuarr.Shape{r, c}))
 	zi := must(gpuarr.Zeros[int32](gpuarr.Shape{r, c}))
-	defer func() { _, _, _, _, _ = sqOut.Release(), z.Release(), z64.Release(), zi.Release(), misaligned.Release() }()
+	defer func() {
+		_, _, _, _, _ = sqOut.Release(), z.Release(), z64.Release(), zi.Release(), misaligned.Release()
+	}()
 
 	xv, yv := sequence(n, 1), sequence(n, 1000)
 	at := func(v []float32, i int) float64 { return float64(v[i]) }
@@ -212,7 +214,9 @@ func f64s(t *testing.T, a *gpuarr.Array[float64]) func() []float64 {
 	return func() []float64 { return values(t, a) }
 }
 
-func i32s(t *testing.T, a *gpuarr.Array[int32]) func() []float64 { return func() []float64 { return widen(values(t, a)) } }
+func i32s(t *testing.T, a *gpuarr.Array[int32]) func() []float64 {
+	return func() []float64 { return widen(values(t, a)) }
+}
 
 func widen[T int32 | float32](v []T) []float64 {
 	out := make([]float64, len(v))
