@@ -66,9 +66,10 @@ func (w *planWalk) scan(root *node, dst *core) bool {
 	}
 	// The vector width, as lowered.vectorize decides it for these
 	// operands (all contiguous): in the signature, since the kernel
-	// depends on it.
-	v, outT := 1, root.t
-	if maxSize := outT.Size(); maxSize >= 4 {
+	// depends on it. Sizes and widths are powers of two, so alignment is
+	// a mask (no division on this path).
+	v, outSize := 1, root.t.Size()
+	if maxSize := outSize; maxSize >= 4 {
 		for i := 0; i < w.nleaves; i++ {
 			sz := w.ltypes[i].Size()
 			if sz < 4 {
@@ -78,14 +79,13 @@ func (w *planWalk) scan(root *node, dst *core) bool {
 			maxSize = max(maxSize, sz)
 		}
 		if maxSize > 0 {
-			v = 16 / maxSize
-			if uint64(dst.ptr())%uint64(v*outT.Size()) != 0 {
-				v = 1
+			v = 16 / maxSize // 4 or 2: a constant divided by a small power of two
+			misaligned := uint64(dst.ptr()) & uint64(v*outSize-1)
+			for i := 0; i < w.nleaves; i++ {
+				misaligned |= uint64(w.leaves[i].ptr()) & uint64(v*w.ltypes[i].Size()-1)
 			}
-			for i := 0; i < w.nleaves && v > 1; i++ {
-				if uint64(w.leaves[i].ptr())%uint64(v*w.ltypes[i].Size()) != 0 {
-					v = 1
-				}
+			if misaligned != 0 {
+				v = 1
 			}
 		}
 	}
