@@ -10,11 +10,13 @@ import (
 )
 
 // devState is what the package keeps per device: the memory resource
-// arrays allocate from and the pool of tracking events.
+// arrays allocate from, the pool of tracking events, the fused kernels
+// and the plans that find them.
 type devState struct {
 	dev     *device.Device
 	events  eventPool
 	kernels kernelCache
+	plans   planCache
 
 	resOnce sync.Once
 	res     memory.Resource

@@ -24,7 +24,10 @@
 // existing one) compiles the whole tree into one kernel — generated as PTX
 // by Go code and JIT-compiled by the driver, so no CUDA toolkit is needed;
 // the host backend runs the same program in Go — and caches it per device
-// by the tree's shape and types (scalar values are parameters):
+// by the tree's shape and types (scalar values are parameters). When every
+// array operand is a contiguous array of the result's shape, a repeated
+// expression shape skips lowering altogether: one walk over the tree
+// finds the kernel and the launch, whatever the arrays and their size:
 //
 //	// z = x*y + 1 in one pass over memory
 //	z, err := gpuarr.Eval(gpuarr.Add(gpuarr.Mul(x, y), gpuarr.Scalar[float32](1)))
@@ -199,7 +202,7 @@
 // This package owns Array, its buffers and their tracking state, the
 // launch API for kernels on arrays, array copies, and the expression
 // front end (building, broadcasting, lowering to internal/expr programs,
-// the per-device kernel cache). Code generation is internal/ptxgen's and
+// the per-device kernel and plan caches). Code generation is internal/ptxgen's and
 // the host evaluator internal/hosteval's. It allocates only
 // through memory.Resource and orders streams only through the device
 // package's events; it must not manage memory pools (package memory), run

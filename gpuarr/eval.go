@@ -69,9 +69,23 @@ func EvalInto[T Numeric](dst *Array[T], e Operand[T], opts ...Option) error {
 // elementwiseBlock is the block size of elementwise kernels.
 const elementwiseBlock = 256
 
-// evalInto lowers root over dst's shape, finds (or compiles) its kernel
+// evalInto finds (or compiles) the kernel computing root over dst's shape
 // and launches it on s, claiming dst and the inputs like any operation.
+// An expression whose shape has a plan skips the lowering (plan.go).
 func evalInto(call string, dst *core, root *node, s *device.Stream) error {
+	var w planWalk
+	if s.IsCapturing() || !w.scan(root, dst) {
+		return evalLowered(call, dst, root, s, nil)
+	}
+	if p := stateOf(s.Device()).plans.find(w.key()); p != nil {
+		return w.run(call, p, dst, s)
+	}
+	return evalLowered(call, dst, root, s, &w)
+}
+
+// evalLowered is evalInto through the full lowering; w, when not nil, is
+// the expression's walk, whose signature gets the plan found.
+func evalLowered(call string, dst *core, root *node, s *device.Stream, w *planWalk) error {
 	l, err := lowerTree(root, dst.shape, -1)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
@@ -86,6 +100,9 @@ func evalInto(call string, dst *core, root *node, s *device.Stream) error {
 	k, err := st.kernel(&l.prog, l.key)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	if w != nil {
+		st.plans.remember(w, l, k)
 	}
 	a := l.args
 	a.Reset()

@@ -337,23 +337,27 @@ func (l *lowered) appendLeafArgs(a *driver.Args) bool {
 		}
 	}
 	for j, t := range l.prog.Scalars {
-		bits := l.scalars[j]
-		switch t.ParamType() {
-		case expr.Float32:
-			ok = ok && a.Append(driver.ArgF32, bits)
-		case expr.Float64:
-			ok = ok && a.Append(driver.ArgF64, bits)
-		case expr.Int32:
-			ok = ok && a.Append(driver.ArgI32, bits)
-		case expr.Uint32:
-			ok = ok && a.Append(driver.ArgU32, bits)
-		case expr.Int64:
-			ok = ok && a.Append(driver.ArgI64, bits)
-		default:
-			ok = ok && a.Append(driver.ArgU64, bits)
-		}
+		ok = ok && appendScalarArg(a, t, l.scalars[j])
 	}
 	return ok
+}
+
+// appendScalarArg marshals a scalar operand of type t (bits as in
+// scalarBits) as its kernel parameter.
+func appendScalarArg(a *driver.Args, t expr.DType, bits uint64) bool {
+	switch t.ParamType() {
+	case expr.Float32:
+		return a.Append(driver.ArgF32, bits)
+	case expr.Float64:
+		return a.Append(driver.ArgF64, bits)
+	case expr.Int32:
+		return a.Append(driver.ArgI32, bits)
+	case expr.Uint32:
+		return a.Append(driver.ArgU32, bits)
+	case expr.Int64:
+		return a.Append(driver.ArgI64, bits)
+	}
+	return a.Append(driver.ArgU64, bits)
 }
 
 // addReads declares the program's array inputs to op o on stream s.
