@@ -17,6 +17,9 @@
 #             room for (each sanitizer step only if its whole limit fits;
 #             the rest is recorded as SKIP: run sanitize as its own call)
 #
+# The nvidia-smi step's log also names the host's CPU (lscpu): host-side
+# timings differ from machine to machine of one kind.
+#
 # Every step runs under `timeout` and the whole run under a budget
 # (GPUARR_RUN_BUDGET, default 540 s) so that it ends inside the device tool's
 # 10-minute command limit; a step that would start too late is skipped. A
@@ -142,7 +145,7 @@ elif ! tar -C "$WORK" -xf "$archive" 2>"$LOGS/unpack.log" &&
 fi
 
 if command -v nvidia-smi >/dev/null; then
-	step info nvidia-smi 60 "$ROOT" bash -c 'nvidia-smi || exit; echo; nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; echo; nvidia-smi topo -m; exit 0'
+	step info nvidia-smi 60 "$ROOT" bash -c 'nvidia-smi || exit; echo; nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; echo; nvidia-smi topo -m; echo; lscpu 2>/dev/null | grep -E "^(Model name|Model|CPU\\(s\\)|Hypervisor vendor|L3 cache):"; exit 0'
 else
 	record SKIP info nvidia-smi 0 "nvidia-smi not found"
 fi
