@@ -54,6 +54,15 @@ func randomTree(rng *rand.Rand, depth int) *tree {
 	return t
 }
 
+// readsArray reports whether t reads x or y: a tree of scalars alone
+// evaluates to one element, not to an array of the operands' shape.
+func (t *tree) readsArray() bool {
+	if t == nil {
+		return false
+	}
+	return t.op == opX || t.op == opY || t.l.readsArray() || t.r.readsArray()
+}
+
 func (t *tree) expr(x, y *gpuarr.Array[float32]) gpuarr.Operand[float32] {
 	switch t.op {
 	case opX:
@@ -144,6 +153,9 @@ func benchJIT(rep *report.Report, dev *device.Device, cfg config) error {
 	}
 	for tries := 0; len(compileNs) < cfg.freshExprs && tries < 10*cfg.freshExprs; tries++ {
 		t := randomTree(rng, 6)
+		if !t.readsArray() {
+			continue
+		}
 		before := gpuarr.ReadKernelStats()
 		r, wall, err := evalSync(t)
 		if err != nil {
@@ -159,6 +171,9 @@ func benchJIT(rep *report.Report, dev *device.Device, cfg config) error {
 		r.Release()
 		if err != nil {
 			return err
+		}
+		if len(got) != n {
+			return fmt.Errorf("fresh expression %d: %d elements, want %d", len(compileNs), len(got), n)
 		}
 		if want := t.value(xv, yv); math.Abs(float64(got[0])-want) > 1e-4*(1+math.Abs(want)) || got[n-1] != got[0] {
 			return fmt.Errorf("fresh expression %d: got %v (and %v at the end), want %v", len(compileNs), got[0], got[n-1], want)
