@@ -5,7 +5,9 @@
 //     (View.Values, View.All) and a loop over the []T view — against the
 //     same loops over a plain Go slice, per element, in paired rounds with
 //     the ratio a median over rounds (targets: ≤ 1.2× for At and the
-//     iterators, 1.0× for the slice view);
+//     iterators, 1.0× for the slice view); At(i) again over six code
+//     placements of each loop (placements.go), since where the linker puts
+//     a loop moves its speed as much as the accessor does;
 //
 //  2. a sequential sum over a 1024×1024 float64 unified array a kernel has
 //     just written: the first pass (the prefetch to the CPU that the first
@@ -221,6 +223,7 @@ func benchElements(rep *report.Report, reps int) error {
 		add(rep, name, "unified", u, map[string]float64{"target": targets[i]})
 		rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = report.Summarize(ratio).P50
 	}
+	benchPlacements(rep, reps, n, plain, v)
 	rep.Note("CPU reads: At(i) and the []T view: %d rounds, each timing both paths over one quarter of the elements (quarters in rotation); "+
 		"the iterators (no sub-range): %d rounds over every element; the order of the paths alternates between rounds, "+
 		"and vs_ref is the median over rounds of the round's unified/plain ratio.", reps*4, reps)
