@@ -116,6 +116,21 @@ func perElem(reps, n int, f func() float64) []float64 {
 	return out
 }
 
+// timePair times one paired round, both loops over n elements, the uni
+// loop first when swap: per element, in ns.
+func timePair(n int, swap bool, plain, uni func() float64) (p, u float64) {
+	pf := func() { p = perElem(1, n, plain)[0] }
+	uf := func() { u = perElem(1, n, uni)[0] }
+	if swap {
+		uf()
+		pf()
+	} else {
+		pf()
+		uf()
+	}
+	return p, u
+}
+
 func benchElements(rep *report.Report, reps int) error {
 	const n = 1 << 20
 	plain := make([]float64, n)
@@ -207,15 +222,7 @@ func benchElements(rep *report.Report, reps int) error {
 		p, u, ratio := make([]float64, rounds), make([]float64, rounds), make([]float64, rounds)
 		for r := range rounds {
 			lo, hi := (r%c.parts)*n/c.parts, (r%c.parts+1)*n/c.parts
-			pf := func() { p[r] = perElem(1, hi-lo, func() float64 { return c.plain(lo, hi) })[0] }
-			uf := func() { u[r] = perElem(1, hi-lo, func() float64 { return c.uni(lo, hi) })[0] }
-			if r%2 == 0 {
-				pf()
-				uf()
-			} else {
-				uf()
-				pf()
-			}
+			p[r], u[r] = timePair(hi-lo, r%2 == 1, func() float64 { return c.plain(lo, hi) }, func() float64 { return c.uni(lo, hi) })
 			ratio[r] = u[r] / p[r]
 		}
 		name := "CPU read per element, float64 (1 Mi elements): " + c.path

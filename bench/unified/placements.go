@@ -153,15 +153,7 @@ func benchPlacements(rep *report.Report, reps, n int, s []float64, v unified.Vie
 	for r := range rounds {
 		c, q := r%k, (r/k)%4
 		lo, hi := q*n/4, (q+1)*n/4
-		pf := func() { p[r] = perElem(1, hi-lo, func() float64 { return plains[c](lo, hi) })[0] }
-		uf := func() { u[r] = perElem(1, hi-lo, func() float64 { return ats[c](lo, hi) })[0] }
-		if (r/k)%2 == 0 {
-			pf()
-			uf()
-		} else {
-			uf()
-			pf()
-		}
+		p[r], u[r] = timePair(hi-lo, (r/k)%2 == 1, func() float64 { return plains[c](lo, hi) }, func() float64 { return ats[c](lo, hi) })
 		ratio[r] = u[r] / p[r]
 		perCopy[c] = append(perCopy[c], ratio[r])
 	}
