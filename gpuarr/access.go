@@ -72,7 +72,7 @@ func (o *op) add(c *core, m mode, s *device.Stream) {
 func (o *op) begin(peers bool) error {
 	for i := 0; i < o.n; i++ {
 		a := o.at(i)
-		if a.c.released.Load() || !a.c.buf.pin() {
+		if !a.c.acquire() {
 			o.end()
 			return a.c.releasedError(o.call)
 		}

@@ -33,7 +33,8 @@ func allocBuffer(call string, s *device.Stream, nbytes uint64) (*buffer, error) 
 	if err != nil {
 		return nil, fmt.Errorf("gpuarr.%s: %d bytes on %s: %w", call, nbytes, s.Device(), err)
 	}
-	b := &buffer{st: st, block: blk, ptr: blk.Ptr(), size: nbytes}
+	b := st.newBuffer()
+	b.block, b.ptr, b.size = blk, blk.Ptr(), nbytes
 	b.refs.Store(1)
 	b.trk.writer = s
 	return b, nil

@@ -25,9 +25,14 @@ type Array[T Numeric] struct {
 // copies need no type parameter. It is the first field of Array, so a
 // pointer to it keeps the Array alive.
 type core struct {
-	buf   *buffer
-	off   uint64 // bytes from the start of buf to the first element
-	n     int    // elements
+	buf *buffer
+	off uint64 // bytes from the start of buf to the first element
+	// p is buf.ptr + off, fixed for the handle's life: the buffer object
+	// is reused once freed (recycle.go), so code that has not acquired
+	// the buffer must not read its fields, and addresses are wanted
+	// before that (the plan's arguments).
+	p     device.Ptr
+	n     int // elements
 	esize uintptr
 	elem  string // element type name, for messages
 	shape Shape  // dims[:len] when the rank fits, else its own slice
@@ -49,6 +54,9 @@ type core struct {
 	pendingNext *core
 }
 
+// bind points the handle at off bytes into b, whose reference it owns.
+func (c *core) bind(b *buffer, off uint64) { c.buf, c.off, c.p = b, off, b.ptr.Add(off) }
+
 // setShape stores a copy of sh.
 func (c *core) setShape(sh Shape) {
 	if len(sh) <= len(c.dims) {
@@ -63,7 +71,7 @@ func (c *core) setShape(sh Shape) {
 func (c *core) contiguous() bool { return c.strides == nil }
 
 func (c *core) dev() *device.Device { return c.buf.st.dev }
-func (c *core) ptr() device.Ptr     { return c.buf.ptr.Add(c.off) }
+func (c *core) ptr() device.Ptr     { return c.p }
 func (c *core) nbytes() uint64      { return uint64(c.n) * uint64(c.esize) }
 
 // describe names the array in messages: "float32[3 4] array on host:0".

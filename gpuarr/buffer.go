@@ -82,9 +82,12 @@ func (b *buffer) free() error {
 	counters.frees.Add(1)
 	if first != nil {
 		counters.freeErrors.Add(1)
-		return fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", b.size, b.st.dev, first)
+		first = fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", b.size, b.st.dev, first)
 	}
-	return nil
+	if b.res == nil {
+		b.recycle()
+	}
+	return first
 }
 
 // declareUsersLocked tells res (or, for another device's stream, the

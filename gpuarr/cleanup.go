@@ -63,7 +63,8 @@ func newArray[T Numeric](call string, sh Shape, s *device.Stream) (*Array[T], er
 		return nil, err
 	}
 	a := &Array[T]{}
-	a.c.buf, a.c.n, a.c.esize, a.c.elem = buf, n, esize, elemName[T]()
+	a.c.bind(buf, 0)
+	a.c.n, a.c.esize, a.c.elem = n, esize, elemName[T]()
 	a.c.setShape(sh)
 	track(a)
 	return a, nil
@@ -72,11 +73,12 @@ func newArray[T Numeric](call string, sh Shape, s *device.Stream) (*Array[T], er
 // view makes a new handle on a's buffer: off bytes in, n elements of
 // shape sh. It fails when a was released.
 func (a *Array[T]) view(call string, off uint64, n int, sh Shape) (*Array[T], error) {
-	if a.c.released.Load() || !a.c.buf.pin() {
+	if !a.c.acquire() {
 		return nil, a.c.releasedError(call)
 	}
 	v := &Array[T]{}
-	v.c.buf, v.c.off, v.c.n, v.c.esize, v.c.elem = a.c.buf, a.c.off+off, n, a.c.esize, a.c.elem
+	v.c.bind(a.c.buf, a.c.off+off)
+	v.c.n, v.c.esize, v.c.elem = n, a.c.esize, a.c.elem
 	v.c.setShape(sh)
 	track(v) // the pin above is the view's reference
 	return v, nil

@@ -90,7 +90,7 @@ func copyCores(call string, dst, src *core, s *device.Stream) error {
 		return fmt.Errorf("gpuarr.%s: a stream of %s cannot copy %s to %s: use a stream of either device: %w",
 			call, on, src.describe(), dst.describe(), ErrArgument)
 	}
-	if dst.buf == src.buf && dst.n > 0 && dst.off < src.off+src.nbytes() && src.off < dst.off+dst.nbytes() && dst.off != src.off {
+	if dst.sharesBuffer(src) && dst.n > 0 && dst.off < src.off+src.nbytes() && src.off < dst.off+dst.nbytes() && dst.off != src.off {
 		return fmt.Errorf("gpuarr.%s: %s and %s overlap in one buffer: %w", call, dst.describe(), src.describe(), ErrArgument)
 	}
 	n := dst.nbytes()

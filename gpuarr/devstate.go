@@ -18,6 +18,8 @@ type devState struct {
 	kernels kernelCache
 	plans   planCache
 
+	spare sync.Pool // freed *buffer objects for reuse (recycle.go)
+
 	resOnce sync.Once
 	res     memory.Resource
 	resErr  error

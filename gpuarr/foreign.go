@@ -46,7 +46,8 @@ func EmptyFrom[T Numeric](res memory.Resource, sh Shape, opts ...Option) (*Array
 	b.refs.Store(1)
 	b.trk.writer = s
 	a := &Array[T]{}
-	a.c.buf, a.c.n, a.c.esize, a.c.elem = b, n, esize, elemName[T]()
+	a.c.bind(b, 0)
+	a.c.n, a.c.esize, a.c.elem = n, esize, elemName[T]()
 	a.c.setShape(sh)
 	track(a)
 	return a, nil
@@ -98,7 +99,7 @@ func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, erro
 		return HostLayout{}, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
 	}
 	c := &a.c
-	if c.released.Load() || !c.buf.pin() {
+	if !c.acquire() {
 		return HostLayout{}, c.releasedError(call)
 	}
 	defer c.buf.unref()
@@ -195,7 +196,7 @@ func UseMemory[T Numeric](a *Array[T], s *device.Stream, write bool, fn func(p d
 		return fn(c.ptr().Add(uint64(lo*int(c.esize))), uint64(n*int(c.esize)), c.buf.res)
 	}
 	if s == nil {
-		if c.released.Load() || !c.buf.pin() {
+		if !c.acquire() {
 			return c.releasedError(call)
 		}
 		defer c.buf.unref()

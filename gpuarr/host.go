@@ -49,7 +49,7 @@ func (a *Array[T]) download(call string, dst []T) error {
 		defer packed.Release()
 		return packed.download(call, dst)
 	}
-	if c.released.Load() || !c.buf.pin() {
+	if !c.acquire() {
 		return c.releasedError(call)
 	}
 	err := c.buf.syncForHost()

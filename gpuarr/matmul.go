@@ -84,7 +84,7 @@ func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
 	if len(c.c.shape) != 2 || c.c.shape[0] != m || c.c.shape[1] != n {
 		return shapeError(call, "result %s should be [%d %d] for %s times %s", c.c.describe(), m, n, a.c.describe(), b.c.describe())
 	}
-	if c.c.buf == a.c.buf || c.c.buf == b.c.buf {
+	if c.c.sharesBuffer(&a.c) || c.c.sharesBuffer(&b.c) {
 		return fmt.Errorf("gpuarr.%s: the result %s shares memory with an operand; write to a separate array: %w", call, c.c.describe(), ErrArgument)
 	}
 	s, err := streamFor(call, opts, c.c.dev())

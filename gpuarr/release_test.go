@@ -184,3 +184,63 @@ func TestPlainGCFreesDroppedArrays(t *testing.T) {
 	testutil.WaitFor(5*time.Second, func() bool { return allocated(t, dev) == base })
 	assert.Equal(t, base, allocated(t, dev), "the drainer freed what the cleanups queued")
 }
+
+// Freed buffers are reused by the next allocations (recycle.go). Uses of
+// a handle that race with its Release, on many goroutines and streams,
+// either complete before the free or fail with ErrReleased; none of them
+// may land in the array that reused the buffer, whose contents every
+// round checks.
+func TestStaleUsesRaceWithBufferReuse(t *testing.T) {
+	dev := testDevice(t)
+	ss := newStreams(t, dev, 8)
+	const n, rounds = 64, 150
+	stray := make([]float32, n)
+	for i := range stray {
+		stray[i] = -1
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range rounds {
+				s := ss[(g+i)%len(ss)]
+				x, err := gpuarr.Full(gpuarr.Shape{n}, float32(i), gpuarr.On(s))
+				if !assert.NoError(t, err) {
+					return
+				}
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					assert.NoError(t, x.Release())
+				}()
+				// Each races the Release: before it, it works; after it,
+				// ErrReleased.
+				for _, use := range []func() error{
+					func() error { return x.CopyFromHost(stray) },
+					func() error { return gpuarr.EvalInto(x, gpuarr.Add[float32](x, x), gpuarr.On(ss[(g+i+1)%len(ss)])) },
+					func() error { _, err := x.Slice(0, 1); return err },
+				} {
+					if err := use(); err != nil {
+						assert.ErrorIs(t, err, gpuarr.ErrReleased)
+					}
+				}
+				<-done
+				want := float32(g*rounds + i)
+				y, err := gpuarr.Full(gpuarr.Shape{n}, want, gpuarr.On(s))
+				if !assert.NoError(t, err) {
+					return
+				}
+				got, err := y.ToSlice()
+				assert.NoError(t, err)
+				for k, v := range got {
+					if v != want {
+						t.Errorf("goroutine %d round %d: element %d is %v, want %v: a stale use wrote to a reused buffer", g, i, k, v, want)
+						break
+					}
+				}
+				assert.NoError(t, y.Release())
+			}
+		})
+	}
+	wg.Wait()
+	assert.Zero(t, gpuarr.ReadCounters().FreeErrors)
+}

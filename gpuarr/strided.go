@@ -86,12 +86,12 @@ func (c *core) stridesOrRowMajor() []int {
 // a's, with shape sh and strides st (nil strides when they turn out
 // row-major, so the view counts as contiguous).
 func (a *Array[T]) stridedView(call string, elemOff int, sh Shape, st []int) (*Array[T], error) {
-	if a.c.released.Load() || !a.c.buf.pin() {
+	if !a.c.acquire() {
 		return nil, a.c.releasedError(call)
 	}
 	v := &Array[T]{}
-	v.c.buf, v.c.esize, v.c.elem = a.c.buf, a.c.esize, a.c.elem
-	v.c.off = uint64(int64(a.c.off) + int64(elemOff)*int64(a.c.esize))
+	v.c.bind(a.c.buf, uint64(int64(a.c.off)+int64(elemOff)*int64(a.c.esize)))
+	v.c.esize, v.c.elem = a.c.esize, a.c.elem
 	v.c.n = sh.Len()
 	v.c.setShape(sh)
 	if !isRowMajor(sh, st) {

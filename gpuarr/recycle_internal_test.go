@@ -1,0 +1,149 @@
+package gpuarr
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/internal/testutil"
+)
+
+// reuseBufferOf releases a and allocates arrays of its size, filled with
+// 7, until one gets a freed buffer object back (the spare pool may drop an
+// entry now and then: the race detector's build drops some on purpose).
+// It returns that array and the released handle whose buffer it got.
+func reuseBufferOf(t *testing.T, a *Array[float32]) (x, stale *Array[float32]) {
+	t.Helper()
+	for range 100 {
+		b := a.c.buf
+		require.NoError(t, a.Release())
+		x, err := Full(a.Shape(), float32(7))
+		require.NoError(t, err)
+		if x.c.buf == b {
+			return x, a
+		}
+		a = x
+	}
+	t.Fatal("no freed buffer was reused in 100 tries")
+	return nil, nil
+}
+
+// A freed buffer is reused by the next allocation on its device, and a
+// handle released before the reuse still fails every operation with
+// ErrReleased naming its own array; the array that got the buffer is
+// untouched. Copy and Matmul check aliasing before they claim their
+// operands, so they must not take the reused buffer for shared memory.
+func TestReleasedHandleOfReusedBuffer(t *testing.T) {
+	dev := mmDevice(t)
+	x, stale := reuseBufferOf(t, testutil.Must(Zeros[float32](Shape{2, 2})))
+	defer x.Release()
+	require.Same(t, stale.c.buf, x.c.buf)
+	other := testutil.Must(Zeros[float32](Shape{2, 2}))
+	defer other.Release()
+
+	uses := map[string]func() error{
+		"ToSlice":       func() error { _, err := stale.ToSlice(); return err },
+		"CopyFromHost":  func() error { return stale.CopyFromHost([]float32{1, 2, 3, 4}) },
+		"Copy into":     func() error { return Copy(stale, x) },
+		"Copy from":     func() error { return Copy(x, stale) },
+		"Copy other":    func() error { return Copy(stale, other) },
+		"EvalInto":      func() error { return EvalInto(stale, Add[float32](x, x)) },
+		"EvalInto read": func() error { return EvalInto(other, Add[float32](stale, x)) },
+		"MatmulInto":    func() error { return MatmulInto(stale, x, other) },
+		"MatmulInto a":  func() error { return MatmulInto(x, stale, other) },
+		"Reshape":       func() error { _, err := stale.Reshape(Shape{4}); return err },
+		"Clone":         func() error { _, err := Clone(stale); return err },
+	}
+	for name, use := range uses {
+		err := use()
+		require.ErrorIs(t, err, ErrReleased, name)
+		assert.Contains(t, err.Error(), "float32[2 2] array on "+dev.String(), name)
+	}
+	got, err := x.ToSlice()
+	require.NoError(t, err)
+	assert.Equal(t, []float32{7, 7, 7, 7}, got, "the array that reused the buffer is untouched")
+}
+
+// When the Release, the free and the reuse all fall between an
+// operation's released check and its pin, the pin lands on the new
+// array's buffer: acquire's second check must refuse it, leave that
+// buffer's references as they were, and the operation must write nothing.
+func TestAcquireRefusesBufferReusedAfterCheck(t *testing.T) {
+	mmDevice(t)
+	defer func() { afterReleasedCheck = nil }()
+	for range 100 {
+		stale := testutil.Must(Zeros[float32](Shape{4}))
+		var x *Array[float32]
+		afterReleasedCheck = func(c *core) {
+			if c != &stale.c || x != nil {
+				return
+			}
+			require.NoError(t, stale.Release())
+			x = testutil.Must(Full(Shape{4}, float32(7)))
+		}
+		err := stale.CopyFromHost([]float32{1, 2, 3, 4})
+		afterReleasedCheck = nil
+		require.NotNil(t, x, "the hook ran")
+		require.ErrorIs(t, err, ErrReleased)
+		if x.c.buf != stale.c.buf {
+			// The spare pool dropped the buffer (the race detector's build
+			// drops some on purpose); the pin failed on the freed buffer.
+			require.NoError(t, x.Release())
+			continue
+		}
+		assert.Equal(t, int64(1), x.c.buf.refs.Load(), "the refused pin was dropped")
+		assert.Equal(t, []float32{7, 7, 7, 7}, testutil.Must(x.ToSlice()), "nothing was written to the array that reused the buffer")
+		require.NoError(t, x.Release())
+		return
+	}
+	t.Fatal("no freed buffer was reused in 100 tries")
+}
+
+// Buffers of a resource other than the device's (EmptyFrom) are never
+// put among the spares.
+func TestOtherResourcesBuffersAreNotReused(t *testing.T) {
+	dev := mmDevice(t)
+	st := stateOf(dev)
+	res, err := st.resource()
+	require.NoError(t, err)
+	for range 20 {
+		a, err := EmptyFrom[float32](res, Shape{4})
+		require.NoError(t, err)
+		b := a.c.buf
+		require.NotNil(t, b.res)
+		require.NoError(t, a.Release())
+		x, err := Empty[float32](Shape{4})
+		require.NoError(t, err)
+		assert.NotSame(t, b, x.c.buf)
+		require.NoError(t, x.Release())
+	}
+}
+
+// A released view whose buffer went to a new array overlaps that array's
+// memory at another offset: Copy's overlap check must report the release,
+// not an overlap.
+func TestCopyFromReleasedViewOfReusedBuffer(t *testing.T) {
+	mmDevice(t)
+	for range 100 {
+		base := testutil.Must(Zeros[float32](Shape{4}))
+		stale := testutil.Must(base.Slice(1, 3))
+		b := base.c.buf
+		require.NoError(t, stale.Release())
+		require.NoError(t, base.Release())
+		x := testutil.Must(Full(Shape{4}, float32(7)))
+		if x.c.buf != b {
+			require.NoError(t, x.Release())
+			continue
+		}
+		head := testutil.Must(x.Slice(0, 2))
+		err := Copy(head, stale)
+		require.ErrorIs(t, err, ErrReleased)
+		require.ErrorIs(t, Copy(stale, head), ErrReleased)
+		assert.Equal(t, []float32{7, 7, 7, 7}, testutil.Must(x.ToSlice()))
+		require.NoError(t, head.Release())
+		require.NoError(t, x.Release())
+		return
+	}
+	t.Fatal("no freed buffer was reused in 100 tries")
+}
