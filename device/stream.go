@@ -90,6 +90,36 @@ func (s *Stream) Record(e *Event) error {
 	return s.drv.Record(e.drv)
 }
 
+// RecordWait records e on s and makes waiter wait, on the device, for that
+// record: Record then waiter.Wait, in one driver round trip where the
+// backend offers it. An error may come from either half; Closed tells a
+// closed s from a closed waiter.
+func (s *Stream) RecordWait(e *Event, waiter *Stream) error {
+	rw, ok := s.drv.(driver.RecordWaiter)
+	if !ok {
+		if err := s.Record(e); err != nil {
+			return err
+		}
+		return waiter.Wait(e)
+	}
+	if err := s.check("Stream.Record"); err != nil {
+		return err
+	}
+	if err := waiter.check("Stream.Wait"); err != nil {
+		return err
+	}
+	if err := e.check("Stream.Record"); err != nil {
+		return err
+	}
+	if e.dev != s.dev {
+		return invalid("Stream.Record", "event of %s recorded on a stream of %s", e.dev, s.dev)
+	}
+	return rw.RecordWait(e.drv, waiter.drv)
+}
+
+// Closed reports whether Close was called on s (or its device closed).
+func (s *Stream) Closed() bool { return s.check("Stream.Closed") != nil }
+
 // Wait makes work issued later on s wait, on the device, for e's most recent
 // record. The CPU does not block. The event may belong to another device.
 func (s *Stream) Wait(e *Event) error {

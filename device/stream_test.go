@@ -57,6 +57,40 @@ func TestEventOrdersOneStreamAfterAnother(t *testing.T) {
 	assert.True(t, done)
 }
 
+// RecordWait is Record then Wait in one call: the waiting stream sees the
+// recording stream's earlier work, and a closed stream on either side is
+// an error matching ErrClosed that Closed attributes.
+func TestRecordWaitOrdersOneStreamAfterAnother(t *testing.T) {
+	dev := testDevice(t)
+	ks := kernels(t, dev)
+	a, b, c := newStream(t, dev), newStream(t, dev), newStream(t, dev)
+	x, withWait, withoutWait := alloc(t, dev, 4), alloc(t, dev, 4), alloc(t, dev, 4)
+	require.NoError(t, a.Memset32(x, 0, 1))
+	require.NoError(t, a.Synchronize())
+
+	ev, err := dev.NewEvent()
+	require.NoError(t, err)
+	defer ev.Close()
+	one := device.LaunchConfig{Grid: device.Dim3{X: 1}, Block: device.Dim3{X: 1}}
+	require.NoError(t, a.Launch(ks.SpinWrite, one, x, uint32(9), uint64(50*time.Millisecond)))
+	require.NoError(t, a.RecordWait(ev, b))
+	require.NoError(t, b.Launch(ks.Copy, one, withWait, x, uint64(1)))
+	require.NoError(t, c.Launch(ks.Copy, one, withoutWait, x, uint64(1))) // control, as above
+	assert.Equal(t, uint32(9), download(t, b, withWait, 1)[0], "stream B waited for A's record")
+	assert.Equal(t, uint32(0), download(t, c, withoutWait, 1)[0], "stream C did not wait")
+
+	closedS := newStream(t, dev)
+	require.NoError(t, closedS.Close())
+	assert.True(t, closedS.Closed())
+	assert.False(t, a.Closed())
+	require.ErrorIs(t, a.RecordWait(ev, closedS), device.ErrClosed, "closed waiter")
+	require.ErrorIs(t, closedS.RecordWait(ev, a), device.ErrClosed, "closed recorder")
+	other, err := dev.NewEvent()
+	require.NoError(t, err)
+	require.NoError(t, other.Close())
+	require.ErrorIs(t, a.RecordWait(other, b), device.ErrClosed, "closed event")
+}
+
 func TestTimingEventsMeasureSpin(t *testing.T) {
 	dev := testDevice(t)
 	ks := kernels(t, dev)

@@ -60,22 +60,25 @@ func (b *buffer) unref() error {
 // waited for the uses before it, so they are ordered before the last
 // writer. Streams of other devices (peer access) cannot be declared to
 // this device's pool: the block's stream waits for them instead.
+//
+// free takes no lock: only a holder of a reference locks mu (operations
+// and host reads pin first, a capture's settle too), and the last
+// reference is gone. The atomic drop of each reference orders every
+// earlier holder's tracking writes before this.
 func (b *buffer) free() error {
 	res := b.st.res
 	if b.res != nil {
 		res = b.res
 	}
 	var first error
-	b.mu.Lock()
 	t := &b.trk
 	// The usual buffer was used on its block's stream only: nothing to
 	// declare, no event to give back.
 	if bs := b.block.Stream(); t.writer != bs && t.writer != nil || len(t.readers) > 0 || t.wev != nil {
-		first = b.declareUsersLocked(res, bs)
+		first = b.declareUsers(res, bs)
 		t.reset()
 	}
 	t.writer, t.wfresh, t.dirty, t.wcap = nil, false, false, false
-	b.mu.Unlock()
 	if err := res.Free(b.block); err != nil && first == nil && !errors.Is(err, device.ErrClosed) {
 		first = err
 	}
@@ -90,11 +93,11 @@ func (b *buffer) free() error {
 	return first
 }
 
-// declareUsersLocked tells res (or, for another device's stream, the
+// declareUsers tells res (or, for another device's stream, the
 // block's stream bs) about every stream other than bs that used the
 // buffer since its last write, so the memory is reused only after them.
 // It returns the first error.
-func (b *buffer) declareUsersLocked(res memory.Resource, bs *device.Stream) error {
+func (b *buffer) declareUsers(res memory.Resource, bs *device.Stream) error {
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil && !errors.Is(err, device.ErrClosed) {

@@ -46,7 +46,7 @@ func (s *handleState) Load() bool { return s.v.Load() == stateReleased }
 // pendingBatch is the list length that wakes the registrar: long enough
 // that the handles of a loop's temporaries are released before it looks,
 // short enough that the list holds little.
-const pendingBatch = 256
+const pendingBatch = 1024
 
 // cleanupRegistrar is the list of handles waiting for their cleanup, a
 // stack linked through core.pendingNext, and the goroutine that works it.

@@ -365,13 +365,21 @@ func (p *GraphPool) endCapture() {
 // writer is the capture stream's work before the capture (or work another
 // stream finished: the capture waited for it on the host). A host read
 // then waits for the stream, and a replay moves the writer to its stream.
+//
+// A buffer freed meanwhile (a pool buffer released during the capture)
+// has no tracking left to settle: only a holder of a reference may lock a
+// buffer (see buffer.free), so settle pins each first.
 func (c *capture) settle() {
 	for b := range c.used {
+		if !b.pin() {
+			continue
+		}
 		b.mu.Lock()
 		if t := &b.trk; t.wcap && t.writer == c.s {
 			t.wcap, t.wfresh, t.dirty = false, false, true
 		}
 		b.mu.Unlock()
+		_ = b.unref() // the last reference, if its arrays went meanwhile: freed here
 	}
 }
 

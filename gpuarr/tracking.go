@@ -66,59 +66,93 @@ func captureError(s *device.Stream, what string) error {
 // recordWriterLocked returns an event marking the last write, recording it
 // now if needed, or nil when there is nothing to wait for.
 func (t *tracking) recordWriterLocked() (*event, error) {
+	ev, _, err := t.recordWriterFor(nil)
+	return ev, err
+}
+
+// recordWriterFor is recordWriterLocked for a waiting stream s (nil: the
+// host, or no one yet). When it records and s may wait on the device, s
+// waits in the same driver call, and waited says so: the usual hand-off
+// is one crossing from Go, not two.
+func (t *tracking) recordWriterFor(s *device.Stream) (ev *event, waited bool, err error) {
 	if t.writer == nil {
-		return nil, nil
+		return nil, false, nil
 	}
 	if t.writer.IsCapturing() {
-		return nil, captureError(t.writer, "last written")
+		return nil, false, captureError(t.writer, "last written")
 	}
 	if t.wev != nil && t.wfresh {
-		return t.wev, nil
+		return t.wev, false, nil
 	}
 	if t.wev == nil {
 		ev, err := stateOf(t.writer.Device()).events.get()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		t.wev = ev
 	}
-	if err := t.writer.Record(t.wev.ev); err != nil {
-		if closed(err) {
+	waited, err = record(t.writer, t.wev, s)
+	if err != nil {
+		if closed(err) && t.writer.Closed() {
 			t.wev.drop()
 			t.writer, t.wev, t.wfresh, t.dirty = nil, nil, false, false
-			return nil, nil
+			return nil, false, nil
 		}
-		return nil, err
+		return nil, false, err
 	}
-	counters.eventRecords.Add(1)
 	t.wfresh = true
-	return t.wev, nil
+	return t.wev, waited, nil
 }
 
 // recordReaderLocked is recordWriterLocked for a reader's last read.
 func (t *tracking) recordReaderLocked(r *reader) (*event, error) {
+	ev, _, err := t.recordReaderFor(r, nil)
+	return ev, err
+}
+
+// recordReaderFor is recordWriterFor for a reader's last read.
+func (t *tracking) recordReaderFor(r *reader, s *device.Stream) (ev *event, waited bool, err error) {
 	if r.s.IsCapturing() {
-		return nil, captureError(r.s, "read")
+		return nil, false, captureError(r.s, "read")
 	}
 	if r.ev != nil && r.fresh {
-		return r.ev, nil
+		return r.ev, false, nil
 	}
 	if r.ev == nil {
 		ev, err := stateOf(r.s.Device()).events.get()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		r.ev = ev
 	}
-	if err := r.s.Record(r.ev.ev); err != nil {
-		if closed(err) {
-			return nil, nil
+	waited, err = record(r.s, r.ev, s)
+	if err != nil {
+		if closed(err) && r.s.Closed() {
+			return nil, false, nil
 		}
-		return nil, err
+		return nil, false, err
+	}
+	r.fresh = true
+	return r.ev, waited, nil
+}
+
+// record records ev on on, and makes waiter wait for it in the same call
+// when waiter is a stream that may wait on the device (not capturing:
+// waitOn has the CPU wait instead). It reports whether waiter waited.
+func record(on *device.Stream, ev *event, waiter *device.Stream) (waited bool, err error) {
+	if waiter == nil || waiter.IsCapturing() {
+		if err := on.Record(ev.ev); err != nil {
+			return false, err
+		}
+		counters.eventRecords.Add(1)
+		return false, nil
+	}
+	if err := on.RecordWait(ev.ev, waiter); err != nil {
+		return false, err
 	}
 	counters.eventRecords.Add(1)
-	r.fresh = true
-	return r.ev, nil
+	counters.streamWaits.Add(1)
+	return true, nil
 }
 
 func (t *tracking) readerIndex(s *device.Stream) int {
@@ -153,16 +187,16 @@ func waitOn(s *device.Stream, ev *event) error {
 }
 
 func (t *tracking) waitWriterLocked(s *device.Stream) error {
-	ev, err := t.recordWriterLocked()
-	if err != nil {
+	ev, waited, err := t.recordWriterFor(s)
+	if err != nil || waited {
 		return err
 	}
 	return waitOn(s, ev)
 }
 
 func (t *tracking) waitReaderLocked(s *device.Stream, r *reader) error {
-	ev, err := t.recordReaderLocked(r)
-	if err != nil {
+	ev, waited, err := t.recordReaderFor(r, s)
+	if err != nil || waited {
 		return err
 	}
 	return waitOn(s, ev)

@@ -71,6 +71,38 @@ func (s *stream) Record(ev driver.Event) error {
 	return nil
 }
 
+// RecordWait records ev on s and makes waiter wait for that record: one
+// cgo call when both streams are of s's device (the usual cross-stream
+// hand-off), else Record then Wait.
+func (s *stream) RecordWait(ev driver.Event, waiter driver.Stream) error {
+	w, ok := waiter.(*stream)
+	if !ok || w == nil || w.dev != s.dev {
+		if err := s.Record(ev); err != nil {
+			return err
+		}
+		return waiter.Wait(ev)
+	}
+	if err := s.check("cuEventRecord"); err != nil {
+		return err
+	}
+	if err := w.check("cuStreamWaitEvent"); err != nil {
+		return err
+	}
+	e, err := asEvent("cuEventRecord", ev)
+	if err != nil {
+		return err
+	}
+	if e.dev != s.dev {
+		return driver.Errorf("cuEventRecord", driver.InvalidValue, "event of %s recorded on a stream of %s", e.dev, s.dev)
+	}
+	if rc := C.gp_event_record_wait(s.dev.ctx, e.h, s.h, w.h); rc != 0 {
+		return s.dev.fail(int64(rc), "")
+	}
+	return nil
+}
+
+var _ driver.RecordWaiter = (*stream)(nil)
+
 // Wait makes the stream wait, on the device, for the event's last record;
 // the event may belong to another device.
 func (s *stream) Wait(ev driver.Event) error {

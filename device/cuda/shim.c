@@ -439,6 +439,17 @@ gp_rc gp_event_record(gp_h ctx, gp_h e, gp_h s) {
 	CALL(cuEventRecord, P(e), P(s));
 }
 
+// A cross-stream hand-off in one crossing from Go: record e on s, then
+// make w (a stream of the same context) wait for that record.
+gp_rc gp_event_record_wait(gp_h ctx, gp_h e, gp_h s, gp_h w) {
+	CTX(ctx);
+	if (missing(GP_cuEventRecord)) return pack(GP_SYMBOL_MISSING, GP_cuEventRecord);
+	if (missing(GP_cuStreamWaitEvent)) return pack(GP_SYMBOL_MISSING, GP_cuStreamWaitEvent);
+	CUresult r = CU(cuEventRecord)(P(e), P(s));
+	if (r) return pack(r, GP_cuEventRecord);
+	CALL(cuStreamWaitEvent, P(w), P(e), 0);
+}
+
 gp_rc gp_event_query(gp_h ctx, gp_h e) {
 	CTX(ctx);
 	CALL(cuEventQuery, P(e));

@@ -194,6 +194,7 @@ gp_rc gp_stream_wait_event(gp_h ctx, gp_h s, gp_h e);
 gp_ret gp_event_create(gp_h ctx, unsigned flags);
 gp_rc gp_event_destroy(gp_h ctx, gp_h e);
 gp_rc gp_event_record(gp_h ctx, gp_h e, gp_h s);
+gp_rc gp_event_record_wait(gp_h ctx, gp_h e, gp_h s, gp_h w);
 gp_rc gp_event_query(gp_h ctx, gp_h e);
 gp_rc gp_event_synchronize(gp_h ctx, gp_h e);
 gp_ret gp_event_elapsed(gp_h ctx, gp_h start, gp_h end); // v: float32 bits

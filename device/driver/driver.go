@@ -60,6 +60,14 @@ type Device interface {
 }
 
 // Stream is an in-order queue of asynchronous work on one device.
+// RecordWaiter is a Stream that records an event and makes another stream
+// wait for that record in one call into the driver: a cross-stream
+// hand-off then costs one crossing from Go instead of two. Backends
+// without it get Record then Wait.
+type RecordWaiter interface {
+	RecordWait(e Event, waiter Stream) error
+}
+
 type Stream interface {
 	// AllocAsync and FreeAsync use the device's default stream-ordered pool
 	// (cuMemAllocAsync / cuMemFreeAsync).
