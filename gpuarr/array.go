@@ -49,9 +49,10 @@ type core struct {
 	// released is the handle's state (cleanupreg.go): its Load reports
 	// whether Release was called. cleanup is valid once it is tracked;
 	// pendingNext links it into the registrar's list until then.
-	released    handleState
-	cleanup     runtime.Cleanup
-	pendingNext *core
+	released     handleState
+	pendingDepth uint32 // its depth in the registrar's list (batchStack.push)
+	cleanup      runtime.Cleanup
+	pendingNext  *core
 }
 
 // bind points the handle at off bytes into b, whose reference it owns.

@@ -12,10 +12,11 @@ import (
 // deferred frees and the late cleanup registrations are such stacks.
 type batchStack[T any] struct {
 	head   atomic.Pointer[T]
-	next   func(*T) **T  // the link field of an entry
-	handle func(*T)      // called for each entry, its link cleared first
-	wake   chan struct{} // the goroutine's doorbell, buffered 1
-	mu     sync.Mutex    // one drain at a time, so drain waits for one in progress
+	next   func(*T) **T     // the link field of an entry
+	depth  func(*T) *uint32 // an entry's position from the bottom, when counted (nil: not counted)
+	handle func(*T)         // called for each entry, its link cleared first
+	wake   chan struct{}    // the goroutine's doorbell, buffered 1
+	mu     sync.Mutex       // one drain at a time, so drain waits for one in progress
 	start  sync.Once
 
 	// waits, when set (tests), is called by the goroutine before each of
@@ -28,14 +29,26 @@ func newBatchStack[T any](next func(*T) **T, handle func(*T)) *batchStack[T] {
 }
 
 // push adds x and returns the entry it went on top of (nil: the stack
-// was empty). The first push starts the goroutine.
-func (s *batchStack[T]) push(x *T) (below *T) {
+// was empty) and, when the stack counts, x's depth (1 at the bottom): a
+// stack that rings every so many entries needs no counter of its own,
+// which would cost every push a second atomic operation. The first push
+// starts the goroutine.
+func (s *batchStack[T]) push(x *T) (below *T, depth uint32) {
 	s.start.Do(func() { go s.loop() })
 	for {
 		h := s.head.Load()
 		*s.next(x) = h
+		if s.depth != nil {
+			// Written before the compare-and-swap publishes x; h's was
+			// written before h was published, and never changes after.
+			depth = 1
+			if h != nil {
+				depth = *s.depth(h) + 1
+			}
+			*s.depth(x) = depth
+		}
 		if s.head.CompareAndSwap(h, x) {
-			return h
+			return h, depth
 		}
 	}
 }

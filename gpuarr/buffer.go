@@ -82,7 +82,6 @@ func (b *buffer) free() error {
 	if err := res.Free(b.block); err != nil && first == nil && !errors.Is(err, device.ErrClosed) {
 		first = err
 	}
-	counters.frees.Add(1)
 	if first != nil {
 		counters.freeErrors.Add(1)
 		first = fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", b.size, b.st.dev, first)

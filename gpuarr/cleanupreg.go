@@ -52,7 +52,6 @@ const pendingBatch = 1024
 // stack linked through core.pendingNext, and the goroutine that works it.
 type cleanupRegistrar struct {
 	*batchStack[core]
-	added   atomic.Uint32 // handles ever added, to ring every pendingBatch
 	watched sync.Once
 }
 
@@ -60,15 +59,15 @@ var registrar = newCleanupRegistrar()
 
 func newCleanupRegistrar() *cleanupRegistrar {
 	r := &cleanupRegistrar{batchStack: newBatchStack(func(c *core) **core { return &c.pendingNext }, (*core).register)}
+	r.depth = func(c *core) *uint32 { return &c.pendingDepth }
 	cleanups.BeforeCollect(r.flush)
 	return r
 }
 
-// add puts c on the list; every pendingBatch-th add rings the registrar.
+// add puts c on the list; every pendingBatch-th entry rings the registrar.
 func (r *cleanupRegistrar) add(c *core) {
 	r.watched.Do(r.watchGC)
-	r.push(c)
-	if r.added.Add(1)%pendingBatch == 0 {
+	if _, depth := r.push(c); depth%pendingBatch == 0 {
 		r.ring()
 	}
 }

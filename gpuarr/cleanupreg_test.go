@@ -37,7 +37,7 @@ func TestCleanupRegisteredOnlyForLiveHandles(t *testing.T) {
 	cleanups.Collect(5 * time.Second) // registers the 6 live handles
 	d := gpuarr.ReadCounters().Sub(before)
 	assert.Equal(t, uint64(6), d.CleanupsRegistered)
-	assert.Equal(t, uint64(4), d.Frees)
+	assert.Equal(t, base+6*1024, allocated(t, dev), "the 4 released handles' memory is back")
 
 	for _, a := range live {
 		require.NoError(t, a.Release())
@@ -45,8 +45,7 @@ func TestCleanupRegisteredOnlyForLiveHandles(t *testing.T) {
 	}
 	cleanups.Collect(5 * time.Second)
 	d = gpuarr.ReadCounters().Sub(before)
-	assert.Equal(t, uint64(10), d.Frees, "each buffer freed once: Release stopped the registered cleanups")
-	assert.Zero(t, d.FreeErrors)
+	assert.Zero(t, d.FreeErrors, "each buffer freed once: Release stopped the registered cleanups")
 	assert.Equal(t, base, allocated(t, dev))
 }
 

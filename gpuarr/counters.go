@@ -9,7 +9,6 @@ var counters struct {
 	hostSyncs    atomic.Uint64 // host reads that waited for GPU work
 	streamWaits  atomic.Uint64 // cross-stream waits issued (Stream.Wait)
 	eventRecords atomic.Uint64 // events recorded for such waits
-	frees        atomic.Uint64 // buffers returned to their resource
 	freeErrors   atomic.Uint64 // frees that failed (cleanups cannot report them)
 	registered   atomic.Uint64 // handles that got a GC cleanup (cleanupreg.go)
 }

@@ -7,7 +7,7 @@ import (
 
 // Counters is a snapshot of the tracking's driver calls, for tests.
 type Counters struct {
-	HostSyncs, StreamWaits, EventRecords, Frees, FreeErrors, CleanupsRegistered uint64
+	HostSyncs, StreamWaits, EventRecords, FreeErrors, CleanupsRegistered uint64
 }
 
 // ReadCounters returns the counters now. They are process-wide: tests
@@ -17,7 +17,6 @@ func ReadCounters() Counters {
 		HostSyncs:          counters.hostSyncs.Load(),
 		StreamWaits:        counters.streamWaits.Load(),
 		EventRecords:       counters.eventRecords.Load(),
-		Frees:              counters.frees.Load(),
 		FreeErrors:         counters.freeErrors.Load(),
 		CleanupsRegistered: counters.registered.Load(),
 	}
@@ -26,7 +25,7 @@ func ReadCounters() Counters {
 // Sub is c - o, field by field.
 func (c Counters) Sub(o Counters) Counters {
 	return Counters{c.HostSyncs - o.HostSyncs, c.StreamWaits - o.StreamWaits, c.EventRecords - o.EventRecords,
-		c.Frees - o.Frees, c.FreeErrors - o.FreeErrors, c.CleanupsRegistered - o.CleanupsRegistered}
+		c.FreeErrors - o.FreeErrors, c.CleanupsRegistered - o.CleanupsRegistered}
 }
 
 // HoldDrainer stops the deferred-free queue's drainer goroutine before its

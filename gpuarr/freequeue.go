@@ -32,7 +32,7 @@ func newFreeQueue() freeQueue {
 // push queues b, whose last reference is gone, and rings the drainer when
 // the queue was empty (a non-empty queue already has a drain coming).
 func (q freeQueue) push(b *buffer) {
-	if q.batchStack.push(b) == nil {
+	if below, _ := q.batchStack.push(b); below == nil {
 		q.ring()
 	}
 }

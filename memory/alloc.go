@@ -145,6 +145,11 @@ func (p *CachingPool) grow(sc *streamCache, size uint64) (*Block, error) {
 		p.mu.Lock()
 		segSize = smallSegmentSize(p.a.smallReserved)
 		p.mu.Unlock()
+	} else if size < minLargeAlloc {
+		// Under a limit, a big segment that does not fit falls back below.
+		p.mu.Lock()
+		segSize = midSegmentSize(segSize, p.a.reserved.Current-p.a.smallReserved)
+		p.mu.Unlock()
 	}
 	up, err := p.up.Alloc(sc.stream, segSize)
 	if err != nil && isOOM(err) {

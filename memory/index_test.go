@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
@@ -63,6 +64,18 @@ func TestSmallSegmentsGrow(t *testing.T) {
 	} {
 		require.Equal(t, tc.seg, smallSegmentSize(tc.reserved), "after %d", tc.reserved)
 	}
+}
+
+func TestMidSegmentsGrowWithThePool(t *testing.T) {
+	const base = 16 << 20 // two 8 MB batches
+	for _, tc := range []struct{ reserved, seg uint64 }{
+		{0, base}, {100 << 20, base}, {128 << 20, base}, {200 << 20, base},
+		{256 << 20, 32 << 20}, {1200 << 20, 144 << 20}, {2 << 30, 256 << 20}, {64 << 30, 256 << 20},
+	} {
+		require.Equal(t, tc.seg, midSegmentSize(base, tc.reserved), "after %d", tc.reserved)
+	}
+	require.Equal(t, uint64(18<<20), midSegmentSize(18<<20, 100<<20), "never less than the request's own segment")
+	require.Equal(t, uint64(252<<20), midSegmentSize(18<<20, 4<<30), "a multiple of it")
 }
 
 func TestSizeClasses(t *testing.T) {
@@ -184,4 +197,30 @@ func TestPeaksRelaxUnderContention(t *testing.T) {
 	pk.recompute(all, nil)
 	require.Equal(t, uint64(20), a.sh.hiBytes, "relaxed: a keeps its maximum")
 	require.Equal(t, uint64(10), b.sh.hiBytes)
+}
+
+// A pool that grows to hundreds of MiB of mid-size blocks asks upstream
+// for a few big segments, not one small segment per couple of blocks.
+func TestGrowingPoolObtainsFewerMidSegments(t *testing.T) {
+	dev := defaultDevice(t)
+	s := newStream(t, dev)
+	pool := Caching(Direct(dev), CachingOptions{})
+	const size, n = 2 << 20, 256 // 512 MiB in 2 MiB blocks; base segments of 20 MiB hold 10
+	var blocks []*Block
+	for range n {
+		b, err := pool.Alloc(s, size)
+		require.NoError(t, err)
+		blocks = append(blocks, b)
+	}
+	st := pool.Stats()
+	// Base segments alone would be 26. Growth starts once large segments
+	// reserve 16 base segments (320 MiB): 16 of 20 MiB, then 40 MiB ones.
+	assert.LessOrEqual(t, st.SegmentsObtained, uint64(21), "segments obtained for %d blocks", n)
+	assert.GreaterOrEqual(t, st.ReservedBytes.Current, uint64(n*size))
+	for _, b := range blocks {
+		require.NoError(t, pool.Free(b))
+	}
+	require.NoError(t, pool.checkInvariants())
+	require.NoError(t, pool.EmptyCache())
+	assert.Zero(t, pool.Stats().ReservedBytes.Current)
 }

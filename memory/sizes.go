@@ -17,6 +17,9 @@ const (
 	// maxSmallSegment. A program with gigabytes of small blocks then costs
 	// hundreds of driver allocations rather than thousands.
 	maxSmallSegment = 32 << 20
+	// Mid-size segments (requests of 1 to 10 MiB) grow the same way, up
+	// to maxMidSegment (see midSegmentSize).
+	maxMidSegment = 256 << 20
 
 	maxRequest = 1 << 62 // larger requests fail at once (rounding would overflow)
 )
@@ -35,6 +38,20 @@ func roundUp(n, to uint64) uint64 { return (n + to - 1) / to * to }
 // segments already reserve reserved bytes.
 func smallSegmentSize(reserved uint64) uint64 {
 	return min(max(reserved/8/smallSegment*smallSegment, smallSegment), maxSmallSegment)
+}
+
+// midSegmentSize is the segment for a mid-size request whose own segment
+// (segmentSize) is base, when the pool's large segments already reserve
+// reserved bytes: an eighth of that in multiples of base, up to
+// maxMidSegment, and never less than base.
+//
+// A program whose temporaries are left to the GC fills the pool up to its
+// limit between collections: a training loop with 8 MB batches under a 4
+// GiB limit asked the driver for 175 segments of 16 MiB, 60-100 µs each,
+// while the loop waited. Growing with the pool makes that a few dozen. A
+// pool whose large segments stay under 8·base keeps base-sized ones.
+func midSegmentSize(base, reserved uint64) uint64 {
+	return max(base, min(reserved/8, maxMidSegment)/base*base)
 }
 
 // segmentSize is the segment obtained upstream for a request of size bytes
