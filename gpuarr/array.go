@@ -32,16 +32,17 @@ type core struct {
 	// the buffer must not read its fields, and addresses are wanted
 	// before that (the plan's arguments).
 	p     device.Ptr
-	n     int // elements
-	esize uintptr
-	elem  string // element type name, for messages
-	shape Shape  // dims[:len] when the rank fits, else its own slice
+	n     int       // elements
+	typ   *elemType // element type: size and name
+	shape Shape     // dims[:len] when the rank fits, else its own slice
 	dims  [4]int
-	// strides are the element steps along each axis of a strided view
+	// layout holds the element steps along each axis of a strided view
 	// (Transpose, Permute, Step); nil for the usual contiguous row-major
 	// layout. off is then the first element's offset and n counts the
-	// view's elements, not the memory they span.
-	strides []int
+	// view's elements, not the memory they span. A pointer rather than a
+	// slice, like typ below: every array allocates a handle, and its size
+	// class is part of what Empty costs.
+	layout *[]int
 	// leaf is the array's expression node, made on first use: every
 	// expression reads the array through the same immutable node, so
 	// using an array as an operand allocates nothing.
@@ -69,15 +70,23 @@ func (c *core) setShape(sh Shape) {
 }
 
 // contiguous reports whether the elements are packed row-major from ptr().
-func (c *core) contiguous() bool { return c.strides == nil }
+func (c *core) contiguous() bool { return c.layout == nil }
+
+// strides are the element steps of a strided view; nil when contiguous.
+func (c *core) strides() []int {
+	if c.layout == nil {
+		return nil
+	}
+	return *c.layout
+}
 
 func (c *core) dev() *device.Device { return c.buf.st.dev }
 func (c *core) ptr() device.Ptr     { return c.p }
-func (c *core) nbytes() uint64      { return uint64(c.n) * uint64(c.esize) }
+func (c *core) nbytes() uint64      { return uint64(c.n) * uint64(c.typ.size) }
 
 // describe names the array in messages: "float32[3 4] array on host:0".
 func (c *core) describe() string {
-	return fmt.Sprintf("%s%v array on %s", c.elem, c.shape, c.dev())
+	return fmt.Sprintf("%s%v array on %s", c.typ.name, c.shape, c.dev())
 }
 
 func (c *core) releasedError(call string) error {
@@ -102,8 +111,8 @@ func (a *Array[T]) Bytes() uint64 { return a.c.nbytes() }
 // Strides are the steps between neighbours along each axis, in elements:
 // row-major (the last axis contiguous) except for strided views.
 func (a *Array[T]) Strides() []int {
-	if a.c.strides != nil {
-		return append([]int(nil), a.c.strides...)
+	if a.c.strides() != nil {
+		return append([]int(nil), a.c.strides()...)
 	}
 	st := make([]int, len(a.c.shape))
 	step := 1
@@ -125,7 +134,7 @@ func (a *Array[T]) String() string {
 	if a == nil {
 		return "gpuarr.Array(nil)"
 	}
-	s := fmt.Sprintf("gpuarr.Array[%s]%v on %s", a.c.elem, a.c.shape, a.c.dev())
+	s := fmt.Sprintf("gpuarr.Array[%s]%v on %s", a.c.typ.name, a.c.shape, a.c.dev())
 	if a.c.released.Load() {
 		s += " (released)"
 	}

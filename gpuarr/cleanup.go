@@ -64,7 +64,7 @@ func newArray[T Numeric](call string, sh Shape, s *device.Stream) (*Array[T], er
 	}
 	a := &Array[T]{}
 	a.c.bind(buf, 0)
-	a.c.n, a.c.esize, a.c.elem = n, esize, elemName[T]()
+	a.c.n, a.c.typ = n, elemTypeOf[T]()
 	a.c.setShape(sh)
 	track(a)
 	return a, nil
@@ -78,7 +78,7 @@ func (a *Array[T]) view(call string, off uint64, n int, sh Shape) (*Array[T], er
 	}
 	v := &Array[T]{}
 	v.c.bind(a.c.buf, a.c.off+off)
-	v.c.n, v.c.esize, v.c.elem = n, a.c.esize, a.c.elem
+	v.c.n, v.c.typ = n, a.c.typ
 	v.c.setShape(sh)
 	track(v) // the pin above is the view's reference
 	return v, nil

@@ -47,7 +47,7 @@ func EmptyFrom[T Numeric](res memory.Resource, sh Shape, opts ...Option) (*Array
 	b.trk.writer = s
 	a := &Array[T]{}
 	a.c.bind(b, 0)
-	a.c.n, a.c.esize, a.c.elem = n, esize, elemName[T]()
+	a.c.n, a.c.typ = n, elemTypeOf[T]()
 	a.c.setShape(sh)
 	track(a)
 	return a, nil
@@ -106,8 +106,8 @@ func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, erro
 	var migrate func(*device.Stream) (bool, error)
 	if how.Migrate != nil {
 		if lo, n := a.span(); n > 0 {
-			p := c.ptr().Add(uint64(lo * int(c.esize)))
-			migrate = func(s *device.Stream) (bool, error) { return how.Migrate(s, p, uint64(n*int(c.esize))) }
+			p := c.ptr().Add(uint64(lo * int(c.typ.size)))
+			migrate = func(s *device.Stream) (bool, error) { return how.Migrate(s, p, uint64(n*int(c.typ.size))) }
 		}
 	}
 	if err := c.buf.syncForHostAccess(how.WholeDevice, migrate); err != nil {
@@ -193,7 +193,7 @@ func UseMemory[T Numeric](a *Array[T], s *device.Stream, write bool, fn func(p d
 		return nil // no elements
 	}
 	run := func() error {
-		return fn(c.ptr().Add(uint64(lo*int(c.esize))), uint64(n*int(c.esize)), c.buf.res)
+		return fn(c.ptr().Add(uint64(lo*int(c.typ.size))), uint64(n*int(c.typ.size)), c.buf.res)
 	}
 	if s == nil {
 		if !c.acquire() {
@@ -229,8 +229,8 @@ func (a *Array[T]) span() (lo, n int) {
 }
 
 func (a *Array[T]) strideAt(i int) int {
-	if a.c.strides != nil {
-		return a.c.strides[i]
+	if a.c.strides() != nil {
+		return a.c.strides()[i]
 	}
 	st := 1
 	for _, d := range a.c.shape[i+1:] {

@@ -113,7 +113,7 @@ func lowerTree(root *node, space Shape, axis int) (*lowered, error) {
 		if lf.rnd != nil {
 			lf.strides = broadcastStrides(lf.rnd.shape, rowMajorStrides(lf.rnd.shape), l.space)
 		} else {
-			st := lf.c.strides
+			st := lf.c.strides()
 			if st == nil {
 				st = rowMajorStrides(lf.c.shape)
 			}

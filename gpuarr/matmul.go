@@ -142,7 +142,7 @@ func layoutOf(c *core) (l matLayout, ok bool) {
 	if c.contiguous() {
 		return matLayout{true, max(1, k)}, true
 	}
-	s0, s1 := c.strides[0], c.strides[1]
+	s0, s1 := c.strides()[0], c.strides()[1]
 	if (s1 == 1 || k <= 1) && (r <= 1 || s0 >= max(1, k)) {
 		if r <= 1 {
 			s0 = max(1, k)
@@ -166,7 +166,7 @@ func matmul[T Float](call string, c, a, b *Array[T], s *device.Stream, tf32 bool
 		l, ok := layoutOf(x)
 		if !ok {
 			return fmt.Errorf("gpuarr.%s: %s has strides %v, which a matrix product cannot read directly: Clone it first: %w",
-				call, x.describe(), x.strides, ErrArgument)
+				call, x.describe(), x.strides(), ErrArgument)
 		}
 		ls[i] = l
 	}

@@ -78,7 +78,7 @@ func mmStrided[T Float](t *testing.T, a *Array[T], sh Shape, st []int) *Array[T]
 	}
 	v, err := a.view("test", 0, n, sh)
 	require.NoError(t, err)
-	v.c.strides = st
+	v.c.layout = &st
 	t.Cleanup(func() { _ = v.Release() })
 	return v
 }

@@ -217,7 +217,7 @@ func reduceInto(call string, r expr.ReduceOp, out *core, root *node, space Shape
 	}
 	cast := &node{op: expr.OpCast, t: wantT, shape: Shape{groups},
 		args: [3]*node{{op: expr.OpInput, t: resT, arr: acc, shape: Shape{groups}}}}
-	flat := &core{buf: out.buf, off: out.off, p: out.p, n: out.n, esize: out.esize, elem: out.elem}
+	flat := &core{buf: out.buf, off: out.off, p: out.p, n: out.n, typ: out.typ}
 	flat.setShape(Shape{groups})
 	return evalInto(call, flat, cast, s)
 }
@@ -266,7 +266,7 @@ func tempCore(call string, s *device.Stream, t expr.DType, n int) (*core, error)
 	if err != nil {
 		return nil, err
 	}
-	c := &core{n: n, esize: uintptr(t.Size()), elem: t.String()}
+	c := &core{n: n, typ: elemTypeNamed(t.String(), uintptr(t.Size()))}
 	c.bind(buf, 0)
 	c.setShape(Shape{n})
 	return c, nil

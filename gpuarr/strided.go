@@ -76,8 +76,8 @@ func (a *Array[T]) Step(axis, start, stop, step int) (*Array[T], error) {
 }
 
 func (c *core) stridesOrRowMajor() []int {
-	if c.strides != nil {
-		return c.strides
+	if c.strides() != nil {
+		return c.strides()
 	}
 	return rowMajorStrides(c.shape)
 }
@@ -90,12 +90,12 @@ func (a *Array[T]) stridedView(call string, elemOff int, sh Shape, st []int) (*A
 		return nil, a.c.releasedError(call)
 	}
 	v := &Array[T]{}
-	v.c.bind(a.c.buf, uint64(int64(a.c.off)+int64(elemOff)*int64(a.c.esize)))
-	v.c.esize, v.c.elem = a.c.esize, a.c.elem
+	v.c.bind(a.c.buf, uint64(int64(a.c.off)+int64(elemOff)*int64(a.c.typ.size)))
+	v.c.typ = a.c.typ
 	v.c.n = sh.Len()
 	v.c.setShape(sh)
 	if !isRowMajor(sh, st) {
-		v.c.strides = st
+		v.c.layout = &st
 	}
 	track(v)
 	return v, nil

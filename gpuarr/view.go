@@ -28,7 +28,7 @@ func (a *Array[T]) Reshape(sh Shape) (*Array[T], error) {
 			sh[i] = 1
 		}
 	}
-	n, err := checkShape(call, sh, a.c.esize)
+	n, err := checkShape(call, sh, a.c.typ.size)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +66,11 @@ func (a *Array[T]) Slice(i, j int) (*Array[T], error) {
 	}
 	sh := append(Shape{j - i}, a.c.shape[1:]...)
 	if !a.c.contiguous() {
-		return a.stridedView(call, i*a.c.strides[0], sh, a.c.strides)
+		return a.stridedView(call, i*a.c.strides()[0], sh, a.c.strides())
 	}
 	row := 1
 	for _, d := range a.c.shape[1:] {
 		row *= d
 	}
-	return a.view(call, uint64(i*row)*uint64(a.c.esize), (j-i)*row, sh)
+	return a.view(call, uint64(i*row)*uint64(a.c.typ.size), (j-i)*row, sh)
 }
