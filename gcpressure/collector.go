@@ -2,6 +2,7 @@ package gcpressure
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,9 @@ type collector struct {
 	lastEnd   atomic.Int64
 	ended     atomic.Bool
 	lastFreed atomic.Uint64
+	// paced is the background threshold the pacer set (pacer.go), as
+	// math.Float64bits; 0 until a collection has measured a rate.
+	paced atomic.Uint64
 
 	// gc and now are runtime.GC-plus-wait and time.Now, replaced in tests;
 	// joining, when set (tests), is called as collectFor starts waiting for
@@ -100,10 +104,15 @@ func (c *collector) isEnabled() bool { return c.enabled.Load() }
 // limit, and the later it starts the more each frees: on that loop 45
 // collections instead of 59, none of them outrun, and the loop 3 % faster
 // (BENCHMARKS.md). At 0.97 allocations outran a few collections and waited
-// for them in the reclaim ladder.
+// for them in the reclaim ladder; on a slower host 0.90 was outrun too, so
+// the pacer (pacer.go) lowers it for a program that allocates fast enough
+// to outrun a collection.
 func (c *collector) threshold(blocking bool) float64 {
 	switch {
 	case c.cfg.Background:
+		if p := c.paced.Load(); p != 0 {
+			return min(c.cfg.BackgroundThreshold, math.Float64frombits(p))
+		}
 		return c.cfg.BackgroundThreshold
 	case blocking:
 		return c.cfg.BlockingThreshold
@@ -274,6 +283,7 @@ func (c *collector) startLocked() *collection {
 // collection under c.mu before the waiters are released, so a caller that
 // waited for col sees it counted.
 func (c *collector) run(col *collection, before reading, read func() reading, wait time.Duration, record func(took time.Duration, freed uint64)) (time.Duration, uint64) {
+	start := c.now().UnixNano()
 	took := c.gc(wait)
 	after := read()
 	freed := before.Live - min(after.Live, before.Live)
@@ -284,6 +294,9 @@ func (c *collector) run(col *collection, before reading, read func() reading, wa
 		c.avgGC.Store(int64(took))
 	} else {
 		c.avgGC.Store((3*avg + int64(took)) / 4)
+	}
+	if c.ended.Load() {
+		c.pace(freed, start-c.lastEnd.Load(), after.Limit)
 	}
 	c.lastFreed.Store(freed)
 	c.lastEnd.Store(end)

@@ -16,7 +16,10 @@
 //     limit, else the driver's free memory plus what the pool holds; see
 //     eager.go);
 //   - below 0.75 (0.50 before a blocking wait) nothing happens; in
-//     background mode (below) the threshold is 0.90 in both places;
+//     background mode (below) the threshold is 0.90 in both places, or
+//     lower when the program allocates fast enough to outrun a collection
+//     started there (the pacer: headroom for 1.5 collection times of
+//     allocation, never below 0.60);
 //   - above, a collection runs unless the recent fraction of time spent in
 //     collections exceeds a budget: 5 %, doubled when the last collection
 //     freed more than 10 % of the limit, doubled before a blocking wait,
@@ -93,6 +96,7 @@
 //
 // policy.go: the thresholds and budget, from the environment;
 // collector.go: whether and when to collect, and sharing collections;
+// pacer.go: the background threshold from the allocation rate;
 // gauge.go: the per-allocation estimate of a memory's pressure; eager.go:
 // the array layer's hooks and the device readings; ladder.go and gate.go:
 // the reclaim ladder and the gate that holds allocations back while it
