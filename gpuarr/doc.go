@@ -173,8 +173,10 @@
 // so a handle released soon after it was made never pays for one
 // (cleanupreg.go); the batch is registered before every collection
 // gcpressure runs and after every GC cycle, so an array dropped within
-// the last few hundred allocations is collected by the next gcpressure
-// collection or the second GC cycle.
+// the last few thousand allocations is collected by the next gcpressure
+// collection or the second GC cycle. A freed buffer object is reused by
+// the next allocation on its device (recycle.go), so an array costs one Go
+// allocation, its 144-byte handle.
 // Release frees at once, in the caller,
 // is idempotent, and makes every later use of that handle an error
 // matching ErrReleased; views keep the buffer alive after their parent is
