@@ -171,19 +171,26 @@ func benchLaunch(rep *report.Report, dev *device.Device, probe driver.CallProbe,
 // one more empty cgo call each, and a Go launch from a thread-locked
 // goroutine.
 func launchDiag(rep *report.Report, s *device.Stream, lp driver.LaunchProbe, probe driver.CallProbe, fn driver.Function, batches, batch int, viaDriver func()) error {
-	for _, gap := range []int64{0, 50, 100, 200, 500, 1000} {
-		var ns []float64
-		for range batches {
-			t, err := lp.BenchLaunchSpacedC(fn, batch, gap)
+	// The gaps take turns batch by batch, in rotating order, so that a
+	// drift of the machine over the run does not pass for an effect of
+	// the gap.
+	gaps := []int64{0, 50, 100, 200, 500, 1000}
+	ns := make([][]float64, len(gaps))
+	for b := range batches {
+		for k := range gaps {
+			i := (b + k) % len(gaps)
+			t, err := lp.BenchLaunchSpacedC(fn, batch, gaps[i])
 			if err != nil {
 				return err
 			}
-			ns = append(ns, float64(t)/float64(batch))
+			ns[i] = append(ns[i], float64(t)/float64(batch))
 			if err := s.Synchronize(); err != nil {
 				return err
 			}
 		}
-		row(rep, "diag: launch, paced", fmt.Sprintf("C, %d ns gap after each", gap), ns, 0, 0)
+	}
+	for i, gap := range gaps {
+		row(rep, "diag: launch, paced", fmt.Sprintf("C, %d ns gap after each", gap), ns[i], 0, 0)
 	}
 	var extra, locked []float64
 	withNoop := func() { viaDriver(); probe.CgoNoop() }
