@@ -78,6 +78,14 @@ func (s *Stream) Close() error {
 
 // Record marks e as reached when the stream gets to this point.
 func (s *Stream) Record(e *Event) error {
+	if err := s.recordable(e); err != nil {
+		return err
+	}
+	return s.drv.Record(e.drv)
+}
+
+// recordable checks that e can be recorded on s.
+func (s *Stream) recordable(e *Event) error {
 	if err := s.check("Stream.Record"); err != nil {
 		return err
 	}
@@ -87,7 +95,7 @@ func (s *Stream) Record(e *Event) error {
 	if e.dev != s.dev {
 		return invalid("Stream.Record", "event of %s recorded on a stream of %s", e.dev, s.dev)
 	}
-	return s.drv.Record(e.drv)
+	return nil
 }
 
 // RecordWait records e on s and makes waiter wait, on the device, for that
@@ -102,17 +110,11 @@ func (s *Stream) RecordWait(e *Event, waiter *Stream) error {
 		}
 		return waiter.Wait(e)
 	}
-	if err := s.check("Stream.Record"); err != nil {
-		return err
-	}
 	if err := waiter.check("Stream.Wait"); err != nil {
 		return err
 	}
-	if err := e.check("Stream.Record"); err != nil {
+	if err := s.recordable(e); err != nil {
 		return err
-	}
-	if e.dev != s.dev {
-		return invalid("Stream.Record", "event of %s recorded on a stream of %s", e.dev, s.dev)
 	}
 	return rw.RecordWait(e.drv, waiter.drv)
 }

@@ -29,8 +29,12 @@ func TestStreamExecutesTenThousandOpsInOrder(t *testing.T) {
 	assert.Equal(t, uint32(0), got[1], "out-of-order flag")
 }
 
-func TestEventOrdersOneStreamAfterAnother(t *testing.T) {
-	dev := testDevice(t)
+// checkOrdering has stream A write 7 after a 50 ms spin and stream B copy
+// the value once order (given A, B and an event) has ordered B after A;
+// stream C copies it unordered, as a control: it runs during the spin and
+// sees 0, which proves the ordering is observable. It returns the event.
+func checkOrdering(t *testing.T, dev *device.Device, order func(a, b *device.Stream, ev *device.Event) error) *device.Event {
+	t.Helper()
 	ks := kernels(t, dev)
 	a, b, c := newStream(t, dev), newStream(t, dev), newStream(t, dev)
 	x, withWait, withoutWait := alloc(t, dev, 4), alloc(t, dev, 4), alloc(t, dev, 4)
@@ -39,19 +43,25 @@ func TestEventOrdersOneStreamAfterAnother(t *testing.T) {
 
 	ev, err := dev.NewEvent()
 	require.NoError(t, err)
-	defer ev.Close()
+	t.Cleanup(func() { _ = ev.Close() })
 	one := device.LaunchConfig{Grid: device.Dim3{X: 1}, Block: device.Dim3{X: 1}}
-	spin := uint64(50 * time.Millisecond)
-	require.NoError(t, a.Launch(ks.SpinWrite, one, x, uint32(7), spin))
-	require.NoError(t, a.Record(ev))
-	require.NoError(t, b.Wait(ev))
+	require.NoError(t, a.Launch(ks.SpinWrite, one, x, uint32(7), uint64(50*time.Millisecond)))
+	require.NoError(t, order(a, b, ev))
 	require.NoError(t, b.Launch(ks.Copy, one, withWait, x, uint64(1)))
-	// Control: without the wait the copy runs during the spin and sees 0,
-	// which proves the ordering above is observable.
 	require.NoError(t, c.Launch(ks.Copy, one, withoutWait, x, uint64(1)))
 
 	assert.Equal(t, uint32(7), download(t, b, withWait, 1)[0], "stream B waited for A's event")
 	assert.Equal(t, uint32(0), download(t, c, withoutWait, 1)[0], "stream C did not wait")
+	return ev
+}
+
+func TestEventOrdersOneStreamAfterAnother(t *testing.T) {
+	ev := checkOrdering(t, testDevice(t), func(a, b *device.Stream, ev *device.Event) error {
+		if err := a.Record(ev); err != nil {
+			return err
+		}
+		return b.Wait(ev)
+	})
 	done, err := ev.Query()
 	require.NoError(t, err)
 	assert.True(t, done)
@@ -62,23 +72,9 @@ func TestEventOrdersOneStreamAfterAnother(t *testing.T) {
 // an error matching ErrClosed that Closed attributes.
 func TestRecordWaitOrdersOneStreamAfterAnother(t *testing.T) {
 	dev := testDevice(t)
-	ks := kernels(t, dev)
-	a, b, c := newStream(t, dev), newStream(t, dev), newStream(t, dev)
-	x, withWait, withoutWait := alloc(t, dev, 4), alloc(t, dev, 4), alloc(t, dev, 4)
-	require.NoError(t, a.Memset32(x, 0, 1))
-	require.NoError(t, a.Synchronize())
+	ev := checkOrdering(t, dev, func(a, b *device.Stream, ev *device.Event) error { return a.RecordWait(ev, b) })
 
-	ev, err := dev.NewEvent()
-	require.NoError(t, err)
-	defer ev.Close()
-	one := device.LaunchConfig{Grid: device.Dim3{X: 1}, Block: device.Dim3{X: 1}}
-	require.NoError(t, a.Launch(ks.SpinWrite, one, x, uint32(9), uint64(50*time.Millisecond)))
-	require.NoError(t, a.RecordWait(ev, b))
-	require.NoError(t, b.Launch(ks.Copy, one, withWait, x, uint64(1)))
-	require.NoError(t, c.Launch(ks.Copy, one, withoutWait, x, uint64(1))) // control, as above
-	assert.Equal(t, uint32(9), download(t, b, withWait, 1)[0], "stream B waited for A's record")
-	assert.Equal(t, uint32(0), download(t, c, withoutWait, 1)[0], "stream C did not wait")
-
+	a, b := newStream(t, dev), newStream(t, dev)
 	closedS := newStream(t, dev)
 	require.NoError(t, closedS.Close())
 	assert.True(t, closedS.Closed())

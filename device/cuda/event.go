@@ -54,16 +54,25 @@ func asEvent(call string, ev driver.Event) (*event, error) {
 	return e, e.check(call)
 }
 
-func (s *stream) Record(ev driver.Event) error {
+// recordable checks that ev can be recorded on s and returns it.
+func (s *stream) recordable(ev driver.Event) (*event, error) {
 	if err := s.check("cuEventRecord"); err != nil {
-		return err
+		return nil, err
 	}
 	e, err := asEvent("cuEventRecord", ev)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if e.dev != s.dev {
-		return driver.Errorf("cuEventRecord", driver.InvalidValue, "event of %s recorded on a stream of %s", e.dev, s.dev)
+		return nil, driver.Errorf("cuEventRecord", driver.InvalidValue, "event of %s recorded on a stream of %s", e.dev, s.dev)
+	}
+	return e, nil
+}
+
+func (s *stream) Record(ev driver.Event) error {
+	e, err := s.recordable(ev)
+	if err != nil {
+		return err
 	}
 	if rc := C.gp_event_record(s.dev.ctx, e.h, s.h); rc != 0 {
 		return s.dev.fail(int64(rc), "")
@@ -82,18 +91,12 @@ func (s *stream) RecordWait(ev driver.Event, waiter driver.Stream) error {
 		}
 		return waiter.Wait(ev)
 	}
-	if err := s.check("cuEventRecord"); err != nil {
-		return err
-	}
 	if err := w.check("cuStreamWaitEvent"); err != nil {
 		return err
 	}
-	e, err := asEvent("cuEventRecord", ev)
+	e, err := s.recordable(ev)
 	if err != nil {
 		return err
-	}
-	if e.dev != s.dev {
-		return driver.Errorf("cuEventRecord", driver.InvalidValue, "event of %s recorded on a stream of %s", e.dev, s.dev)
 	}
 	if rc := C.gp_event_record_wait(s.dev.ctx, e.h, s.h, w.h); rc != 0 {
 		return s.dev.fail(int64(rc), "")
