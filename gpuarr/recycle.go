@@ -3,9 +3,8 @@ package gpuarr
 // Freed buffers are reused by later allocations on the same device.
 //
 // Each array used to cost two Go objects, its handle and its buffer, and
-// on the GPU hosts the GC's work for them was most of Empty+Release beyond
-// the pool's own alloc+free: with the collector off the pair cost half as
-// much. A buffer whose memory went back to the general pool is put in its
+// the GC's work for them was about half of Empty+Release: with the
+// collector off (GOGC=off, host backend) the pair cost half as much. A buffer whose memory went back to the general pool is put in its
 // device's spare pool instead, so a loop of temporaries allocates one
 // object per array, the handle.
 //
