@@ -55,6 +55,6 @@ func benchEmpty(rep *report.Report, dev *device.Device, cfg config) error {
 	if a.P50 > targetEmptyP50Ns {
 		rep.Note("Missed: Empty[float32](1) + Release takes %.0f ns at the median (target ≤ %d ns); the pool's own alloc+free is %.0f ns of it.", a.P50, targetEmptyP50Ns, p.P50)
 	}
-	rep.Note("Empty+Release costs %.0f ns over the pool's alloc+free at the median (the Array and buffer objects, runtime.AddCleanup and Cleanup.Stop). CUDA.jl publishes 824 ns for its constructor; torch.empty(1) is in alloc_peers' table.", a.P50-p.P50)
+	rep.Note("Empty+Release costs %.0f ns over the pool's alloc+free at the median (the handle, its one Go allocation; the buffer object, reused from a spare; the GC gauge; the cleanup registrar's list; the reference count and the handle's state). CUDA.jl publishes 824 ns for its constructor; torch.empty(1) is in alloc_peers' table.", a.P50-p.P50)
 	return nil
 }

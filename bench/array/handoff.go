@@ -75,7 +75,7 @@ func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 		report.TimeBatches(1, batch, cross)
 		keep(drain())
 	}
-	var sameNs, crossNs, cOneNs, cTwoNs []float64
+	var sameNs, crossNs, cOneNs, cTwoNs, cMemNs []float64
 	paths := []func(){
 		func() { sameNs = append(sameNs, report.TimeBatches(1, batch, same)...) },
 		func() { crossNs = append(crossNs, report.TimeBatches(1, batch, cross)...) },
@@ -86,19 +86,24 @@ func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 	}
 	defer closeC()
 	if cRound != nil {
-		cPath := func(two bool, into *[]float64) func() {
+		cPath := func(ordering cOrdering, into *[]float64) func() {
 			return func() {
-				ns, err := cRound(two, batch)
+				ns, err := cRound(ordering, batch)
 				keep(err)
 				*into = append(*into, float64(ns)/float64(batch))
 			}
 		}
+		orderings := []cOrdering{cOneStream, cEvents, cStreamMemOps}
+		into := []*[]float64{&cOneNs, &cTwoNs, &cMemNs}
 		for range 5 {
-			cPath(false, new([]float64))()
-			cPath(true, new([]float64))()
+			for _, o := range orderings {
+				cPath(o, new([]float64))()
+			}
 			keep(drain())
 		}
-		paths = append(paths, cPath(false, &cOneNs), cPath(true, &cTwoNs))
+		for i, o := range orderings {
+			paths = append(paths, cPath(o, into[i]))
+		}
 	}
 	if err := interleave(cfg.batches, drain, paths...); err != nil {
 		return err
@@ -128,7 +133,23 @@ func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 		rep.Add("cross-stream hand-off, gpuarr over the C floor", map[string]string{"path": "gpuarr's extra per hand-off − the C floor"},
 			map[string]float64{"p50_ns": per - floor, "min_ns": (c.Min-s.Min)/2 - (ct.Min-co.Min)/2})
 		rep.Note("Of the %.0f ns a cross-stream hand-off adds at the median, %.0f ns is the driver's (the same round in C: one cuEventRecord and one cuStreamWaitEvent per hand-off, measured in the same interleaved run) and %.0f ns is gpuarr's (tracking, the lazy record, the cgo calls).", per, floor, per-floor)
+		cm := add(rep, name, "C round, two streams, stream memory operations", cMemNs, nil)
+		rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = cm.P50 / co.P50
+		memFloor := (cm.P50 - co.P50) / 2
+		rep.Add("cross-stream hand-off, C with stream memory operations", map[string]string{"path": "(C two-stream round with cuStreamWriteValue64 + cuStreamWaitValue64 − C one-stream round) / 2"},
+			map[string]float64{"p50_ns": memFloor, "min_ns": (cm.Min - co.Min) / 2, "vs_ref": memFloor / floor})
+		rep.Note("The same C round ordered by stream memory operations (a flag written with cuStreamWriteValue64 on one stream, waited for with cuStreamWaitValue64 on the other) instead of events adds %.0f ns per hand-off (%.2f× the event floor): the alternative to events that tracking could use.", memFloor, memFloor/floor)
 	}
 	rep.Note("A hand-off is one cuEventRecord on the stream that last used the array (recorded lazily, when the other stream needs it) and one cuStreamWaitEvent: %d ns + %d ns on an H100 in C (DESIGN.md §2).", 167, 188)
 	return nil
 }
+
+// cOrdering is how the C reference round orders its two streams (the
+// probe's driver.HandoffOrdering, which exists only in bench builds).
+type cOrdering int
+
+const (
+	cOneStream    cOrdering = iota // both launches on the producer
+	cEvents                        // an event record and a stream wait per hand-off
+	cStreamMemOps                  // a flag written and waited for per hand-off
+)

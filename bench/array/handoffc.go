@@ -13,7 +13,7 @@ import (
 // not expose the backend's functions) and raw memory of the arrays' size.
 // It returns a nil round when the backend has no C reference, and a close
 // function that releases what it made either way.
-func cHandoff(dev *device.Device, prod, cons *device.Stream, lc device.LaunchConfig, n uint64) (round func(two bool, rounds int) (int64, error), closeAll func(), err error) {
+func cHandoff(dev *device.Device, prod, cons *device.Stream, lc device.LaunchConfig, n uint64) (round func(ordering cOrdering, rounds int) (int64, error), closeAll func(), err error) {
 	var undo []func()
 	closeAll = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -24,7 +24,7 @@ func cHandoff(dev *device.Device, prod, cons *device.Stream, lc device.LaunchCon
 	if hp == nil || dev.Backend() != "cuda" {
 		return nil, closeAll, nil
 	}
-	fail := func(err error) (func(bool, int) (int64, error), func(), error) {
+	fail := func(err error) (func(cOrdering, int) (int64, error), func(), error) {
 		closeAll()
 		return nil, func() {}, err
 	}
@@ -57,8 +57,9 @@ func cHandoff(dev *device.Device, prod, cons *device.Stream, lc device.LaunchCon
 	copyArgs.Append(driver.ArgPtr, uint64(y))
 	copyArgs.Append(driver.ArgPtr, uint64(x))
 	copyArgs.Append(driver.ArgU64, n)
-	round = func(two bool, rounds int) (int64, error) {
-		return hp.BenchHandoffC(fill, &fillArgs, cp, &copyArgs, lc.Grid, lc.Block, lc.SharedBytes, cons.Driver(), two, rounds)
+	orderings := [...]driver.HandoffOrdering{cOneStream: driver.HandoffOneStream, cEvents: driver.HandoffEvents, cStreamMemOps: driver.HandoffStreamMemOps}
+	round = func(ordering cOrdering, rounds int) (int64, error) {
+		return hp.BenchHandoffC(fill, &fillArgs, cp, &copyArgs, lc.Grid, lc.Block, lc.SharedBytes, cons.Driver(), orderings[ordering], rounds)
 	}
 	return round, closeAll, nil
 }

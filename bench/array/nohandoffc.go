@@ -6,6 +6,6 @@ import "github.com/gpuarr/gpuarr/device"
 
 // cHandoff: the backends' benchmark probes, the C reference round among
 // them, exist only in builds with -tags gpuarrbench.
-func cHandoff(*device.Device, *device.Stream, *device.Stream, device.LaunchConfig, uint64) (func(bool, int) (int64, error), func(), error) {
+func cHandoff(*device.Device, *device.Stream, *device.Stream, device.LaunchConfig, uint64) (func(cOrdering, int) (int64, error), func(), error) {
 	return nil, func() {}, nil
 }

@@ -98,7 +98,7 @@ var _ driver.HandoffProbe = (*stream)(nil)
 
 // BenchHandoffC runs n producer/consumer rounds in a C loop (see
 // driver.HandoffProbe); s is the producer stream.
-func (s *stream) BenchHandoffC(fill driver.Function, fillArgs *driver.Args, copyFn driver.Function, copyArgs *driver.Args, grid, block driver.Dim3, sharedBytes uint32, cons driver.Stream, two bool, n int) (int64, error) {
+func (s *stream) BenchHandoffC(fill driver.Function, fillArgs *driver.Args, copyFn driver.Function, copyArgs *driver.Args, grid, block driver.Dim3, sharedBytes uint32, cons driver.Stream, ordering driver.HandoffOrdering, n int) (int64, error) {
 	if err := s.check("cuLaunchKernel"); err != nil {
 		return 0, err
 	}
@@ -121,14 +121,13 @@ func (s *stream) BenchHandoffC(fill driver.Function, fillArgs *driver.Args, copy
 		return 0, err
 	}
 	grid, block = grid.Norm(), block.Norm()
-	twoStreams := C.int(0)
-	if two {
-		twoStreams = 1
+	if ordering < driver.HandoffOneStream || ordering > driver.HandoffStreamMemOps {
+		return 0, driver.Errorf("cuStreamWaitEvent", driver.InvalidValue, "unknown hand-off ordering %d", ordering)
 	}
 	r := C.gp_bench_handoff(s.dev.ctx, ffn.h, cfn.h,
 		C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
 		C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
-		C.uint(sharedBytes), s.h, cs.h, twoStreams,
+		C.uint(sharedBytes), s.h, cs.h, C.int(ordering),
 		fbuf, foff, fna, fsize, cbuf, coff, cna, csize, C.longlong(n))
 	if r.rc != 0 {
 		return 0, s.dev.fail(int64(r.rc), "kernels %s and %s", ffn.name, cfn.name)

@@ -86,6 +86,8 @@ typedef struct {
 	X(cuStreamSynchronize, "cuStreamSynchronize", 0)                        \
 	X(cuStreamQuery, "cuStreamQuery", 0)                                    \
 	X(cuStreamWaitEvent, "cuStreamWaitEvent", 0)                            \
+	X(cuStreamWriteValue64, "cuStreamWriteValue64_v2", "cuStreamWriteValue64") \
+	X(cuStreamWaitValue64, "cuStreamWaitValue64_v2", "cuStreamWaitValue64") \
 	X(cuEventCreate, "cuEventCreate", 0)                                    \
 	X(cuEventDestroy, "cuEventDestroy_v2", 0)                               \
 	X(cuEventRecord, "cuEventRecord", 0)                                    \
@@ -261,7 +263,7 @@ gp_rc gp_noop(void);
 gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long gap_ns);
 gp_ret gp_bench_handoff(gp_h ctx, gp_h fill, gp_h copy, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h prod,
-                        gp_h cons, int two, const void *fbuf, const unsigned short *foff,
+                        gp_h cons, int mode, const void *fbuf, const unsigned short *foff,
                         int fnargs, int fsize, const void *cbuf, const unsigned short *coff,
                         int cnargs, int csize, long long n);
 #endif

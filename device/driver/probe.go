@@ -44,12 +44,27 @@ type LaunchProbe interface {
 type HandoffProbe interface {
 	// BenchHandoffC runs n rounds in a C loop and returns the nanoseconds
 	// the loop took. A round launches fill (fillArgs) on this stream, the
-	// producer, then copyFn (copyArgs) — on cons when two is true, with an
-	// event recorded on the producer that cons waits for before the copy,
-	// and one recorded on cons after it that the producer waits for; on
-	// this stream with no event when two is false. Both launches use grid,
-	// block and sharedBytes; arguments are marshalled once. The two events
-	// are created (without timing) before the clock starts. Keep n below
-	// the launch queue's depth and synchronize both streams between calls.
-	BenchHandoffC(fill Function, fillArgs *Args, copyFn Function, copyArgs *Args, grid, block Dim3, sharedBytes uint32, cons Stream, two bool, n int) (int64, error)
+	// producer, then copyFn (copyArgs): on this stream too with
+	// HandoffOneStream; otherwise on cons, which waits for the producer's
+	// fill before the copy while the producer's next fill waits for the
+	// copy, ordered as ordering says. Both launches use grid, block and
+	// sharedBytes; arguments are marshalled once; what orders the streams
+	// (events, or flag memory) is made before the clock starts. Keep n
+	// below the launch queue's depth and synchronize both streams between
+	// calls.
+	BenchHandoffC(fill Function, fillArgs *Args, copyFn Function, copyArgs *Args, grid, block Dim3, sharedBytes uint32, cons Stream, ordering HandoffOrdering, n int) (int64, error)
 }
+
+// HandoffOrdering is how a HandoffProbe's C round orders its two streams.
+type HandoffOrdering int
+
+const (
+	// HandoffOneStream runs both launches on the producer: nothing to order.
+	HandoffOneStream HandoffOrdering = iota
+	// HandoffEvents orders each hand-off with one cuEventRecord and one
+	// cuStreamWaitEvent, as the array layer's tracking does.
+	HandoffEvents
+	// HandoffStreamMemOps orders each hand-off with one cuStreamWriteValue64
+	// of a flag in device memory and one cuStreamWaitValue64 for it.
+	HandoffStreamMemOps
+)
