@@ -20,7 +20,10 @@ import (
 // driver — same kernels, launch configuration and arguments, on memory of
 // its own of the same size, with events created without timing — in the
 // same interleaved run: its two-stream minus one-stream difference is the
-// driver's floor under a hand-off, and what gpuarr adds is the rest.
+// driver's floor under a hand-off, and what gpuarr adds is the rest. The C
+// round also runs ordered by stream memory operations (a flag written on
+// one stream and waited for on the other), the driver's other way to order
+// two streams, to show whether events are the cheaper floor.
 func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 	ks, err := testkernels.Load(dev)
 	if err != nil {
