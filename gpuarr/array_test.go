@@ -107,6 +107,12 @@ func TestShapeErrors(t *testing.T) {
 			gpuarr.ErrShape, []string{"[2 -1 3]", "negative", "axis 1", "Empty"}},
 		{"count overflow", func() error { _, err := gpuarr.Zeros[float32](gpuarr.Shape{1 << 40, 1 << 40}); return err },
 			gpuarr.ErrShape, []string{"[1099511627776 1099511627776]", "overflows"}},
+		{"count overflow at 2^63", func() error { _, err := gpuarr.Empty[int8](gpuarr.Shape{1 << 31, 1 << 32}); return err },
+			gpuarr.ErrShape, []string{"[2147483648 4294967296]", "overflows"}},
+		{"just below 2^63 elements: no overflow, no memory", func() error {
+			_, err := gpuarr.Empty[int8](gpuarr.Shape{1 << 31, 1<<32 - 1})
+			return err
+		}, device.ErrOutOfMemory, []string{"Empty"}},
 		{"bytes overflow", func() error { _, err := gpuarr.Ones[float64](gpuarr.Shape{math.MaxInt / 4}); return err },
 			gpuarr.ErrShape, []string{"overflows", "8 bytes"}},
 		{"slice length", func() error { _, err := gpuarr.FromSlice(make([]int32, 5), gpuarr.Shape{2, 3}); return err },

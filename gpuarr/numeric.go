@@ -36,15 +36,21 @@ var predeclared = [...]elemType{
 // elemTypeOf is T's elemType.
 func elemTypeOf[T Numeric]() *elemType {
 	var zero T
+	// A runtime type switch under shape stenciling: the common element
+	// types first (every constructor asks).
 	switch any(zero).(type) {
-	case int8:
-		return &predeclared[0]
-	case int16:
-		return &predeclared[1]
+	case float32:
+		return &predeclared[8]
+	case float64:
+		return &predeclared[9]
 	case int32:
 		return &predeclared[2]
 	case int64:
 		return &predeclared[3]
+	case int8:
+		return &predeclared[0]
+	case int16:
+		return &predeclared[1]
 	case uint8:
 		return &predeclared[4]
 	case uint16:
@@ -53,10 +59,6 @@ func elemTypeOf[T Numeric]() *elemType {
 		return &predeclared[6]
 	case uint64:
 		return &predeclared[7]
-	case float32:
-		return &predeclared[8]
-	case float64:
-		return &predeclared[9]
 	}
 	return definedElemType(reflect.TypeFor[T]())
 }

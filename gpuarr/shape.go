@@ -3,6 +3,7 @@ package gpuarr
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -62,20 +63,23 @@ func checkShape(call string, sh Shape, esize uintptr) (int, error) {
 	if len(sh) > maxRank {
 		return 0, shapeError(call, "shape %s has %d axes, at most %d", sh.String(), len(sh), maxRank)
 	}
-	n := 1
+	// Overflow checks by full-width multiplication: every constructor
+	// passes here, and a division per axis cost more than the rest.
+	n := uint64(1)
 	for i, d := range sh {
 		if d < 0 {
 			return 0, shapeError(call, "shape %s has negative extent %d on axis %d", sh.String(), d, i)
 		}
-		if d != 0 && n > math.MaxInt/d {
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > math.MaxInt {
 			return 0, shapeError(call, "shape %s overflows: more than %d elements", sh.String(), math.MaxInt)
 		}
-		n *= d
+		n = lo
 	}
-	if n > math.MaxInt/int(esize) {
+	if hi, lo := bits.Mul64(n, uint64(esize)); hi != 0 || lo > math.MaxInt {
 		return 0, shapeError(call, "shape %s overflows: %d elements of %d bytes exceed %d bytes", sh.String(), n, esize, math.MaxInt)
 	}
-	return n, nil
+	return int(n), nil
 }
 
 func shapeError(call, format string, args ...any) error {
