@@ -63,8 +63,8 @@ func checkShape(call string, sh Shape, esize uintptr) (int, error) {
 	if len(sh) > maxRank {
 		return 0, shapeError(call, "shape %s has %d axes, at most %d", sh.String(), len(sh), maxRank)
 	}
-	// Overflow checks by full-width multiplication: every constructor
-	// passes here, and a division per axis cost more than the rest.
+	// Overflow checks by full-width multiplication rather than an integer
+	// division per axis: every constructor passes here.
 	n := uint64(1)
 	for i, d := range sh {
 		if d < 0 {
