@@ -94,29 +94,34 @@ func TestIndexWidth(t *testing.T) {
 func TestReductionShape(t *testing.T) {
 	stubMath(t)
 	for _, c := range []struct {
-		t     expr.DType
-		r     expr.ReduceOp
-		st    expr.Stage
-		store []string
+		t      expr.DType
+		r      expr.ReduceOp
+		st     expr.Stage
+		store  []string
+		result expr.DType
 	}{
-		{expr.Float32, expr.Sum, expr.Final, []string{"cvt.rn.f32.f64", "st.global.f32"}},
-		{expr.Float32, expr.Sum, expr.Partial, []string{"st.global.f64"}},
-		{expr.Int8, expr.Sum, expr.Final, []string{"st.global.s8"}},
-		{expr.Int8, expr.Sum, expr.Partial, []string{"st.global.s64"}},
-		{expr.Uint16, expr.Prod, expr.Partial, []string{"st.global.u64"}},
-		{expr.Int32, expr.Mean, expr.Final, []string{"cvt.rn.f64.s64", "div.rn.f64", "cvt.rzi.s32.f64", "st.global.s32"}},
-		{expr.Float64, expr.Min, expr.Final, []string{"setp.nan.f64", "st.global.f64"}},
-		{expr.Float32, expr.ArgMax, expr.Final, []string{"st.global.s64"}},
-		{expr.Float32, expr.ArgMin, expr.Partial, []string{"st.global.f32", "st.global.s64"}},
+		{expr.Float32, expr.Sum, expr.Final, []string{"cvt.rn.f32.f64", "st.global.f32"}, 0},
+		{expr.Float32, expr.Sum, expr.Partial, []string{"st.global.f64"}, 0},
+		{expr.Int8, expr.Sum, expr.Final, []string{"st.global.s8"}, 0},
+		{expr.Int8, expr.Sum, expr.Partial, []string{"st.global.s64"}, 0},
+		{expr.Uint16, expr.Prod, expr.Partial, []string{"st.global.u64"}, 0},
+		{expr.Int32, expr.Mean, expr.Final, []string{"shr.s64", "rem.u64", "neg.s64", "st.global.s32"}, 0},
+		{expr.Uint8, expr.Mean, expr.Final, []string{"rem.u64", "cvt.rn.f64.u64", "div.rn.f64", "cvt.rn.f32.f64", "st.global.f32"}, expr.Float32},
+		{expr.Int64, expr.Mean, expr.Partial, []string{"st.global.u64", "st.global.s64"}, 0},
+		{expr.Int64, expr.Sum, expr.Final, []string{"cvt.u32.u64", "st.global.s8"}, expr.Int8},
+		{expr.Float32, expr.Mean, expr.Final, []string{"div.rn.f64", "st.global.f64"}, expr.Float64},
+		{expr.Float64, expr.Min, expr.Final, []string{"setp.nan.f64", "st.global.f64"}, 0},
+		{expr.Float32, expr.ArgMax, expr.Final, []string{"st.global.s64"}, 0},
+		{expr.Float32, expr.ArgMin, expr.Partial, []string{"st.global.f32", "st.global.s64"}, 0},
 	} {
 		p := unary(expr.OpNeg, c.t)
-		p.Reduce, p.Stage, p.ArgIndex = c.r, c.st, -1
+		p.Reduce, p.Stage, p.ArgIndex, p.Result = c.r, c.st, -1, c.result
 		ptx := generate(t, p)
 		name := c.r.String() + " " + c.t.String()
 		assert.Equal(t, 10, strings.Count(ptx, "shfl.sync.down.b32")/shflPerStep(c.t, c.r), name)
 		assert.Contains(t, ptx, "bar.sync 0", name)
 		assert.Contains(t, ptx, ".shared .align 8 .b8 gpuarr_red_val[256]", name)
-		if c.r.IsArg() {
+		if c.r.IsArg() || expr.Wide(c.r, c.t) {
 			assert.Contains(t, ptx, "gpuarr_red_pos", name)
 		}
 		for _, s := range c.store {
@@ -129,7 +134,7 @@ func TestReductionShape(t *testing.T) {
 func shflPerStep(t expr.DType, r expr.ReduceOp) int {
 	n := expr.AccType(r, t).Size() / 4
 	n = max(n, 1)
-	if r.IsArg() {
+	if r.IsArg() || expr.Wide(r, t) {
 		n += 2
 	}
 	return n
