@@ -97,6 +97,9 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 			o.add(c, m, nil)
 			kargs = append(kargs, c.ptr())
 		case Option:
+			if kind, _ := kindOf(v); kind != optStream && v != nil {
+				return fmt.Errorf("gpuarr.%s %s: argument %d: %w", call, k.Name(), i, optionError(call, v))
+			}
 			last = v
 		case interface{ isArray() }:
 			return fmt.Errorf("gpuarr.%s %s: argument %d is an array: wrap it in gpuarr.In, Out or InOut to say how the kernel uses it: %w",
