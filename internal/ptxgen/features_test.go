@@ -266,6 +266,11 @@ func TestGenerateErrors(t *testing.T) {
 		{"bad reduce", func(p *expr.Program) { p.Reduce = 99 }, "invalid reduce op 99"},
 		{"arg index range", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 7 }, "ArgIndex 7 out of range"},
 		{"arg index type", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 0 }, "ArgIndex input in0 must be an int64"},
+		{"wide high words type", func(p *expr.Program) { *p = *binary(expr.OpAdd, expr.Int32); p.Reduce, p.ArgIndex = expr.Mean, 1 },
+			"ArgIndex input in1 must be an int64"},
+		{"min result", func(p *expr.Program) { p.Reduce, p.Result = expr.Min, expr.Float64 }, "min of float32 values writes float32, not float64"},
+		{"arg result", func(p *expr.Program) { p.Reduce, p.ArgIndex, p.Result = expr.ArgMin, -1, expr.Int32 }, "argmin writes int64 positions, not int32"},
+		{"bad result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, 77 }, "invalid result type 77"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := ok()
