@@ -97,8 +97,8 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 			o.add(c, m, nil)
 			kargs = append(kargs, c.ptr())
 		case Option:
-			if kind, _ := kindOf(v); kind != optStream && v != nil {
-				return fmt.Errorf("gpuarr.%s %s: argument %d: %w", call, k.Name(), i, optionError(call, v))
+			if kindOf(v) != optStream {
+				return optionError(call, v)
 			}
 			last = v
 		case interface{ isArray() }:

@@ -37,21 +37,36 @@ const (
 	optTF32                            // TF32: Matmul, MatmulInto
 )
 
-// kindOf is o's kind and how the user wrote it, for messages.
-func kindOf(o Option) (optionKind, string) {
+// kindOf is o's kind.
+func kindOf(o Option) optionKind {
+	switch o.(type) {
+	case *onStream, *onDevice:
+		return optStream
+	case axisOption:
+		return optAxis
+	case keepDimsOption:
+		return optKeepDims
+	case tf32Option:
+		return optTF32
+	}
+	return 0
+}
+
+// optionName is o as the user wrote it, for messages.
+func optionName(o Option) string {
 	switch o := o.(type) {
 	case *onStream:
-		return optStream, "gpuarr.On"
+		return "gpuarr.On"
 	case *onDevice:
-		return optStream, "gpuarr.OnDevice"
+		return "gpuarr.OnDevice"
 	case axisOption:
-		return optAxis, fmt.Sprintf("gpuarr.Axis(%d)", int(o))
+		return fmt.Sprintf("gpuarr.Axis(%d)", int(o))
 	case keepDimsOption:
-		return optKeepDims, "gpuarr.KeepDims()"
+		return "gpuarr.KeepDims()"
 	case tf32Option:
-		return optTF32, "gpuarr.TF32()"
+		return "gpuarr.TF32()"
 	}
-	return 0, fmt.Sprintf("%T", o)
+	return fmt.Sprintf("%T", o)
 }
 
 // optionUsers says which calls take options of kind k.
@@ -67,8 +82,7 @@ func optionUsers(k optionKind) string {
 
 // optionError refuses option o, which call does not take.
 func optionError(call string, o Option) error {
-	k, name := kindOf(o)
-	return fmt.Errorf("gpuarr.%s does not take the option %s, an option of %s: %w", call, name, optionUsers(k), ErrArgument)
+	return fmt.Errorf("gpuarr.%s does not take the option %s, an option of %s: %w", call, optionName(o), optionUsers(kindOf(o)), ErrArgument)
 }
 
 // onStream and onDevice are pointer-shaped, so an Option holds them
@@ -116,7 +130,7 @@ func streamTaking(call string, opts []Option, fallback *device.Device, also opti
 		case nil:
 			return nil, fmt.Errorf("gpuarr.%s: nil Option: %w", call, ErrArgument)
 		default:
-			if k, _ := kindOf(o); k&also == 0 {
+			if kindOf(o)&also == 0 {
 				return nil, optionError(call, o)
 			}
 		}
