@@ -48,7 +48,9 @@ func Axis(k int) Option { return axisOption(k) }
 // of a matrix.
 func KeepDims() Option { return keepDimsOption{} }
 
-// Sum adds the elements.
+// Sum adds the elements: all of them, or along the axes Axis options
+// name (KeepDims keeps those axes with extent 1). Every reduction takes
+// these options, On and OnDevice, and no other.
 //
 // Floats accumulate in float64 and round once to T. int64 and uint64
 // accumulate in 64 bits and wrap modulo 2⁶⁴ on overflow, as Go's + and
@@ -64,7 +66,8 @@ func Sum[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
 // SumAs adds the elements converted to R (as Cast converts them), like
 // NumPy's sum(x, dtype=R), accumulating as Sum[R] does: SumAs[int64] of
 // int8, int16 or int32 elements is exact (up to 2⁶³ in magnitude),
-// SumAs[float64] of float32 elements returns the float64 sum unrounded,
+// SumAs[float64] of float32 elements returns the float64 sum without
+// rounding it to float32,
 // and SumAs[R] of a narrow integer type R wraps modulo R's range, since
 // the call asks for R. Only R needs naming: gpuarr.SumAs[int64](x).
 func SumAs[R, T Numeric](x Operand[T], opts ...Option) (*Array[R], error) {
