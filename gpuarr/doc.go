@@ -33,9 +33,11 @@
 //	z, err := gpuarr.Eval(gpuarr.Add(gpuarr.Mul(x, y), gpuarr.Scalar[float32](1)))
 //
 // Operands broadcast with NumPy's rules; strided views (Transpose,
-// Permute, Step) are read in place. Reductions (Sum, Prod, Min, Max,
-// Mean, ArgMin, ArgMax; all elements or one Axis) accept an expression
-// and fuse it (Sum(Mul(x, x)) reads x once). Matmul multiplies matrices
+// Permute, Step) are read in place; an empty array is contiguous whatever
+// view it came from. Reductions (Sum, Prod, Min, Max, Mean, ArgMin,
+// ArgMax; all elements or any axes, KeepDims; SumAs, ProdAs and MeanAs
+// naming the result type like NumPy's dtype=) accept an expression and
+// fuse it (Sum(Mul(x, x)) reads x once). Matmul multiplies matrices
 // with cuBLAS (gonum on the host). RNG draws Uniform and Normal numbers
 // that are the same on every backend for the same seed. The semantics
 // every backend shares (integer division by zero, NaN in Minimum, casts
@@ -195,9 +197,32 @@
 //
 // Every failure is an error value naming the operation and the arrays and
 // devices involved: ErrShape (negative extents, overflowing sizes,
-// mismatched shapes or lengths), ErrReleased, ErrArgument, and the device
-// layer's errors (device.ErrOutOfMemory, device.ErrPeerAccessUnsupported,
-// ...) wrapped so errors.Is matches them.
+// mismatched shapes or lengths), ErrReleased, ErrArgument (among others,
+// an Option the call does not take), and the device layer's errors
+// (device.ErrOutOfMemory, device.ErrPeerAccessUnsupported, ...) wrapped
+// so errors.Is matches them.
+//
+// # Differences from NumPy
+//
+// Semantics follow NumPy's unless Go's rules decide otherwise. Every
+// intended difference is a row of this table:
+//
+//	what                        NumPy                     gpuarr, and why
+//	Sum, Prod of int8 … int32,  an int64 (uint64) result  an error matching ErrArgument that names SumAs
+//	  uint8 … uint32                                      and ProdAs: a Go function cannot return a type
+//	                                                      wider than T, and wrapping in T would be a
+//	                                                      silent wrong answer; SumAs[int64](x) is
+//	                                                      NumPy's sum(x), SumAs[T] wraps on request
+//	Mean of integers            a float64 result          T: the exact mean (a 128-bit sum) truncated
+//	                                                      toward zero, as Go's integer division;
+//	                                                      MeanAs[float64](x) is NumPy's mean(x)
+//	Mean of no elements         NaN and a warning         an error matching ErrShape (Go has no warnings)
+//	Div of integers             true division (/) or      truncation toward zero, as Go's /; x/0 is 0,
+//	                              floor division (//)     MinInt/-1 is MinInt
+//	mixed element types         promoted to a common one  a compile error: Go converts nothing
+//	                                                      implicitly (convert with Cast)
+//	Cast of floats to integers  undefined out of range    saturates at the type's range, NaN → 0, the
+//	                                                      same on every backend
 //
 // # Boundaries
 //

@@ -86,7 +86,7 @@ func evalInto(call string, dst *core, root *node, s *device.Stream) error {
 // evalLowered is evalInto through the full lowering; w, when not nil, is
 // the expression's walk, whose signature gets the plan found.
 func evalLowered(call string, dst *core, root *node, s *device.Stream, w *planWalk) error {
-	l, err := lowerTree(root, dst.shape, -1)
+	l, err := lowerTree(root, dst.shape, 0)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}

@@ -61,8 +61,8 @@ const maxLaunchArgs = 64
 // args are the kernel's parameters in order. Arrays are wrapped in In,
 // Out or InOut; other values (device.Ptr, int32, uint32, int64, uint64,
 // float32, float64) pass through as device.Stream.Launch takes them.
-// Options may appear among them and are not kernel parameters; put them
-// last:
+// Options (On, OnDevice; any other is an error) may appear among them
+// and are not kernel parameters; put them last:
 //
 //	err := gpuarr.Launch(k, device.Linear(n, 256),
 //		gpuarr.In(x), gpuarr.In(y), gpuarr.Out(z), uint64(n),
@@ -97,6 +97,9 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 			o.add(c, m, nil)
 			kargs = append(kargs, c.ptr())
 		case Option:
+			if kindOf(v) != optStream {
+				return optionError(call, v)
+			}
 			last = v
 		case interface{ isArray() }:
 			return fmt.Errorf("gpuarr.%s %s: argument %d is an array: wrap it in gpuarr.In, Out or InOut to say how the kernel uses it: %w",

@@ -3,6 +3,7 @@ package gpuarr
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -32,7 +33,7 @@ type lowered struct {
 	leaves  []leaf
 	scalars []uint64
 	memo    []memoEntry
-	space   Shape // iteration space, reduced axis last
+	space   Shape // iteration space, reduced axes last
 	dims    []int // space with mergeable axes merged (len = prog.Rank)
 	n       int
 
@@ -86,15 +87,17 @@ func (l *lowered) free() {
 }
 
 // lowerTree builds the program computing root over space (root's shape
-// broadcasts to it). axis ≥ 0 moves that axis of space last (a reduction
-// along it). The caller frees the result.
-func lowerTree(root *node, space Shape, axis int) (*lowered, error) {
+// broadcasts to it). The axes in the bit set reduced (a reduction along
+// them; 0 for none) move after the others, keeping their order, so that
+// each group of the reduction is a run of the iteration space. The caller
+// frees the result.
+func lowerTree(root *node, space Shape, reduced uint64) (*lowered, error) {
 	l := newLowered(space)
 	if _, err := l.build(root); err != nil {
 		l.free()
 		return nil, err
 	}
-	permuted := axis >= 0 && axis != len(space)-1
+	permuted := !trailingAxes(reduced, len(space))
 	anyStrided := false
 	for i := range l.leaves {
 		lf := &l.leaves[i]
@@ -121,14 +124,9 @@ func lowerTree(root *node, space Shape, axis int) (*lowered, error) {
 		}
 	}
 	if permuted {
-		moveLast := func(v []int) {
-			x := v[axis]
-			copy(v[axis:], v[axis+1:])
-			v[len(v)-1] = x
-		}
-		moveLast(l.space)
+		moveLast(l.space, reduced)
 		for i := range l.leaves {
-			moveLast(l.leaves[i].strides)
+			moveLast(l.leaves[i].strides, reduced)
 		}
 	}
 	if err := l.collapse(); err != nil {
@@ -137,6 +135,34 @@ func lowerTree(root *node, space Shape, axis int) (*lowered, error) {
 	}
 	l.prog.Index64 = l.needs64()
 	return l, nil
+}
+
+// trailingAxes reports whether the bit set axes is the last k of rank
+// axes (k ≥ 0): reducing them needs no reordering.
+func trailingAxes(axes uint64, rank int) bool {
+	k := bits.OnesCount64(axes)
+	if k == 0 {
+		return true
+	}
+	return axes == (^uint64(0)>>(64-k))<<(rank-k)
+}
+
+// moveLast reorders v (one value per axis) so that the axes in the bit
+// set axes come last, each part keeping its order.
+func moveLast(v []int, axes uint64) {
+	var buf [maxRank]int
+	out := buf[:0]
+	for d, x := range v {
+		if axes&(1<<d) == 0 {
+			out = append(out, x)
+		}
+	}
+	for d, x := range v {
+		if axes&(1<<d) != 0 {
+			out = append(out, x)
+		}
+	}
+	copy(v, out)
 }
 
 // build appends the instructions computing n (once per node) and returns

@@ -45,7 +45,7 @@ func Matmul[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := streamFor(call, opts, a.c.dev())
+	s, err := streamTaking(call, opts, a.c.dev(), optTF32)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
 	if c.c.sharesBuffer(&a.c) || c.c.sharesBuffer(&b.c) {
 		return fmt.Errorf("gpuarr.%s: the result %s shares memory with an operand; write to a separate array: %w", call, c.c.describe(), ErrArgument)
 	}
-	s, err := streamFor(call, opts, c.c.dev())
+	s, err := streamTaking(call, opts, c.c.dev(), optTF32)
 	if err != nil {
 		return err
 	}

@@ -166,7 +166,7 @@ func TestPeerAccessForExpressions(t *testing.T) {
 		assert.Contains(t, err.Error(), d0.String())
 		assert.Contains(t, err.Error(), d1.String())
 		assert.Equal(t, make([]uint32, n), values(t, y), "nothing ran")
-		_, err = gpuarr.Sum[uint32](x, gpuarr.OnDevice(d1))
+		_, err = gpuarr.Max[uint32](x, gpuarr.OnDevice(d1))
 		require.ErrorIs(t, err, device.ErrPeerAccessUnsupported)
 	})
 	t.Run("with", func(t *testing.T) {

@@ -11,60 +11,123 @@ import (
 // Reductions take any operand — an array or a whole expression, which is
 // then computed inside the reduction kernel (fused map-reduce: Sum(Mul(x,
 // x)) reads x once and writes nothing else) — and reduce all its
-// elements, or one axis with the Axis option. They return a device array
-// (shape Shape{} for a full reduction, read it with Item), so a
-// reduction does not wait for the GPU.
+// elements, or the axes named by Axis options. They return a device
+// array (shape Shape{} for a full reduction, read it with Item; KeepDims
+// keeps the reduced axes with extent 1), so a reduction does not wait for
+// the GPU. A reduction is one kernel, or two when the result has few
+// elements (partial results, then a pass over them).
 //
 // Float sums, products and means accumulate in float64 in a tree order,
 // so float32 results are as accurate as a float64 reference rounded to
-// float32. Integer sums and products wrap in T (they accumulate in 64
-// bits, which gives the same result). Min and Max are NaN when any
+// float32. Integer sums and products accumulate in 64 bits, and means
+// exactly (in 128 bits); Sum and Prod refuse integer types narrower than
+// 64 bits, whose results could overflow them: SumAs and ProdAs name the
+// result type, as NumPy's dtype= does. Min and Max are NaN when any
 // element is NaN. Sum of no elements is 0 and Prod 1; Min, Max, Mean,
 // ArgMin and ArgMax of no elements are errors.
 
-type axisOption int
+type (
+	axisOption     int
+	keepDimsOption struct{}
+)
 
-func (axisOption) isOption() {}
+func (axisOption) isOption()     {}
+func (keepDimsOption) isOption() {}
 
 // Axis makes a reduction work along axis k (negative k counts from the
-// last axis): the result has the operand's shape without that axis.
+// last axis, as in NumPy). Several Axis options reduce along each axis
+// they name (NumPy's axis=(0, 2)); without any, a reduction reduces every
+// axis. The result has the operand's shape without the reduced axes (see
+// KeepDims). An axis out of range fails with ErrShape, an axis named
+// twice with ErrArgument; ArgMin and ArgMax take at most one Axis.
 func Axis(k int) Option { return axisOption(k) }
 
-// Sum adds the elements.
+// KeepDims makes a reduction keep each reduced axis in its result, with
+// extent 1, so that the result broadcasts against the operand (NumPy's
+// keepdims=True): Sub(x, Mean(x, Axis(1), KeepDims())) centres the rows
+// of a matrix.
+func KeepDims() Option { return keepDimsOption{} }
+
+// Sum adds the elements: all of them, or along the axes Axis options
+// name (KeepDims keeps those axes with extent 1). Every reduction takes
+// these options, On and OnDevice, and no other.
+//
+// Floats accumulate in float64 and round once to T. int64 and uint64
+// accumulate in 64 bits and wrap modulo 2⁶⁴ on overflow, as Go's + and
+// NumPy's sum do. A sum of a narrower integer type (int8 … int32, uint8 …
+// uint32) could overflow T: Sum refuses it with an error matching
+// ErrArgument that names the alternatives, SumAs[int64] or SumAs[uint64]
+// (NumPy's default result type), or SumAs[T] to wrap in T on purpose.
+// The sum of no elements is 0.
 func Sum[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
-	return reduceTo[T, T]("Sum", expr.Sum, x, opts)
+	return reduceTo[T]("Sum", expr.Sum, operandNode(x), opts, true)
 }
 
-// Prod multiplies the elements.
+// SumAs adds the elements converted to R (as Cast converts them), like
+// NumPy's sum(x, dtype=R), accumulating as Sum[R] does: SumAs[int64] of
+// int8, int16 or int32 elements is exact (up to 2⁶³ in magnitude),
+// SumAs[float64] of float32 elements returns the float64 sum without
+// rounding it to float32,
+// and SumAs[R] of a narrow integer type R wraps modulo R's range, since
+// the call asks for R. Only R needs naming: gpuarr.SumAs[int64](x).
+func SumAs[R, T Numeric](x Operand[T], opts ...Option) (*Array[R], error) {
+	return reduceTo[R]("SumAs", expr.Sum, Cast[R](x).n, opts, false)
+}
+
+// Prod multiplies the elements, with Sum's rules: floats in float64,
+// int64 and uint64 wrapping modulo 2⁶⁴ (as Go's * and NumPy's prod do),
+// narrower integer types refused with an error matching ErrArgument (use
+// ProdAs). The product of no elements is 1.
 func Prod[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
-	return reduceTo[T, T]("Prod", expr.Prod, x, opts)
+	return reduceTo[T]("Prod", expr.Prod, operandNode(x), opts, true)
+}
+
+// ProdAs multiplies the elements converted to R, like NumPy's prod(x,
+// dtype=R): see SumAs.
+func ProdAs[R, T Numeric](x Operand[T], opts ...Option) (*Array[R], error) {
+	return reduceTo[R]("ProdAs", expr.Prod, Cast[R](x).n, opts, false)
 }
 
 // Min is the least element (NaN if any is NaN).
 func Min[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
-	return reduceTo[T, T]("Min", expr.Min, x, opts)
+	return reduceTo[T]("Min", expr.Min, operandNode(x), opts, false)
 }
 
 // Max is the greatest element (NaN if any is NaN).
 func Max[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
-	return reduceTo[T, T]("Max", expr.Max, x, opts)
+	return reduceTo[T]("Max", expr.Max, operandNode(x), opts, false)
 }
 
-// Mean is the average (integers: truncated toward zero).
+// Mean is the average, in T. Floats: the float64 sum divided by the count
+// in float64, rounded to T. Integers: the exact mean (the sum is kept in
+// 128 bits, so it never overflows), truncated toward zero as Go's integer
+// division truncates; the result is always within T's range. NumPy
+// returns a float64 mean for integers: MeanAs[float64] does. The mean of
+// no elements is an error.
 func Mean[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
-	return reduceTo[T, T]("Mean", expr.Mean, x, opts)
+	return reduceTo[T]("Mean", expr.Mean, operandNode(x), opts, false)
 }
 
-// ArgMin is the flat position (row-major; along the axis with Axis) of
-// the first least element; a NaN counts as the least.
+// MeanAs is the average as a float R, like NumPy's mean(x, dtype=R):
+// MeanAs[float64] of integers is the exact mean rounded to float64
+// (within an ulp; the sum is kept exactly in 128 bits), and of floats the
+// float64 sum divided by the count, rounded to R. Only R needs naming:
+// gpuarr.MeanAs[float64](x).
+func MeanAs[R Float, T Numeric](x Operand[T], opts ...Option) (*Array[R], error) {
+	return reduceTo[R]("MeanAs", expr.Mean, operandNode(x), opts, false)
+}
+
+// ArgMin is the position of the first least element: its flat position
+// (row-major) over all elements, or its index along the one Axis given;
+// a NaN counts as the least.
 func ArgMin[T Numeric](x Operand[T], opts ...Option) (*Array[int64], error) {
-	return reduceTo[int64, T]("ArgMin", expr.ArgMin, x, opts)
+	return reduceTo[int64]("ArgMin", expr.ArgMin, operandNode(x), opts, false)
 }
 
-// ArgMax is the position of the first greatest element; a NaN counts as
-// the greatest.
+// ArgMax is the position of the first greatest element (see ArgMin); a
+// NaN counts as the greatest.
 func ArgMax[T Numeric](x Operand[T], opts ...Option) (*Array[int64], error) {
-	return reduceTo[int64, T]("ArgMax", expr.ArgMax, x, opts)
+	return reduceTo[int64]("ArgMax", expr.ArgMax, operandNode(x), opts, false)
 }
 
 // Item copies a one-element array's value to the host (waiting for the
@@ -84,74 +147,133 @@ func (a *Array[T]) Item() (T, error) {
 // reduceBlock is the block size of reduction kernels.
 const reduceBlock = 256
 
-func reduceTo[R, T Numeric](call string, r expr.ReduceOp, x Operand[T], opts []Option) (*Array[R], error) {
-	n := operandNode(x)
+// reduceTo reduces n with r into a new array of R on the stream the
+// options name. refuseNarrow refuses integer values narrower than 64 bits
+// (Sum and Prod, whose result type is theirs).
+func reduceTo[R Numeric](call string, r expr.ReduceOp, n *node, opts []Option, refuseNarrow bool) (*Array[R], error) {
 	if n == nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, errNilExpr)
 	}
 	if n.err != nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, n.err)
 	}
-	axis := -1
-	for _, o := range opts {
-		if a, ok := o.(axisOption); ok {
-			axis = int(a)
-			if axis < 0 {
-				axis += len(n.shape)
-			}
-			if axis < 0 || axis >= len(n.shape) {
-				return nil, shapeError(call, "axis %d out of range for shape %v", int(a), n.shape)
-			}
-		}
+	if refuseNarrow && n.t.IsInt() && n.t.Size() < 8 {
+		return nil, narrowError(call, n.t)
 	}
-	s, err := streamFor(call, opts, firstDevice(n))
+	s, err := streamTaking(call, opts, firstDevice(n), optAxis|optKeepDims)
 	if err != nil {
 		return nil, err
 	}
 	space := n.shape
-	total := space.Len()
-	glen, outShape := total, Shape{}
-	if axis >= 0 {
-		glen = space[axis]
-		outShape = append(append(Shape{}, space[:axis]...), space[axis+1:]...)
+	axes, named, keep, err := reduceAxes(call, opts, space)
+	if err != nil {
+		return nil, err
 	}
-	if glen == 0 && r != expr.Sum && r != expr.Prod {
-		return nil, shapeError(call, "%s of no elements (shape %v%s) is undefined", r, space, axisNote(axis))
+	if r.IsArg() && named > 1 {
+		return nil, fmt.Errorf("gpuarr.%s takes at most one Axis (the position is an index along it), not %d: %w",
+			call, named, ErrArgument)
+	}
+	outShape, glen := make(Shape, 0, len(space)), 1
+	for d, e := range space {
+		switch {
+		case axes&(1<<d) == 0:
+			outShape = append(outShape, e)
+		case keep:
+			outShape = append(outShape, 1)
+			glen *= e
+		default:
+			glen *= e
+		}
+	}
+	if glen == 0 && outShape.Len() > 0 && r != expr.Sum && r != expr.Prod {
+		return nil, shapeError(call, "%s of no elements (shape %v, %s) is undefined", r, space, axesNote(axes, space))
 	}
 	out, err := newArray[R](call, outShape, s)
 	if err != nil {
 		return nil, err
 	}
-	if err := reduceInto(call, r, &out.c, n, space, axis, glen, s); err != nil {
+	if err := reduceInto(call, r, dtypeOf[R](), &out.c, n, space, axes, glen, s); err != nil {
 		_ = out.Release()
 		return nil, err
 	}
 	return out, nil
 }
 
-func axisNote(axis int) string {
-	if axis < 0 {
-		return ""
+// reduceAxes reads the Axis and KeepDims options of a reduction over
+// space: the reduced axes as a bit set (every axis when no Axis is
+// given) and how many Axis options named them.
+func reduceAxes(call string, opts []Option, space Shape) (axes uint64, named int, keep bool, err error) {
+	rank := len(space)
+	for _, o := range opts {
+		switch o := o.(type) {
+		case axisOption:
+			k := int(o)
+			if k < 0 {
+				k += rank
+			}
+			if k < 0 || k >= rank {
+				return 0, 0, false, shapeError(call, "axis %d out of range for shape %v (%d axes)", int(o), space, rank)
+			}
+			if axes&(1<<k) != 0 {
+				return 0, 0, false, fmt.Errorf("gpuarr.%s: axis %d named twice (gpuarr.Axis(%d)): %w", call, k, int(o), ErrArgument)
+			}
+			axes |= 1 << k
+			named++
+		case keepDimsOption:
+			keep = true
+		}
 	}
-	return fmt.Sprintf(", axis %d", axis)
+	if named == 0 && rank > 0 {
+		axes = ^uint64(0) >> (64 - rank)
+	}
+	return axes, named, keep, nil
 }
 
-// reduceInto runs the reduction of root over space (along axis, or all)
-// into out: one kernel when there are enough groups to fill the device,
-// else a partial pass that splits each group over several blocks and a
-// final pass over the partials (then, for sums and products, a cast from
-// the accumulator to the result type).
-func reduceInto(call string, r expr.ReduceOp, out *core, root *node, space Shape, axis, glen int, s *device.Stream) error {
+// axesNote names the reduced axes in messages.
+func axesNote(axes uint64, space Shape) string {
+	if axes == ^uint64(0)>>(64-max(len(space), 1)) || len(space) == 0 {
+		return "all axes"
+	}
+	var list []int
+	for d := range space {
+		if axes&(1<<d) != 0 {
+			list = append(list, d)
+		}
+	}
+	if len(list) == 1 {
+		return fmt.Sprintf("axis %d", list[0])
+	}
+	return fmt.Sprintf("axes %v", list)
+}
+
+// narrowError refuses Sum or Prod of an integer type narrower than 64
+// bits, naming the calls that do what the user may mean.
+func narrowError(call string, t expr.DType) error {
+	wide := "int64"
+	if t.IsUnsigned() {
+		wide = "uint64"
+	}
+	return fmt.Errorf("gpuarr.%s of %s elements could overflow %s, so it is refused: "+
+		"use gpuarr.%sAs[%s] for a %s result (NumPy's default), or gpuarr.%sAs[%s] to wrap in %s on purpose: %w",
+		call, t, t, call, wide, wide, call, t, t, ErrArgument)
+}
+
+// reduceInto runs the reduction of root over space (along the axes in
+// the bit set axes) into out, whose elements have type resT: one kernel
+// when there are enough groups to fill the device, else a partial pass
+// that splits each group over several blocks and a final pass over the
+// partials.
+func reduceInto(call string, r expr.ReduceOp, resT expr.DType, out *core, root *node, space Shape, axes uint64, glen int, s *device.Stream) error {
 	groups := out.n
 	if groups == 0 {
 		return nil
 	}
-	l, err := lowerTree(root, space, axis)
+	l, err := lowerTree(root, space, axes)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	defer l.free()
-	l.prog.Reduce = r
+	l.prog.Reduce, l.prog.Result = r, resT
 	dev := s.Device()
 	sms := max(dev.Info().Multiprocessors, 4)
 	bpg := 1
@@ -180,46 +302,29 @@ func reduceInto(call string, r expr.ReduceOp, out *core, root *node, space Shape
 		return err
 	}
 	defer parts.buf.unref()
-	var pos *core
-	if r.IsArg() {
-		if pos, err = tempCore(call, s, expr.Int64, groups*bpg); err != nil {
+	var second *core // Arg positions, or a Wide Mean's high words
+	if l.prog.HasOut2() {
+		if second, err = tempCore(call, s, expr.Int64, groups*bpg); err != nil {
 			return err
 		}
-		defer pos.buf.unref()
+		defer second.buf.unref()
 	}
-	if err := l.launchReduce(call, s, parts, pos, groups, glen, bpg, glen); err != nil {
+	if err := l.launchReduce(call, s, parts, second, groups, glen, bpg, glen); err != nil {
 		return err
 	}
 
+	// The final pass combines each group's partials and writes resT.
 	fin := &lowered{space: Shape{groups, bpg}, n: groups * bpg, args: new(driver.Args)}
-	fin.prog = expr.Program{Reduce: r, Stage: expr.Final, ArgIndex: -1, Vector: 1,
+	fin.prog = expr.Program{Reduce: r, Stage: expr.Final, ArgIndex: -1, Vector: 1, Result: resT,
 		Inputs: []expr.Input{{Kind: expr.Memory, T: partT}},
 		Code:   []expr.Instr{{Op: expr.OpInput, T: partT, A: -1, B: -1, C: -1}}}
 	fin.leaves = []leaf{{c: parts}}
-	if r.IsArg() {
+	if second != nil {
 		fin.prog.ArgIndex = 1
 		fin.prog.Inputs = append(fin.prog.Inputs, expr.Input{Kind: expr.Memory, T: expr.Int64})
-		fin.leaves = append(fin.leaves, leaf{c: pos})
+		fin.leaves = append(fin.leaves, leaf{c: second})
 	}
-	resT := expr.ResultType(r, partT)
-	wantT := expr.ResultType(r, vt)
-	if resT == wantT {
-		return fin.launchReduce(call, s, out, nil, groups, bpg, 1, glen)
-	}
-	// The final pass yields the accumulator type: round it to the result.
-	acc, err := tempCore(call, s, resT, groups)
-	if err != nil {
-		return err
-	}
-	defer acc.buf.unref()
-	if err := fin.launchReduce(call, s, acc, nil, groups, bpg, 1, glen); err != nil {
-		return err
-	}
-	cast := &node{op: expr.OpCast, t: wantT, shape: Shape{groups},
-		args: [3]*node{{op: expr.OpInput, t: resT, arr: acc, shape: Shape{groups}}}}
-	flat := &core{buf: out.buf, off: out.off, p: out.p, n: out.n, typ: out.typ}
-	flat.setShape(Shape{groups})
-	return evalInto(call, flat, cast, s)
+	return fin.launchReduce(call, s, out, nil, groups, bpg, 1, glen)
 }
 
 // launchReduce launches l's reduction kernel writing out (and out2).

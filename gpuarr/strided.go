@@ -84,8 +84,13 @@ func (c *core) stridesOrRowMajor() []int {
 
 // stridedView makes a view whose first element is elemOff elements after
 // a's, with shape sh and strides st (nil strides when they turn out
-// row-major, so the view counts as contiguous).
+// row-major, so the view counts as contiguous). An empty view is
+// contiguous, as in NumPy, and starts where a does (it has no element to
+// point at).
 func (a *Array[T]) stridedView(call string, elemOff int, sh Shape, st []int) (*Array[T], error) {
+	if sh.Len() == 0 {
+		elemOff = 0
+	}
 	if !a.c.acquire() {
 		return nil, a.c.releasedError(call)
 	}
@@ -102,8 +107,12 @@ func (a *Array[T]) stridedView(call string, elemOff int, sh Shape, st []int) (*A
 }
 
 // isRowMajor reports whether strides st walk shape sh contiguously
-// (extent-1 axes may have any stride).
+// (extent-1 axes may have any stride; an empty shape has no element out
+// of place, whatever its strides).
 func isRowMajor(sh Shape, st []int) bool {
+	if sh.Len() == 0 {
+		return true
+	}
 	step := 1
 	for i := len(sh) - 1; i >= 0; i-- {
 		if sh[i] != 1 && st[i] != step {

@@ -45,7 +45,7 @@ func ExampleHost() {
 	}
 	fmt.Println("in row-major order")
 	v.SetIndex(100, 2, 1) // a CPU write; the next GPU operation sees it
-	s, _ := gpuarr.Sum[int32](a)
+	s, _ := gpuarr.SumAs[int64](a)
 	defer s.Release()
 	total, _ := s.ToSlice()
 	fmt.Println(total)

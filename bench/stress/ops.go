@@ -214,7 +214,7 @@ func read[T elem](e *env, x *gpuarr.Array[T], s *device.Stream, m readMethod, ns
 	case rClone:
 		r.y, err = gpuarr.Clone(x, on)
 	case rSum:
-		r.y, err = gpuarr.Sum[T](x, on)
+		r.y, err = gpuarr.SumAs[T](x, on) // in T (Sum refuses uint32 elements)
 	case rHost:
 		r.host, err = x.ToSlice()
 	default:

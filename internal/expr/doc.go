@@ -38,19 +38,24 @@
 // # Reductions
 //
 // Each group's values (the last instruction at each position) are
-// combined into an accumulator of AccType (float sums in float64). Float
-// sums and products must be accurate to float64-reference tolerance: a
-// tree or pairwise order, or sequential runs of at most a few thousand
-// elements combined in a tree. Min and Max propagate NaN. ArgMin and
-// ArgMax give the position k of the first minimum or maximum; a NaN
-// counts as both the least and the greatest value, so the first NaN wins.
-// Identities, for empty groups and for empty parts of a Partial stage:
-// Sum 0, Prod 1, Min +Inf or the type's largest value, Max -Inf or its
+// combined into an accumulator of AccType: float sums, products and means
+// in float64, integer sums and products in 64 bits (wrapping), integer
+// means exactly in 128 bits (Wide: a low and a high word). Float sums and
+// products must be accurate to float64-reference tolerance: a tree or
+// pairwise order, or sequential runs of at most a few thousand elements
+// combined in a tree. Min and Max propagate NaN. ArgMin and ArgMax give
+// the position k of the first minimum or maximum; a NaN counts as both
+// the least and the greatest value, so the first NaN wins. Identities,
+// for empty groups and for empty parts of a Partial stage: Sum and Mean
+// 0, Prod 1, Min +Inf or the type's largest value, Max -Inf or its
 // smallest, and for the Arg reductions that value with position -1, which
-// loses to any real position. In the Final stage the result is written
-// in ResultType (Mean divides the accumulator by count in float64 first).
-// In the Partial stage the parts of a group partition its positions in any
-// way the back end likes; with ArgIndex ≥ 0 positions come from that input.
+// loses to any real position. In the Final stage the result is written in
+// FinalType (Result, or by default ResultType), computed as FinalType's
+// doc says, bit for bit on both back ends (Mean divides by count). In the
+// Partial stage the parts of a group partition its positions in any way
+// the back end likes; the Arg reductions and Wide means write a second
+// word per part to out2, and with ArgIndex ≥ 0 a Final stage over the
+// parts reads those words from that input.
 //
 // # Vectors
 //

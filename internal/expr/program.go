@@ -139,8 +139,10 @@ const (
 	// Partial: each group is split into bpg parts; block part p of group
 	// g reduces positions k ≡ chunks of its part and writes its partial
 	// accumulator (AccType) to out[g·bpg+p] (Arg: the value to out, in
-	// the input's type, and its position k (Int64) to out2). A Final
-	// program over the partials (groups × bpg, contiguous) finishes.
+	// the input's type, and its position k (Int64) to out2; Wide Mean:
+	// the low word to out and the high word (Int64) to out2). A Final
+	// program over the partials (groups × bpg, contiguous; ArgIndex
+	// naming the out2 words when there are any) finishes.
 	Partial
 )
 
@@ -155,22 +157,32 @@ type Program struct {
 
 	Reduce ReduceOp
 	Stage  Stage
-	// ArgIndex ≥ 0 (Arg reductions in the Final stage over partials):
-	// positions come from Inputs[ArgIndex] (Int64) at the same element,
-	// not from k; that input is not used by Code.
+	// ArgIndex ≥ 0 (a Final stage over the partials of a reduction with
+	// two outputs, see HasOut2): each partial's second word comes from
+	// Inputs[ArgIndex] (Int64) at the same element, not from the value:
+	// its position k for the Arg reductions, the high 64 bits of its
+	// 128-bit sum for a Wide Mean. That input is not used by Code.
 	ArgIndex int
+	// Result is the element type a Final reduction writes; the zero value
+	// (Bool, which arrays never hold) means ResultType(Reduce,
+	// ValueType()). See FinalType for the types allowed.
+	Result DType
 }
 
 // ValueType is the type of the per-element value (the last instruction).
 func (p *Program) ValueType() DType { return p.Code[len(p.Code)-1].T }
 
-// AccType is the accumulator of a reduction of values of type t: Sum,
-// Prod and Mean accumulate floats in Float64, signed integers in Int64
-// and unsigned in Uint64 (wrapping, so narrowing the result is the same
-// as accumulating in t); Min, Max and the Arg reductions keep t.
+// AccType is the accumulator of a reduction of values of type t: Sum and
+// Prod accumulate floats in Float64, signed integers in Int64 and
+// unsigned in Uint64 (wrapping modulo 2⁶⁴); Mean accumulates floats in
+// Float64 and integers exactly in 128 bits (Wide), whose low word is the
+// Uint64 AccType returns and whose high word is an Int64 beside it; Min,
+// Max and the Arg reductions keep t.
 func AccType(r ReduceOp, t DType) DType {
-	switch r {
-	case Sum, Prod, Mean:
+	switch {
+	case Wide(r, t):
+		return Uint64
+	case r == Sum || r == Prod || r == Mean:
 		switch {
 		case t.IsFloat():
 			return Float64
@@ -183,15 +195,53 @@ func AccType(r ReduceOp, t DType) DType {
 	return t
 }
 
-// ResultType is the element type a Final reduction writes: Int64 for the
-// Arg reductions, the value type otherwise (Mean of integers truncates
-// toward zero after a float64 division; Sum and Prod narrow by wrapping;
-// floats round to nearest).
+// Wide reports whether r over values of type t accumulates in 128 bits:
+// a Mean of integers. The accumulator is a two's-complement 128-bit sum
+// of the values (sign-extended from a signed t, zero-extended from an
+// unsigned one), exact for any count below 2⁶⁴.
+func Wide(r ReduceOp, t DType) bool { return r == Mean && t.IsInt() }
+
+// ResultType is the element type a Final reduction writes by default:
+// Int64 for the Arg reductions, the value type otherwise.
 func ResultType(r ReduceOp, t DType) DType {
 	if r.IsArg() {
 		return Int64
 	}
 	return t
+}
+
+// FinalType is the element type the Final stage writes: Result when set,
+// else ResultType. Min and Max write the value type and the Arg
+// reductions Int64; Sum, Prod and Mean may write any element type, and
+// the value written is then:
+//
+//   - Sum, Prod: the accumulator converted to Result as OpCast converts
+//     (from AccType: integers wrap, floats round, float→int saturates);
+//   - Mean of floats: the float64 sum divided by count in float64, then
+//     converted to Result as OpCast converts;
+//   - Mean of integers (Wide): with S the exact 128-bit sum, c = count,
+//     q = ⌊|S| / c⌋ and r = |S| − q·c (q < 2⁶⁴ always, since |S| < c·2⁶⁴):
+//     for an integer Result, ±q (truncated toward zero, the sign of S)
+//     as a 64-bit two's-complement value, then truncated to Result's
+//     width; for a float Result, ±(float64(q) + float64(r) / float64(c))
+//     with each conversion and operation rounded to nearest in float64
+//     (q and r converted as unsigned), then rounded to Result. count = 0
+//     gives 0 for an integer Result and NaN for a float one.
+func (p *Program) FinalType() DType {
+	if p.Result != Bool {
+		return p.Result
+	}
+	return ResultType(p.Reduce, p.ValueType())
+}
+
+// Wide reports whether the program's reduction accumulates in 128 bits.
+func (p *Program) Wide() bool { return Wide(p.Reduce, p.ValueType()) }
+
+// HasOut2 reports whether the kernel writes a second output, out2: a
+// Partial stage of an Arg reduction (positions) or of a Wide Mean (the
+// high words of the 128-bit sums).
+func (p *Program) HasOut2() bool {
+	return p.Reduce != NoReduce && p.Stage == Partial && (p.Reduce.IsArg() || p.Wide())
 }
 
 // OutType is the type the kernel writes to out.
@@ -204,7 +254,7 @@ func (p *Program) OutType() DType {
 	case p.Stage == Partial:
 		return AccType(p.Reduce, p.ValueType())
 	}
-	return ResultType(p.Reduce, p.ValueType())
+	return p.FinalType()
 }
 
 // Param is one kernel parameter: its name (for PTX and messages) and type
@@ -222,7 +272,7 @@ func (p *Program) Params() []Param {
 	if p.Reduce == NoReduce {
 		u("n")
 	} else {
-		if p.Stage == Partial && p.Reduce.IsArg() {
+		if p.HasOut2() {
 			u("out2")
 		}
 		u("groups")
@@ -263,7 +313,7 @@ func (p *Program) AppendKey(b []byte) []byte {
 		flags |= 1
 	}
 	b = append(b, byte(p.Rank), byte(p.Vector), flags, byte(p.Reduce), byte(p.Stage), byte(p.ArgIndex+1),
-		byte(len(p.Inputs)), byte(len(p.Scalars)))
+		byte(p.Result), byte(len(p.Inputs)), byte(len(p.Scalars)))
 	for _, in := range p.Inputs {
 		k := byte(in.Kind)
 		if in.Normal {
@@ -305,7 +355,11 @@ func (p *Program) EntryName() string {
 // String is a readable listing, for errors and debugging.
 func (p *Program) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "program %s (rank %d, vector %d, index64 %t, reduce %s, stage %d)\n", p.EntryName(), p.Rank, p.Vector, p.Index64, p.Reduce, p.Stage)
+	fmt.Fprintf(&b, "program %s (rank %d, vector %d, index64 %t, reduce %s, stage %d", p.EntryName(), p.Rank, p.Vector, p.Index64, p.Reduce, p.Stage)
+	if p.Reduce != NoReduce && p.Result != Bool {
+		fmt.Fprintf(&b, ", result %s", p.Result)
+	}
+	b.WriteString(")\n")
 	for i, in := range p.Code {
 		fmt.Fprintf(&b, "  %%%d = %s.%s", i, in.Op, in.T)
 		switch {

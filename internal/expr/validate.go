@@ -201,13 +201,29 @@ func (p *Program) validateReduce() error {
 	case p.Stage > Partial:
 		return fmt.Errorf("expr: invalid reduction stage %d", p.Stage)
 	}
-	if p.Reduce.IsArg() && p.ArgIndex >= 0 {
+	if (p.Reduce.IsArg() || p.Wide()) && p.ArgIndex >= 0 {
 		if p.ArgIndex >= len(p.Inputs) {
 			return fmt.Errorf("expr: ArgIndex %d out of range (%d inputs)", p.ArgIndex, len(p.Inputs))
 		}
 		if in := p.Inputs[p.ArgIndex]; in.Kind != Memory || in.T != Int64 {
 			return fmt.Errorf("expr: ArgIndex input in%d must be an int64 memory input", p.ArgIndex)
 		}
+	}
+	return p.validateResult()
+}
+
+// validateResult checks Result against FinalType's rules.
+func (p *Program) validateResult() error {
+	rt, vt := p.Result, p.ValueType()
+	switch {
+	case rt == Bool:
+		return nil
+	case rt > Float64:
+		return fmt.Errorf("expr: invalid result type %d", rt)
+	case (p.Reduce == Min || p.Reduce == Max) && rt != vt:
+		return fmt.Errorf("expr: %s of %s values writes %s, not %s", p.Reduce, vt, vt, rt)
+	case p.Reduce.IsArg() && rt != Int64:
+		return fmt.Errorf("expr: %s writes int64 positions, not %s", p.Reduce, rt)
 	}
 	return nil
 }

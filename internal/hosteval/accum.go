@@ -12,8 +12,21 @@ type redSpec struct {
 	op        expr.ReduceOp
 	stage     expr.Stage
 	t         expr.DType // value type
-	rng       intRange   // integer value types: where a Mean saturates
-	positions bool       // Arg positions come from the ArgIndex input
+	rng       intRange   // integer value types: the Min and Max identities
+	positions bool       // the second words (Arg positions, Wide high words) come from the ArgIndex input
+	wide      bool       // a Mean of integers: 128-bit sums
+	// Final stage: the result type, its size, and the conversion to it
+	// from the accumulator (Sum, Prod), the mean (float Mean: Float64),
+	// or the quotient (Wide: Int64 for an integer result, else Float64).
+	result expr.DType
+	size   uintptr
+	final  unaryK
+}
+
+// storeFinal converts the value whose bits (of the type final converts
+// from) are at v and stores it as output element u.
+func (r *redSpec) storeFinal(ls *launch, u uint64, v *uint64) {
+	r.final(unsafe.Add(ls.out, uintptr(u)*r.size), unsafe.Pointer(v), 1)
 }
 
 // An accumulator reduces the values of one unit (a group, or a part of
@@ -31,6 +44,9 @@ type accumulator interface {
 }
 
 func newAccumulator(r *redSpec) accumulator {
+	if r.wide {
+		return newWideAccumulator(r)
+	}
 	switch r.t {
 	case expr.Int8:
 		return newAccum[int8](r)
@@ -106,6 +122,7 @@ type accum[T number] struct {
 	u     uint64
 	v     T
 	pos   int64
+	bits  uint64 // the value write converts (addressable without allocating)
 }
 
 func newAccum[T number](r *redSpec) *accum[T] {
@@ -271,25 +288,15 @@ func (a *accum[T]) write(ls *launch, u uint64) {
 		store(ls.out, u, a.v)
 	case op.IsArg():
 		store(ls.out, u, a.pos)
-	case op == expr.Mean:
-		var m float64
-		switch {
-		case a.float:
-			m = a.c.total()
-		case a.r.t.IsSigned():
-			m = float64(int64(a.u))
-		default:
-			m = float64(a.u)
+	case a.float: // Sum, Prod, Mean (divided by count), converted to the result type
+		m := a.c.total()
+		if op == expr.Mean {
+			m /= float64(ls.count)
 		}
-		m /= float64(ls.count)
-		if a.float {
-			store(ls.out, u, T(m))
-		} else {
-			store(ls.out, u, fromBits[T](satInt(m, &a.r.rng)))
-		}
-	case a.float:
-		store(ls.out, u, T(a.c.total()))
-	default:
-		store(ls.out, u, fromBits[T](a.u)) // narrowing wraps
+		a.bits = math.Float64bits(m)
+		a.r.storeFinal(ls, u, &a.bits)
+	default: // integer Sum, Prod: the 64-bit accumulator converted (narrowing wraps)
+		a.bits = a.u
+		a.r.storeFinal(ls, u, &a.bits)
 	}
 }

@@ -140,12 +140,16 @@ func (pr *program) checkReduce() error {
 	case !validType(t) || t == expr.Bool:
 		return fmt.Errorf("%s of %s values (cast them to a number)", p.Reduce, t)
 	}
-	pr.red = &redSpec{op: p.Reduce, stage: p.Stage, t: t}
+	pr.red = &redSpec{op: p.Reduce, stage: p.Stage, t: t, wide: p.Wide()}
 	if t.IsInt() {
 		pr.red.rng = rangeOf(t)
 	}
-	// ArgIndex means something only for Arg reductions in the Final stage.
-	if !p.Reduce.IsArg() || p.Stage != expr.Final || p.ArgIndex < 0 {
+	if err := pr.red.finalConversion(p); err != nil {
+		return err
+	}
+	// ArgIndex means something only for Arg reductions and Wide Means in
+	// the Final stage.
+	if !(p.Reduce.IsArg() || p.Wide()) || p.Stage != expr.Final || p.ArgIndex < 0 {
 		return nil
 	}
 	ai := p.ArgIndex
@@ -162,6 +166,32 @@ func (pr *program) checkReduce() error {
 	}
 	pr.argPos = 0 // placed after the instructions' slots
 	pr.red.positions = true
+	return nil
+}
+
+// finalConversion sets the result type and the conversion the Final
+// stage writes through (see expr.Program.FinalType).
+func (r *redSpec) finalConversion(p *expr.Program) error {
+	rt := p.FinalType()
+	switch {
+	case !validType(rt) || rt == expr.Bool:
+		return fmt.Errorf("result type %s", rt)
+	case (r.op == expr.Min || r.op == expr.Max) && rt != r.t:
+		return fmt.Errorf("%s of %s values writes %s, not %s", r.op, r.t, r.t, rt)
+	case r.op.IsArg() && rt != expr.Int64:
+		return fmt.Errorf("%s writes int64 positions, not %s", r.op, rt)
+	}
+	r.result, r.size = rt, uintptr(rt.Size())
+	from := expr.AccType(r.op, r.t)
+	switch {
+	case r.wide && rt.IsFloat():
+		from = expr.Float64
+	case r.wide:
+		from = expr.Int64
+	case r.op == expr.Mean:
+		from = expr.Float64
+	}
+	r.final = castFor(from, rt)
 	return nil
 }
 

@@ -48,6 +48,14 @@ func TestBadPrograms(t *testing.T) {
 		{"ArgIndex not int64", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 2), Reduce: expr.ArgMax, ArgIndex: 1}, "positions must be an int64"},
 		{"ArgIndex read by code", &expr.Program{Code: []expr.Instr{input(0, expr.Int64)}, Inputs: contiguous(expr.Int64, 1), Reduce: expr.ArgMax}, "reads the positions input"},
 		{"unknown reduction", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: 50}, "unknown reduction"},
+		{"min into another type", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: expr.Min, ArgIndex: -1,
+			Result: expr.Float64}, "min of float32 values writes float32, not float64"},
+		{"argmax into int32", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: expr.ArgMax, ArgIndex: -1,
+			Result: i32}, "writes int64 positions, not int32"},
+		{"bad result type", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: expr.Sum, ArgIndex: -1,
+			Result: 42}, "result type"},
+		{"wide high words not int64", &expr.Program{Code: []expr.Instr{input(0, expr.Uint64)}, Inputs: contiguous(expr.Uint64, 2), Reduce: expr.Mean,
+			ArgIndex: 1}, "positions must be an int64"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

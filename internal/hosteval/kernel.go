@@ -116,7 +116,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 		ls.n = u64()
 		outCount = ls.n
 	} else {
-		if p.Stage == expr.Partial && p.Reduce.IsArg() {
+		if p.HasOut2() {
 			out2 = driver.Ptr(u64())
 		}
 		ls.groups, ls.glen = u64(), u64()
@@ -161,7 +161,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 	if ls.out, err = view(l, p.OutType(), out, outCount); err != nil {
 		return nil, fmt.Errorf("out: %w", err)
 	}
-	if out2 != 0 || (p.Stage == expr.Partial && p.Reduce.IsArg()) {
+	if out2 != 0 || p.HasOut2() {
 		if ls.out2, err = view(l, expr.Int64, out2, outCount); err != nil {
 			return nil, fmt.Errorf("out2: %w", err)
 		}

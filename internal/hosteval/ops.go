@@ -91,7 +91,8 @@ func unaryFloat[T float](op expr.Op) unaryK {
 	case expr.OpExp:
 		return mathK[T](math.Exp)
 	case expr.OpLog:
-		return mathK[T](math.Log)
+		// float32 values are never subnormal once converted to float64.
+		return mathK[T](logF64)
 	case expr.OpSqrt:
 		// float32: the float64 root rounded again is still correctly
 		// rounded (53 ≥ 2·24+2), so it matches sqrt.rn.f32.
@@ -293,7 +294,7 @@ func maxK[T number](o, a, b unsafe.Pointer, n int) {
 func powK[T float](o, a, b unsafe.Pointer, n int) {
 	os, as, bs := col[T](o, n), col[T](a, n), col[T](b, n)
 	for i := range os {
-		os[i] = T(math.Pow(float64(as[i]), float64(bs[i])))
+		os[i] = T(powF64(float64(as[i]), float64(bs[i])))
 	}
 }
 

@@ -224,7 +224,7 @@ func testPartial(t *testing.T, dev *device.Device, op expr.ReduceOp, dt expr.DTy
 	pt := p.OutType()
 	np := groups * bpg
 	c := call{out: alloc[uint64](t, dev, np), groups: uint64(groups), glen: uint64(glen), bpg: uint64(bpg), count: uint64(glen), ins: []inArg{{ptr: in}}}
-	if op.IsArg() {
+	if p.HasOut2() {
 		c.out2 = alloc[int64](t, dev, np)
 	}
 	require.NoError(t, run(t, dev, p, c))
@@ -253,11 +253,21 @@ func testPartial(t *testing.T, dev *device.Device, op expr.ReduceOp, dt expr.DTy
 			assert.True(t, v >= -1 && v < int64(glen), "position %d of part %d", v, k)
 		}
 	}
+	if p.Wide() {
+		// The high words of sums of small values: their signs.
+		hi := download[int64](t, dev, c.out2, np)
+		lo := download[uint64](t, dev, c.out, np)
+		for k := range hi {
+			assert.Equal(t, int64(lo[k])>>63, hi[k], "part %d", k)
+		}
+	}
 
-	// Finish: one group per original group, over its bpg partials.
-	f := &expr.Program{Code: []expr.Instr{input(0, pt)}, Inputs: contiguous(pt, 1), Reduce: op, ArgIndex: -1}
+	// Finish: one group per original group, over its bpg partials, into
+	// the type a one-stage reduction writes.
+	f := &expr.Program{Code: []expr.Instr{input(0, pt)}, Inputs: contiguous(pt, 1), Reduce: op, ArgIndex: -1,
+		Result: expr.ResultType(op, dt)}
 	fc := call{out: alloc[uint64](t, dev, groups), groups: uint64(groups), glen: uint64(bpg), count: uint64(glen), ins: []inArg{{ptr: c.out}}}
-	if op.IsArg() {
+	if p.HasOut2() {
 		f.Inputs = append(f.Inputs, expr.Input{Kind: expr.Memory, T: expr.Int64})
 		f.ArgIndex = 1
 		fc.ins = append(fc.ins, inArg{ptr: c.out2})

@@ -35,15 +35,20 @@
 // item b = g·bpg + q is part q of group g; blocks take work items in a
 // block-stride loop. Within an item, thread tid reduces positions
 // k = q·ntid + tid, stepping by bpg·ntid, into an accumulator (AccType, or
-// the value type and an s64 position for ArgMin/ArgMax). With Vector > 1
+// the value type and an s64 position for ArgMin/ArgMax, or for a Wide
+// Mean a 128-bit sum in two b64 registers, added with an explicit carry).
+// With Vector > 1
 // (groups == 1, contiguous, aligned) threads read V elements at a time,
 // two vectors per iteration into two accumulators, and part 0 takes the
 // glen mod V tail. Then the block combines: shfl.sync.down within each
 // warp (64-bit values as two 32-bit halves), one 8-byte slot per warp in
-// .shared memory, bar.sync, the first warp combines the slots, and thread
-// 0 writes out[g] (Final, in ResultType; Mean divides by count in
-// float64) or out[b] (Partial, the accumulator; Arg: value to out[b] and
-// position to out2[b]). A Final kernel must be launched with bpg = 1.
+// .shared memory (a second slot array for positions and high words),
+// bar.sync, the first warp combines the slots, and thread 0 writes out[g]
+// (Final, in FinalType; Mean divides by count in float64, a Wide Mean
+// divides its 128-bit sum by count exactly, rem.u64 then 64 steps of long
+// division) or out[b] (Partial, the accumulator; Arg: value to out[b] and
+// position to out2[b]; Wide: low word to out[b], high word to out2[b]).
+// A Final kernel must be launched with bpg = 1.
 //
 // Every combination is commutative given positions (ties and NaNs go to
 // the lower position, position -1 loses), so threads, lanes and warps may

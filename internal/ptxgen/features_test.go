@@ -94,29 +94,34 @@ func TestIndexWidth(t *testing.T) {
 func TestReductionShape(t *testing.T) {
 	stubMath(t)
 	for _, c := range []struct {
-		t     expr.DType
-		r     expr.ReduceOp
-		st    expr.Stage
-		store []string
+		t      expr.DType
+		r      expr.ReduceOp
+		st     expr.Stage
+		store  []string
+		result expr.DType
 	}{
-		{expr.Float32, expr.Sum, expr.Final, []string{"cvt.rn.f32.f64", "st.global.f32"}},
-		{expr.Float32, expr.Sum, expr.Partial, []string{"st.global.f64"}},
-		{expr.Int8, expr.Sum, expr.Final, []string{"st.global.s8"}},
-		{expr.Int8, expr.Sum, expr.Partial, []string{"st.global.s64"}},
-		{expr.Uint16, expr.Prod, expr.Partial, []string{"st.global.u64"}},
-		{expr.Int32, expr.Mean, expr.Final, []string{"cvt.rn.f64.s64", "div.rn.f64", "cvt.rzi.s32.f64", "st.global.s32"}},
-		{expr.Float64, expr.Min, expr.Final, []string{"setp.nan.f64", "st.global.f64"}},
-		{expr.Float32, expr.ArgMax, expr.Final, []string{"st.global.s64"}},
-		{expr.Float32, expr.ArgMin, expr.Partial, []string{"st.global.f32", "st.global.s64"}},
+		{expr.Float32, expr.Sum, expr.Final, []string{"cvt.rn.f32.f64", "st.global.f32"}, 0},
+		{expr.Float32, expr.Sum, expr.Partial, []string{"st.global.f64"}, 0},
+		{expr.Int8, expr.Sum, expr.Final, []string{"st.global.s8"}, 0},
+		{expr.Int8, expr.Sum, expr.Partial, []string{"st.global.s64"}, 0},
+		{expr.Uint16, expr.Prod, expr.Partial, []string{"st.global.u64"}, 0},
+		{expr.Int32, expr.Mean, expr.Final, []string{"shr.s64", "rem.u64", "neg.s64", "st.global.s32"}, 0},
+		{expr.Uint8, expr.Mean, expr.Final, []string{"rem.u64", "cvt.rn.f64.u64", "div.rn.f64", "cvt.rn.f32.f64", "st.global.f32"}, expr.Float32},
+		{expr.Int64, expr.Mean, expr.Partial, []string{"st.global.u64", "st.global.s64"}, 0},
+		{expr.Int64, expr.Sum, expr.Final, []string{"cvt.u32.u64", "st.global.s8"}, expr.Int8},
+		{expr.Float32, expr.Mean, expr.Final, []string{"div.rn.f64", "st.global.f64"}, expr.Float64},
+		{expr.Float64, expr.Min, expr.Final, []string{"setp.nan.f64", "st.global.f64"}, 0},
+		{expr.Float32, expr.ArgMax, expr.Final, []string{"st.global.s64"}, 0},
+		{expr.Float32, expr.ArgMin, expr.Partial, []string{"st.global.f32", "st.global.s64"}, 0},
 	} {
 		p := unary(expr.OpNeg, c.t)
-		p.Reduce, p.Stage, p.ArgIndex = c.r, c.st, -1
+		p.Reduce, p.Stage, p.ArgIndex, p.Result = c.r, c.st, -1, c.result
 		ptx := generate(t, p)
 		name := c.r.String() + " " + c.t.String()
 		assert.Equal(t, 10, strings.Count(ptx, "shfl.sync.down.b32")/shflPerStep(c.t, c.r), name)
 		assert.Contains(t, ptx, "bar.sync 0", name)
 		assert.Contains(t, ptx, ".shared .align 8 .b8 gpuarr_red_val[256]", name)
-		if c.r.IsArg() {
+		if c.r.IsArg() || expr.Wide(c.r, c.t) {
 			assert.Contains(t, ptx, "gpuarr_red_pos", name)
 		}
 		for _, s := range c.store {
@@ -129,7 +134,7 @@ func TestReductionShape(t *testing.T) {
 func shflPerStep(t expr.DType, r expr.ReduceOp) int {
 	n := expr.AccType(r, t).Size() / 4
 	n = max(n, 1)
-	if r.IsArg() {
+	if r.IsArg() || expr.Wide(r, t) {
 		n += 2
 	}
 	return n
@@ -261,6 +266,11 @@ func TestGenerateErrors(t *testing.T) {
 		{"bad reduce", func(p *expr.Program) { p.Reduce = 99 }, "invalid reduce op 99"},
 		{"arg index range", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 7 }, "ArgIndex 7 out of range"},
 		{"arg index type", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 0 }, "ArgIndex input in0 must be an int64"},
+		{"wide high words type", func(p *expr.Program) { *p = *binary(expr.OpAdd, expr.Int32); p.Reduce, p.ArgIndex = expr.Mean, 1 },
+			"ArgIndex input in1 must be an int64"},
+		{"min result", func(p *expr.Program) { p.Reduce, p.Result = expr.Min, expr.Float64 }, "min of float32 values writes float32, not float64"},
+		{"arg result", func(p *expr.Program) { p.Reduce, p.ArgIndex, p.Result = expr.ArgMin, -1, expr.Int32 }, "argmin writes int64 positions, not int32"},
+		{"bad result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, 77 }, "invalid result type 77"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := ok()

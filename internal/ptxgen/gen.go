@@ -148,9 +148,10 @@ func newGen(p *expr.Program) *gen {
 	return g
 }
 
-// argIndex is the input holding positions, or -1.
+// argIndex is the input holding the partials' second words (positions,
+// or a Wide Mean's high words), or -1.
 func (g *gen) argIndex() int {
-	if g.p.Reduce.IsArg() {
+	if g.p.Reduce.IsArg() || g.p.Wide() {
 		return max(g.p.ArgIndex, -1)
 	}
 	return -1

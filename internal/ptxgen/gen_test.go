@@ -181,7 +181,7 @@ func programs() map[string]*expr.Program {
 			p := binary(expr.OpAdd, c.t)
 			p.Vector, p.Index64 = c.v, idx64
 			ps["vec_"+c.name+sfx] = p
-			for _, r := range []expr.ReduceOp{expr.Sum, expr.Max, expr.ArgMin} {
+			for _, r := range []expr.ReduceOp{expr.Sum, expr.Max, expr.ArgMin, expr.Mean} {
 				q := binary(expr.OpMul, c.t)
 				q.Vector, q.Index64, q.Reduce, q.ArgIndex = c.v, idx64, r, -1
 				ps["vec_"+r.String()+"_"+c.name+sfx] = q
@@ -210,6 +210,17 @@ func programs() map[string]*expr.Program {
 			}
 			ps["argindex_vec"+itoa(int(st))+sfx] = q
 		}
+		// Wide means over partials (low words, high words from in1) into
+		// integer and float results; a float32 sum into float64.
+		for _, rt := range []expr.DType{expr.Int64, expr.Uint64, expr.Int8, expr.Uint16, expr.Float32, expr.Float64} {
+			ps["wide_partials_"+rt.String()+sfx] = &expr.Program{
+				Index64: idx64, Reduce: expr.Mean, ArgIndex: 1, Result: rt,
+				Inputs: []expr.Input{mem(expr.Uint64), mem(expr.Int64)},
+				Code:   []expr.Instr{in(expr.Uint64, 0)},
+			}
+		}
+		ps["sum_f32_into_f64"+sfx] = &expr.Program{Index64: idx64, Reduce: expr.Sum, ArgIndex: -1, Result: expr.Float64,
+			Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
 	}
 	ps["bool_where"] = &expr.Program{
 		Inputs: []expr.Input{mem(expr.Int32)},

@@ -2,7 +2,9 @@ package ptxgen
 
 import (
 	le "encoding/binary"
+	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"testing"
@@ -40,7 +42,8 @@ type launchSpec struct {
 	groups  uint64 // reduction
 	glen    uint64
 	bpg     uint64
-	outLen  int // bytes
+	count   uint64 // Mean's divisor; 0: glen
+	outLen  int    // bytes
 	out2Len int
 	grid    uint32
 	block   uint32
@@ -81,11 +84,15 @@ func run(t *testing.T, dev *device.Device, p *expr.Program, ls launchSpec) (out,
 	if p.Reduce == expr.NoReduce {
 		args = append(args, ls.n)
 	} else {
-		if p.Stage == expr.Partial && p.Reduce.IsArg() {
+		if p.HasOut2() {
 			out2P = alloc(poison(ls.out2Len), ls.out2Len)
 			args = append(args, out2P)
 		}
-		args = append(args, ls.groups, ls.glen, ls.bpg, ls.glen)
+		count := ls.count
+		if count == 0 {
+			count = ls.glen
+		}
+		args = append(args, ls.groups, ls.glen, ls.bpg, count)
 	}
 	for _, d := range ls.dims {
 		args = append(args, d)
@@ -384,7 +391,7 @@ func TestGPUReduce(t *testing.T) {
 					mn, mx, sum, prod = min(mn, x), max(mx, x), sum+x, prod*x
 				}
 				want := map[expr.ReduceOp]int16{expr.Min: int16(mn), expr.Max: int16(mx), expr.Sum: int16(sum),
-					expr.Mean: int16(math.Trunc(float64(sum) / L)), expr.Prod: int16(prod)}[r]
+					expr.Mean: int16(sum / L), expr.Prod: int16(prod)}[r]
 				assert.Equal(t, want, got[g], "%s group %d", r, g)
 			}
 		}
@@ -399,6 +406,100 @@ func TestGPUReduce(t *testing.T) {
 			}
 			assert.Equal(t, sum, got[3*g]+got[3*g+1]+got[3*g+2], "group %d", g)
 		}
+	})
+
+	t.Run("wide_mean", func(t *testing.T) {
+		// Integer means are exact (128-bit sums): int64 values whose sum
+		// overflows 64 bits, in one stage and over partials (low words,
+		// high words), into int64 (truncated), float64 and float32; and
+		// int8 values into int8 by groups.
+		const half = math.MaxInt64 / 2
+		for _, n := range []int{4, 5, 3001, 100_003} {
+			a := make([]int64, n)
+			s := new(big.Int)
+			for i := range a {
+				a[i] = half - int64(i%1000)
+				if i%2 == 1 {
+					a[i] = math.MaxInt64 - int64(i%777)
+				}
+				s.Add(s, big.NewInt(a[i]))
+			}
+			// FinalType's formula: q + r/c in float64 (S > 0 here).
+			q, r := new(big.Int).QuoRem(s, big.NewInt(int64(n)), new(big.Int))
+			wantQ := q.Int64()
+			wantF := float64(q.Uint64()) + float64(r.Uint64())/float64(n)
+			for _, rt := range []expr.DType{expr.Int64, expr.Float64, expr.Float32} {
+				check := func(out []byte, what string) {
+					switch rt {
+					case expr.Int64:
+						assert.Equal(t, wantQ, fromBytes[int64](out)[0], "n %d %s", n, what)
+					case expr.Float64:
+						assert.Equal(t, wantF, fromBytes[float64](out)[0], "n %d %s", n, what)
+					default:
+						assert.Equal(t, float32(wantF), fromBytes[float32](out)[0], "n %d %s", n, what)
+					}
+				}
+				for _, v := range []int{1, 2} {
+					p := &expr.Program{Vector: v, Reduce: expr.Mean, ArgIndex: -1, Result: rt, Inputs: []expr.Input{mem(expr.Int64)},
+						Code: []expr.Instr{in(expr.Int64, 0)}}
+					out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: uint64(n), bpg: 1, outLen: 8, grid: 3})
+					check(out, fmt.Sprintf("%s v%d one stage", rt, v))
+					for _, bpg := range []int{3, 40} {
+						p.Stage = expr.Partial
+						lo, hi := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: uint64(n), bpg: uint64(bpg),
+							outLen: 8 * bpg, out2Len: 8 * bpg, grid: 4})
+						p.Stage = expr.Final
+						f := &expr.Program{Reduce: expr.Mean, ArgIndex: 1, Result: rt, Inputs: []expr.Input{mem(expr.Uint64), mem(expr.Int64)},
+							Code: []expr.Instr{in(expr.Uint64, 0)}}
+						out, _ := run(t, dev, f, launchSpec{inputs: [][]byte{lo, hi}, groups: 1, glen: uint64(bpg), bpg: 1, count: uint64(n), outLen: 8, grid: 1})
+						check(out, fmt.Sprintf("%s v%d bpg %d", rt, v, bpg))
+					}
+				}
+			}
+		}
+		const G, L = 7, 999
+		a := make([]int8, G*L)
+		for i := range a {
+			a[i] = int8(100 - i%3)
+			if i/L == 3 {
+				a[i] = int8(-128 + i%5)
+			}
+		}
+		p := &expr.Program{Reduce: expr.Mean, ArgIndex: -1, Inputs: []expr.Input{mem(expr.Int8)}, Code: []expr.Instr{in(expr.Int8, 0)}}
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: G, glen: L, bpg: 1, outLen: G, grid: 3})
+		for g := range G {
+			var sum int64
+			for k := range L {
+				sum += int64(a[g*L+k])
+			}
+			assert.Equal(t, int8(sum/L), fromBytes[int8](out)[g], "group %d", g)
+		}
+	})
+
+	t.Run("result_type", func(t *testing.T) {
+		// Final stages write Result: a float32 sum rounded from float64,
+		// an int64 sum wrapped to int8, a float32 mean into float64.
+		a := make([]float32, 5000)
+		var want float64
+		for i := range a {
+			a[i] = float32(i%100) * 0.125
+			want += float64(a[i])
+		}
+		p := &expr.Program{Reduce: expr.Sum, ArgIndex: -1, Result: expr.Float64, Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: 5000, bpg: 1, outLen: 8, grid: 2})
+		assert.Equal(t, want, fromBytes[float64](out)[0])
+		p.Reduce = expr.Mean
+		out, _ = run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: 5000, bpg: 1, outLen: 8, grid: 2})
+		assert.Equal(t, want/5000, fromBytes[float64](out)[0])
+		b := make([]int64, 300)
+		var bs int64
+		for i := range b {
+			b[i] = int64(i * 1001)
+			bs += b[i]
+		}
+		q := &expr.Program{Reduce: expr.Sum, ArgIndex: -1, Result: expr.Int8, Inputs: []expr.Input{mem(expr.Int64)}, Code: []expr.Instr{in(expr.Int64, 0)}}
+		out, _ = run(t, dev, q, launchSpec{inputs: [][]byte{bytesOf(b)}, groups: 1, glen: 300, bpg: 1, outLen: 1, grid: 2})
+		assert.Equal(t, int8(bs), fromBytes[int8](out)[0])
 	})
 
 	t.Run("arg", func(t *testing.T) {

@@ -7,30 +7,39 @@ import (
 )
 
 // acc is a reduction accumulator held in registers that are updated in
-// place: a value of type t and, for the Arg reductions, an s64 position.
+// place: a value of type t and, for the Arg reductions and Wide Means, a
+// second 64-bit word x: the s64 position, or the high word of a 128-bit
+// sum whose low word is v (u64).
 type acc struct {
-	t   expr.DType
-	v   string
-	pos string
+	t expr.DType
+	v string
+	x string
 }
 
 // accType is the accumulator's value type.
 func (g *gen) accType() expr.DType { return expr.AccType(g.p.Reduce, g.p.ValueType()) }
 
+// twoWords reports whether accumulators have a second word (acc.x).
+func (g *gen) twoWords() bool { return g.p.Reduce.IsArg() || g.p.Wide() }
+
 func (g *gen) newAcc() acc {
 	a := acc{t: g.accType(), v: g.regT(g.accType())}
-	if g.p.Reduce.IsArg() {
-		a.pos = g.reg(clsB64)
+	if g.twoWords() {
+		a.x = g.reg(clsB64)
 	}
 	g.setIdentity(a)
 	return a
 }
 
-// setIdentity resets a to the reduction's identity (position -1: none).
+// setIdentity resets a to the reduction's identity (position -1: none;
+// a Wide sum's high word 0).
 func (g *gen) setIdentity(a acc) {
 	g.emit("mov.%s %s, %s", bits(a.t), a.v, g.identity(a.t))
-	if a.pos != "" {
-		g.emit("mov.s64 %s, -1", a.pos)
+	switch {
+	case g.p.Wide():
+		g.emit("mov.b64 %s, 0", a.x)
+	case a.x != "":
+		g.emit("mov.s64 %s, -1", a.x)
 	}
 }
 
@@ -54,17 +63,36 @@ func (g *gen) identity(t expr.DType) string {
 	return intImmediate(t, lo)
 }
 
-// accumulate folds value v (the program's value type) at position pos
-// (s64, Arg only) into a.
-func (g *gen) accumulate(a acc, v, pos string) {
-	g.combine(a, g.cast(g.p.ValueType(), a.t, v), pos)
+// accumulate folds value v (the program's value type) into a, with x its
+// position (s64, Arg only) or, for a Wide Mean over partials, its high
+// word (b64); a Wide Mean of values extends v to 128 bits by the value
+// type's signedness.
+func (g *gen) accumulate(a acc, v, x string) {
+	vt := g.p.ValueType()
+	if g.p.Wide() && x == "" {
+		lo := g.cast(vt, expr.Int64, v) // sign- or zero-extends by vt
+		x = g.reg(clsB64)
+		if vt.IsSigned() {
+			g.emit("shr.s64 %s, %s, 63", x, lo)
+		} else {
+			g.emit("mov.b64 %s, 0", x)
+		}
+		g.combine(a, lo, x)
+		return
+	}
+	g.combine(a, g.cast(vt, a.t, v), x)
 }
 
-// combine folds (bv, bpos) into a. Every combination is commutative given
+// combine folds (bv, bx) into a. Every combination is commutative given
 // the positions (ties go to the lower position, -1 loses), so elements,
 // lanes and warps may be combined in any order.
-func (g *gen) combine(a acc, bv, bpos string) {
+func (g *gen) combine(a acc, bv, bx string) {
 	t := a.t
+	if g.p.Wide() {
+		g.add128(a.v, a.x, bv, bx)
+		return
+	}
+	bpos := bx
 	switch g.p.Reduce {
 	case expr.Sum, expr.Mean:
 		if t.IsFloat() {
@@ -84,8 +112,19 @@ func (g *gen) combine(a acc, bv, bpos string) {
 	case expr.ArgMin, expr.ArgMax:
 		w := g.argWins(t, a, bv, bpos)
 		g.emit("selp.%s %s, %s, %s, %s", bits(t), a.v, bv, a.v, w)
-		g.emit("selp.b64 %s, %s, %s, %s", a.pos, bpos, a.pos, w)
+		g.emit("selp.b64 %s, %s, %s, %s", a.x, bpos, a.x, w)
 	}
+}
+
+// add128 adds the 128-bit value bhi:blo to hi:lo in place (b64
+// registers; the carry by an unsigned compare, not the condition codes).
+func (g *gen) add128(lo, hi, blo, bhi string) {
+	c, cw := g.reg(clsPred), g.reg(clsB64)
+	g.emit("add.u64 %s, %s, %s", lo, lo, blo)
+	g.emit("setp.lt.u64 %s, %s, %s", c, lo, blo) // wrapped: the sum is below an addend
+	g.emit("selp.u64 %s, 1, 0, %s", cw, c)
+	g.emit("add.u64 %s, %s, %s", hi, hi, bhi)
+	g.emit("add.u64 %s, %s, %s", hi, hi, cw)
 }
 
 // argWins is a predicate: (bv, bpos) replaces a's value and position.
@@ -100,7 +139,7 @@ func (g *gen) argWins(t expr.DType, a acc, bv, bpos string) string {
 	better, eq, lower, x := p(), p(), p(), p()
 	g.emit("setp.%s.%s %s, %s, %s", cmp, ty(t), better, bv, a.v) // false with a NaN
 	g.emit("setp.eq.%s %s, %s, %s", ty(t), eq, bv, a.v)
-	g.emit("setp.lt.s64 %s, %s, %s", lower, bpos, a.pos)
+	g.emit("setp.lt.s64 %s, %s, %s", lower, bpos, a.x)
 	tie := p()
 	g.emit("and.pred %s, %s, %s", tie, eq, lower)
 	g.emit("or.pred %s, %s, %s", x, better, tie)
@@ -117,7 +156,7 @@ func (g *gen) argWins(t expr.DType, a acc, bv, bpos string) string {
 		x = x3
 	}
 	aNone, bSome, x4, w := p(), p(), p(), p()
-	g.emit("setp.eq.s64 %s, %s, -1", aNone, a.pos)
+	g.emit("setp.eq.s64 %s, %s, -1", aNone, a.x)
 	g.emit("setp.ne.s64 %s, %s, -1", bSome, bpos)
 	g.emit("or.pred %s, %s, %s", x4, x, aNone)
 	g.emit("and.pred %s, %s, %s", w, x4, bSome)
@@ -126,12 +165,12 @@ func (g *gen) argWins(t expr.DType, a acc, bv, bpos string) string {
 
 // shuffleDown returns the accumulator of lane+off (shfl.sync.down over
 // the full warp; 64-bit values travel as two 32-bit halves).
-func (g *gen) shuffleDown(a acc, off int) (bv, bpos string) {
+func (g *gen) shuffleDown(a acc, off int) (bv, bx string) {
 	bv = g.shfl(a.t, a.v, off)
-	if a.pos != "" {
-		bpos = g.shfl(expr.Int64, a.pos, off)
+	if a.x != "" {
+		bx = g.shfl(expr.Int64, a.x, off)
 	}
-	return bv, bpos
+	return bv, bx
 }
 
 func (g *gen) shfl(t expr.DType, r string, off int) string {
@@ -158,8 +197,8 @@ func (g *gen) shfl(t expr.DType, r string, off int) string {
 
 func (g *gen) warpReduce(a acc) {
 	for off := 16; off >= 1; off /= 2 {
-		bv, bpos := g.shuffleDown(a, off)
-		g.combine(a, bv, bpos)
+		bv, bx := g.shuffleDown(a, off)
+		g.combine(a, bv, bx)
 	}
 }
 
@@ -168,8 +207,8 @@ type blockShape struct {
 	tid64, ntid64 string
 	lane0, warp0  string // predicates
 	tid0, inWarps string // predicates: tid == 0, lane < number of warps
-	valW, posW    string // shared addresses of this warp's slots
-	valL, posL    string // shared addresses of slot [lane]
+	valW, xW      string // shared addresses of this warp's slots
+	valL, xL      string // shared addresses of slot [lane]
 }
 
 func (g *gen) blockSetup(tid, ntid string) blockShape {
@@ -194,8 +233,8 @@ func (g *gen) blockSetup(tid, ntid string) blockShape {
 		return a
 	}
 	s.valW, s.valL = slot("gpuarr_red_val", warp), slot("gpuarr_red_val", lane)
-	if g.p.Reduce.IsArg() {
-		s.posW, s.posL = slot("gpuarr_red_pos", warp), slot("gpuarr_red_pos", lane)
+	if g.twoWords() {
+		s.xW, s.xL = slot("gpuarr_red_pos", warp), slot("gpuarr_red_pos", lane)
 	}
 	return s
 }
@@ -205,15 +244,15 @@ func (g *gen) blockSetup(tid, ntid string) blockShape {
 func (g *gen) blockReduce(s blockShape, a acc, skip string) {
 	g.warpReduce(a)
 	g.emit("@%s st.shared.%s [%s], %s", s.lane0, bits(a.t), s.valW, a.v)
-	if a.pos != "" {
-		g.emit("@%s st.shared.s64 [%s], %s", s.lane0, s.posW, a.pos)
+	if a.x != "" {
+		g.emit("@%s st.shared.b64 [%s], %s", s.lane0, s.xW, a.x)
 	}
 	g.emit("bar.sync 0")
 	g.emit("@!%s bra %s", s.warp0, skip)
 	g.setIdentity(a)
 	g.emit("@%s ld.shared.%s %s, [%s]", s.inWarps, bits(a.t), a.v, s.valL)
-	if a.pos != "" {
-		g.emit("@%s ld.shared.s64 %s, [%s]", s.inWarps, a.pos, s.posL)
+	if a.x != "" {
+		g.emit("@%s ld.shared.b64 %s, [%s]", s.inWarps, a.x, s.xL)
 	}
 	g.warpReduce(a)
 	g.emit("@!%s bra %s", s.tid0, skip)
@@ -233,13 +272,13 @@ func (g *gen) reduction() {
 	}
 	out := param("out", true)
 	var out2 string
-	if p.Stage == expr.Partial && p.Reduce.IsArg() {
+	if p.HasOut2() {
 		out2 = param("out2", true)
 	}
 	groups, glen, bpg, count := param("groups", false), param("glen", false), param("bpg", false), param("count", false)
 	// One 8-byte slot per warp (at most 32 warps of 32 threads).
 	g.shared = append(g.shared, ".shared .align 8 .b8 gpuarr_red_val[256];")
-	if p.Reduce.IsArg() {
+	if g.twoWords() {
 		g.shared = append(g.shared, ".shared .align 8 .b8 gpuarr_red_pos[256];")
 	}
 	g.loadParams()
@@ -287,14 +326,16 @@ func (g *gen) reduction() {
 	g.emit("ret")
 }
 
-// position is the s64 position of element e at group position k (index
-// width): k itself, or the ArgIndex input's value.
-func (g *gen) position(e *elem, k string) string {
-	if !g.p.Reduce.IsArg() {
-		return ""
-	}
+// second is element e's second word at group position k (index width):
+// for the Arg reductions its s64 position, k itself or the ArgIndex
+// input's value; for a Wide Mean over partials the ArgIndex input's high
+// word; otherwise none ("").
+func (g *gen) second(e *elem, k string) string {
 	if ai := g.argIndex(); ai >= 0 {
 		return g.input(e, ai)
+	}
+	if !g.p.Reduce.IsArg() {
+		return ""
 	}
 	if g.idx64 {
 		return k
@@ -317,7 +358,7 @@ func (g *gen) scalarThreads(a acc, glen, glenI, gbase, k0, step string) {
 	g.emit("add.%s %s, %s, %s", g.it(), i, gbase, k)
 	e := g.newElem(i, nil)
 	v := g.value(e)
-	g.accumulate(a, v, g.position(e, k))
+	g.accumulate(a, v, g.second(e, k))
 	g.emit("add.%s %s, %s, %s", g.it(), k, k, step)
 	more := g.reg(clsPred)
 	g.emit("setp.lt.%s %s, %s, %s", g.it(), more, k, glenI)
@@ -350,11 +391,11 @@ func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step stri
 		for j := range lanes {
 			e := g.newElem("", lanes[j])
 			v := g.value(e)
-			var pos string
-			if g.p.Reduce.IsArg() {
-				pos = g.position(e, g.laneIndex(kv, j))
+			var x string
+			if g.p.Reduce.IsArg() || g.argIndex() >= 0 {
+				x = g.second(e, g.laneIndex(kv, j))
 			}
-			g.accumulate(acc, v, pos)
+			g.accumulate(acc, v, x)
 		}
 	}
 
@@ -373,7 +414,7 @@ func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step stri
 	g.emitLabel(single)
 	body(a, kv)
 	g.emitLabel(vend)
-	g.combine(a, a2.v, a2.pos)
+	g.combine(a, a2.v, a2.x)
 
 	// Tail: positions nv·V + tid < glen, in part 0 only.
 	tend := g.label("tail_end")
@@ -390,28 +431,30 @@ func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step stri
 	g.emit("add.%s %s, %s, %s", it, i, gbase, k)
 	e := g.newElem(i, nil)
 	v := g.value(e)
-	g.accumulate(a, v, g.position(e, k))
+	g.accumulate(a, v, g.second(e, k))
 	g.emitLabel(tend)
 }
 
 // writeResult stores thread 0's accumulator: Final writes the group's
-// result to out[grp]; Partial writes the accumulator to out[b] (Arg: the
-// value to out[b] and the position to out2[b]).
+// result (FinalType) to out[grp]; Partial writes the accumulator to
+// out[b] (Arg: the value to out[b] and the position to out2[b]; Wide:
+// the low word to out[b] and the high word to out2[b]).
 func (g *gen) writeResult(a acc, out, out2, grp, b, count string) {
 	p := g.p
-	vt := p.ValueType()
 	if p.Stage == expr.Partial {
 		g.storeWide(out, b, a.t, a.v)
-		if a.pos != "" {
-			g.storeWide(out2, b, expr.Int64, a.pos)
+		if a.x != "" {
+			g.storeWide(out2, b, expr.Int64, a.x)
 		}
 		return
 	}
-	rt := expr.ResultType(p.Reduce, vt)
-	switch p.Reduce {
-	case expr.ArgMin, expr.ArgMax:
-		g.storeWide(out, grp, expr.Int64, a.pos)
-	case expr.Mean:
+	rt := p.FinalType()
+	switch {
+	case p.Reduce.IsArg():
+		g.storeWide(out, grp, expr.Int64, a.x)
+	case p.Wide():
+		g.storeWide(out, grp, rt, g.wideMean(a.v, a.x, count, rt))
+	case p.Reduce == expr.Mean:
 		sum := g.cast(a.t, expr.Float64, a.v)
 		cf, m := g.reg(clsF64), g.reg(clsF64)
 		g.emit("cvt.rn.f64.u64 %s, %s", cf, count)
@@ -420,6 +463,73 @@ func (g *gen) writeResult(a acc, out, out2, grp, b, count string) {
 	default:
 		g.storeWide(out, grp, rt, g.cast(a.t, rt, a.v))
 	}
+}
+
+// wideMean returns, in a register of type rt, the mean of the 128-bit
+// sum hi:lo over count (u64) as expr.Program.FinalType defines it: the
+// magnitude |S| is divided by count in two steps, hi mod count (rem.u64)
+// and then 64 steps of restoring long division shifting lo in, giving
+// q = ⌊|S| / count⌋ mod 2⁶⁴ and r; count = 0 gives q = r = 0. Run by one
+// thread per group, so the loop's cost does not matter.
+func (g *gen) wideMean(lo, hi, count string, rt expr.DType) string {
+	p := func() string { return g.reg(clsPred) }
+	r64 := func() string { return g.reg(clsB64) }
+	// Sign and magnitude: -(hi:lo) = (~hi:~lo) + 1.
+	neg, nlo, nhi, zc, cw := p(), r64(), r64(), p(), r64()
+	g.emit("setp.lt.s64 %s, %s, 0", neg, hi)
+	g.emit("not.b64 %s, %s", nlo, lo)
+	g.emit("not.b64 %s, %s", nhi, hi)
+	g.emit("add.u64 %s, %s, 1", nlo, nlo)
+	g.emit("setp.eq.u64 %s, %s, 0", zc, nlo) // the +1 carried out of the low word
+	g.emit("selp.u64 %s, 1, 0, %s", cw, zc)
+	g.emit("add.u64 %s, %s, %s", nhi, nhi, cw)
+	mlo, mhi := r64(), r64()
+	g.emit("selp.b64 %s, %s, %s, %s", mlo, nlo, lo, neg)
+	g.emit("selp.b64 %s, %s, %s, %s", mhi, nhi, hi, neg)
+
+	// Division. With count = 0 the loop runs on garbage that the selects
+	// after it discard.
+	cz := p()
+	g.emit("setp.eq.u64 %s, %s, 0", cz, count)
+	rem, q, n := r64(), r64(), g.reg(clsB32)
+	g.emit("rem.u64 %s, %s, %s", rem, mhi, count)
+	g.emit("mov.u64 %s, 0", q)
+	g.emit("mov.u32 %s, 64", n)
+	loop := g.label("div")
+	g.emitLabel(loop)
+	top, bit, big, ge, sub, more := r64(), r64(), p(), p(), p(), p()
+	g.emit("shr.u64 %s, %s, 63", top, rem) // the bit shifted out of rem
+	g.emit("shl.b64 %s, %s, 1", rem, rem)
+	g.emit("shr.u64 %s, %s, 63", bit, mlo)
+	g.emit("or.b64 %s, %s, %s", rem, rem, bit)
+	g.emit("shl.b64 %s, %s, 1", mlo, mlo)
+	g.emit("shl.b64 %s, %s, 1", q, q)
+	g.emit("setp.ne.u64 %s, %s, 0", big, top)
+	g.emit("setp.ge.u64 %s, %s, %s", ge, rem, count)
+	g.emit("or.pred %s, %s, %s", sub, big, ge) // the shifted remainder is ≥ count
+	g.emit("@%s sub.u64 %s, %s, %s", sub, rem, rem, count)
+	g.emit("@%s or.b64 %s, %s, 1", sub, q, q)
+	g.emit("sub.u32 %s, %s, 1", n, n)
+	g.emit("setp.ne.u32 %s, %s, 0", more, n)
+	g.emit("@%s bra %s", more, loop)
+	g.emit("selp.u64 %s, 0, %s, %s", q, q, cz)
+	g.emit("selp.u64 %s, 0, %s, %s", rem, rem, cz)
+
+	if !rt.IsFloat() {
+		nq, sq := r64(), r64()
+		g.emit("neg.s64 %s, %s", nq, q)
+		g.emit("selp.b64 %s, %s, %s, %s", sq, nq, q, neg)
+		return g.cast(expr.Int64, rt, sq)
+	}
+	fq, fr, fc, fd, m, nm, sm := g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64)
+	g.emit("cvt.rn.f64.u64 %s, %s", fq, q)
+	g.emit("cvt.rn.f64.u64 %s, %s", fr, rem)
+	g.emit("cvt.rn.f64.u64 %s, %s", fc, count)
+	g.emit("div.rn.f64 %s, %s, %s", fd, fr, fc)
+	g.emit("add.rn.f64 %s, %s, %s", m, fq, fd)
+	g.emit("neg.f64 %s, %s", nm, m)
+	g.emit("selp.f64 %s, %s, %s, %s", sm, nm, m, neg)
+	return g.cast(expr.Float64, rt, sm)
 }
 
 // storeWide writes r (type t) to element i (u64) of array base.

@@ -1,7 +1,8 @@
 // Package testutil is what the tests of several packages need to set up
 // and tear down: the device under test, streams and buffers freed when the
 // test ends, the test kernels, waiting for a condition, and the memory
-// limit a test binary runs under. Every helper works on whichever device is
+// limit a test binary runs under; and exact references for math functions
+// (bigmath.go). Every helper works on whichever device is
 // selected (the host backend in CI, a GPU under GPUARR_DEVICE=cuda), so the
 // same test binary checks both.
 //
