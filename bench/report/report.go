@@ -16,11 +16,119 @@ import (
 )
 
 // Row is one measured configuration. Metrics holds named figures such as
-// "p50_ns", "p99_ns", "ratio_vs_driver"; Labels holds the configuration.
+// "p50_ns", "p99_ns", "ratio_vs_driver"; Labels holds the configuration;
+// Target, when the row has one, what it promises and whether it kept it.
 type Row struct {
 	Name    string             `json:"name"`
 	Labels  map[string]string  `json:"labels,omitempty"`
 	Metrics map[string]float64 `json:"metrics"`
+	Target  *Target            `json:"target,omitempty"`
+}
+
+// Op is how a figure is compared with its target.
+type Op string
+
+const (
+	AtMost  Op = "<=" // the figure must not exceed the target (times, ratios of our time to a reference)
+	AtLeast Op = ">=" // the figure must reach the target (speed-ups, bandwidths)
+)
+
+// Target is a row's promise, Metric Op Value, and its verdict: Met when
+// the row's own figure keeps it (a row without that figure did not).
+type Target struct {
+	Metric string  `json:"metric"`
+	Op     Op      `json:"op"`
+	Value  float64 `json:"value"`
+	Met    bool    `json:"met"`
+}
+
+// Judge gives the row the target metric op value and judges the row's
+// figure against it; it returns the row. Every row that shows a target
+// gets it through Judge, so that every target printed has a verdict.
+func (r *Row) Judge(metric string, op Op, value float64) *Row {
+	v, ok := r.Metrics[metric]
+	met := false
+	if ok {
+		switch op {
+		case AtMost:
+			met = v <= value
+		case AtLeast:
+			met = v >= value
+		}
+	}
+	r.Target = &Target{Metric: metric, Op: op, Value: value, Met: met}
+	return r
+}
+
+// Verdict is "met" or "missed" for a row with a target, "" otherwise.
+func (r Row) Verdict() string {
+	switch {
+	case r.Target == nil:
+		return ""
+	case r.Target.Met:
+		return "met"
+	}
+	return "missed"
+}
+
+// Describe says in words what a judged row measured against its target,
+// e.g. "cross-stream hand-off (extra per hand-off): p50_ns = 669 (target
+// <= 500): missed".
+func (r Row) Describe() string {
+	s := r.Name
+	if l := labelText(r.Labels); l != "" {
+		s += " (" + l + ")"
+	}
+	t := r.Target
+	if t == nil {
+		return s
+	}
+	v, ok := r.Metrics[t.Metric]
+	fig := "not measured"
+	if ok {
+		fig = formatFloat(v)
+	}
+	return fmt.Sprintf("%s: %s = %s (target %s %s): %s", s, t.Metric, fig, t.Op, formatFloat(t.Value), r.Verdict())
+}
+
+// labelText joins a row's label values in key order.
+func labelText(labels map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(labels) {
+		if v := labels[k]; v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Judged returns the rows that have a target, and of those the ones that
+// missed it, in row order.
+func (r *Report) Judged() (judged, missed []Row) {
+	for _, row := range r.Rows {
+		if row.Target == nil {
+			continue
+		}
+		judged = append(judged, row)
+		if !row.Target.Met {
+			missed = append(missed, row)
+		}
+	}
+	return judged, missed
+}
+
+// Verdicts writes the report's summary of its targets: how many rows were
+// judged, then every miss, one per line (every one: a summary that picks
+// among them hides the rest).
+func (r *Report) Verdicts(w io.Writer) {
+	judged, missed := r.Judged()
+	if len(judged) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Targets: %d judged, %d met, %d missed.\n", len(judged), len(judged)-len(missed), len(missed))
+	for _, row := range missed {
+		fmt.Fprintf(w, "- Missed: %s\n", row.Describe())
+	}
 }
 
 // Report is one benchmark program's output.
@@ -42,7 +150,8 @@ func New(benchmark, device, backend string, driverVersion int) *Report {
 		Date: time.Now().UTC(), Commit: os.Getenv("GPUARR_COMMIT")}
 }
 
-// Add appends a row and returns it for further metrics.
+// Add appends a row and returns it, for further metrics and its target
+// (Judge); the pointer is valid until the next Add.
 func (r *Report) Add(name string, labels map[string]string, metrics map[string]float64) *Row {
 	r.Rows = append(r.Rows, Row{Name: name, Labels: labels, Metrics: metrics})
 	return &r.Rows[len(r.Rows)-1]
@@ -72,7 +181,11 @@ func (r *Report) WriteJSON(dir string) error {
 // keys and the given metric keys, then the notes.
 func (r *Report) Markdown(w io.Writer, labelKeys, metricKeys []string) {
 	fmt.Fprintf(w, "### %s — %s (driver %d), %s, commit %s\n\n", r.Benchmark, r.Device, r.Driver, r.Date.Format("2006-01-02"), short(r.Commit))
+	judged, _ := r.Judged()
 	head := append(append([]string{"case"}, labelKeys...), metricKeys...)
+	if len(judged) > 0 {
+		head = append(head, "target", "verdict")
+	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
 	for _, row := range r.Rows {
 		cells := []string{row.Name}
@@ -87,7 +200,18 @@ func (r *Report) Markdown(w io.Writer, labelKeys, metricKeys []string) {
 			}
 			cells = append(cells, formatFloat(v))
 		}
+		if len(judged) > 0 {
+			if t := row.Target; t != nil {
+				cells = append(cells, fmt.Sprintf("%s %s %s", t.Metric, t.Op, formatFloat(t.Value)), row.Verdict())
+			} else {
+				cells = append(cells, "—", "—")
+			}
+		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	if len(judged) > 0 {
+		fmt.Fprintln(w)
+		r.Verdicts(w)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\n%s\n", n)
