@@ -82,13 +82,13 @@ class Report:
         return metrics
 
     def judge(self, metric, op, value):
-        """Gives the last row added the target metric op value ("<=" or
-        ">=") and its verdict, as bench/report's Row.Judge does; returns
-        whether it was met."""
+        """Adds to the last row the target metric op value ("<=" or ">=")
+        and its verdict, as bench/report's Row.Judge does; returns whether
+        it was met."""
         row = self.rows[-1]
         v = row["metrics"].get(metric)
         met = v is not None and (v <= value if op == "<=" else v >= value)
-        row["target"] = {"metric": metric, "op": op, "value": value, "met": met}
+        row.setdefault("targets", []).append({"metric": metric, "op": op, "value": value, "met": met})
         return met
 
     def note(self, text):

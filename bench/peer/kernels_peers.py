@@ -88,18 +88,19 @@ class Report(_peer.Report):
         ]
         misses = []
         for r in self.rows:
-            m, t = r["metrics"], r.get("target")
+            m, ts = r["metrics"], r.get("targets", [])
             cells = [r["name"], r["labels"].get("path", ""), r["labels"].get("size", "")]
             cells += ["%.4g" % m[k] if k in m else "—" for k in keys]
-            if t:
-                cells += ["%s %s %.4g" % (t["metric"], t["op"], t["value"]), "met" if t["met"] else "missed"]
-                if not t["met"]:
-                    misses.append("- Missed: %s: %s = %.4g (target %s %.4g)" % (
-                        r["labels"].get("path", r["name"]), t["metric"], m.get(t["metric"], float("nan")), t["op"], t["value"]))
+            if ts:
+                met = all(t["met"] for t in ts)
+                cells += [", ".join("%s %s %.4g" % (t["metric"], t["op"], t["value"]) for t in ts), "met" if met else "missed"]
+                if not met:
+                    misses.append("- Missed: %s: %s" % (r["labels"].get("path", r["name"]), "; ".join(
+                        "%s = %.4g (target %s %.4g)" % (t["metric"], m.get(t["metric"], float("nan")), t["op"], t["value"]) for t in ts)))
             else:
                 cells += ["—", "—"]
             lines.append("| " + " | ".join(cells) + " |")
-        judged = sum(1 for r in self.rows if r.get("target"))
+        judged = sum(1 for r in self.rows if r.get("targets"))
         if judged:
             lines += ["", "Targets: %d judged, %d met, %d missed." % (judged, judged - len(misses), len(misses))] + misses
         lines += [""] + self.notes

@@ -8,21 +8,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // Row is one measured configuration. Metrics holds named figures such as
 // "p50_ns", "p99_ns", "ratio_vs_driver"; Labels holds the configuration;
-// Target, when the row has one, what it promises and whether it kept it.
+// Targets, when the row has any, what it promises and whether it kept it.
 type Row struct {
 	Name    string             `json:"name"`
 	Labels  map[string]string  `json:"labels,omitempty"`
 	Metrics map[string]float64 `json:"metrics"`
-	Target  *Target            `json:"target,omitempty"`
+	Targets []Target           `json:"targets,omitempty"`
 }
 
 // Op is how a figure is compared with its target.
@@ -42,9 +44,11 @@ type Target struct {
 	Met    bool    `json:"met"`
 }
 
-// Judge gives the row the target metric op value and judges the row's
-// figure against it; it returns the row. Every row that shows a target
-// gets it through Judge, so that every target printed has a verdict.
+// Judge adds the target metric op value to the row and judges the row's
+// figure against it; it returns the row. A row may carry several targets
+// (a p50 and a p99 bound); it meets them only all together. Every row that
+// shows a target gets it through Judge, so that every target printed has a
+// verdict.
 func (r *Row) Judge(metric string, op Op, value float64) *Row {
 	v, ok := r.Metrics[metric]
 	met := false
@@ -56,22 +60,37 @@ func (r *Row) Judge(metric string, op Op, value float64) *Row {
 			met = v >= value
 		}
 	}
-	r.Target = &Target{Metric: metric, Op: op, Value: value, Met: met}
+	r.Targets = append(r.Targets, Target{Metric: metric, Op: op, Value: value, Met: met})
 	return r
 }
 
-// Verdict is "met" or "missed" for a row with a target, "" otherwise.
+// Verdict is "met" or "missed" for a row with targets (missed when any
+// one is), "" otherwise.
 func (r Row) Verdict() string {
-	switch {
-	case r.Target == nil:
+	if len(r.Targets) == 0 {
 		return ""
-	case r.Target.Met:
-		return "met"
 	}
-	return "missed"
+	for _, t := range r.Targets {
+		if !t.Met {
+			return "missed"
+		}
+	}
+	return "met"
 }
 
-// Describe says in words what a judged row measured against its target,
+// Missed reports whether the row missed a target.
+func (r Row) Missed() bool { return r.Verdict() == "missed" }
+
+// TargetText is the row's targets, e.g. "p50_ns <= 100, p99_ns <= 1000".
+func (r Row) TargetText() string {
+	parts := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		parts[i] = fmt.Sprintf("%s %s %s", t.Metric, t.Op, formatTarget(t.Value))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Describe says in words what a judged row measured against its targets,
 // e.g. "cross-stream hand-off (extra per hand-off): p50_ns = 669 (target
 // <= 500): missed".
 func (r Row) Describe() string {
@@ -79,16 +98,22 @@ func (r Row) Describe() string {
 	if l := labelText(r.Labels); l != "" {
 		s += " (" + l + ")"
 	}
-	t := r.Target
-	if t == nil {
+	if len(r.Targets) == 0 {
 		return s
 	}
-	v, ok := r.Metrics[t.Metric]
-	fig := "not measured"
-	if ok {
-		fig = formatFloat(v)
+	var figs []string
+	for _, t := range r.Targets {
+		fig := "not measured"
+		if v, ok := r.Metrics[t.Metric]; ok {
+			fig = formatFloat(v)
+		}
+		verdict := "met"
+		if !t.Met {
+			verdict = "missed"
+		}
+		figs = append(figs, fmt.Sprintf("%s = %s (target %s %s, %s)", t.Metric, fig, t.Op, formatTarget(t.Value), verdict))
 	}
-	return fmt.Sprintf("%s: %s = %s (target %s %s): %s", s, t.Metric, fig, t.Op, formatFloat(t.Value), r.Verdict())
+	return s + ": " + strings.Join(figs, "; ")
 }
 
 // labelText joins a row's label values in key order.
@@ -102,15 +127,15 @@ func labelText(labels map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Judged returns the rows that have a target, and of those the ones that
-// missed it, in row order.
+// Judged returns the rows that have targets, and of those the ones that
+// missed one, in row order.
 func (r *Report) Judged() (judged, missed []Row) {
 	for _, row := range r.Rows {
-		if row.Target == nil {
+		if len(row.Targets) == 0 {
 			continue
 		}
 		judged = append(judged, row)
-		if !row.Target.Met {
+		if row.Missed() {
 			missed = append(missed, row)
 		}
 	}
@@ -154,6 +179,15 @@ func New(benchmark, device, backend string, driverVersion int) *Report {
 // (Judge); the pointer is valid until the next Add.
 func (r *Report) Add(name string, labels map[string]string, metrics map[string]float64) *Row {
 	r.Rows = append(r.Rows, Row{Name: name, Labels: labels, Metrics: metrics})
+	return &r.Rows[len(r.Rows)-1]
+}
+
+// Last is the row added last (nil when there is none), valid until the
+// next Add.
+func (r *Report) Last() *Row {
+	if len(r.Rows) == 0 {
+		return nil
+	}
 	return &r.Rows[len(r.Rows)-1]
 }
 
@@ -201,8 +235,8 @@ func (r *Report) Markdown(w io.Writer, labelKeys, metricKeys []string) {
 			cells = append(cells, formatFloat(v))
 		}
 		if len(judged) > 0 {
-			if t := row.Target; t != nil {
-				cells = append(cells, fmt.Sprintf("%s %s %s", t.Metric, t.Op, formatFloat(t.Value)), row.Verdict())
+			if len(row.Targets) > 0 {
+				cells = append(cells, row.TargetText(), row.Verdict())
 			} else {
 				cells = append(cells, "—", "—")
 			}
@@ -227,6 +261,14 @@ func short(c string) string {
 		return "unknown"
 	}
 	return c
+}
+
+// formatTarget writes a target as it was set: 300, 1.1, 1500000.
+func formatTarget(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 func formatFloat(v float64) string {
