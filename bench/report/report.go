@@ -44,6 +44,11 @@ type Target struct {
 	Met    bool    `json:"met"`
 }
 
+// String is the target as "metric op value", e.g. "p50_ns <= 300".
+func (t Target) String() string {
+	return fmt.Sprintf("%s %s %s", t.Metric, t.Op, formatTarget(t.Value))
+}
+
 // Judge adds the target metric op value to the row and judges the row's
 // figure against it; it returns the row. A row may carry several targets
 // (a p50 and a p99 bound); it meets them only all together. Every row that
@@ -85,7 +90,7 @@ func (r Row) Missed() bool { return r.Verdict() == "missed" }
 func (r Row) TargetText() string {
 	parts := make([]string, len(r.Targets))
 	for i, t := range r.Targets {
-		parts[i] = fmt.Sprintf("%s %s %s", t.Metric, t.Op, formatTarget(t.Value))
+		parts[i] = t.String()
 	}
 	return strings.Join(parts, ", ")
 }
