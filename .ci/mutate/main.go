@@ -584,7 +584,8 @@ func writeTable(w io.Writer, ms []mutation, rs []outcome) {
 		} else if oc.testsCaught() {
 			var names []string
 			for _, f := range oc.failed {
-				names = append(names, "`"+f[strings.Index(f, ": ")+2:]+"`")
+				pkg, test, _ := strings.Cut(f, ": ")
+				names = append(names, "`"+filepath.Base(pkg)+"."+test+"`")
 			}
 			if len(names) > 4 {
 				names = append(names[:4], fmt.Sprintf("and %d more", len(names)-4))

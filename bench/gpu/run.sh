@@ -208,10 +208,13 @@ run_program() { # kind name dir limit args...
 
 # ---- the correctness gate: stress trials and compute-sanitizer ------------
 # gate_stress (part of tests) runs bench/stress: 10,000 randomized
-# producer-consumer, write-after-read and free-then-reuse trials over 8
-# streams from several goroutines, every result checked; any wrong result
-# fails the step (it writes results/stress.json). It does not run again
-# with the benchmark programs.
+# cross-stream trials over 8 streams from several goroutines, a kind per
+# tracking path (producer-consumer, write-after-read, free-reuse, fan-out,
+# multi-free, graph-replay, unified, collective over every GPU), every
+# result checked; a wrong result, or a kind that ran no trial for another
+# reason than a missing feature (no NCCL, no managed memory), fails the
+# step (it writes results/stress.json with the trials per kind). It does
+# not run again with the benchmark programs.
 #
 # gate_sanitize (mode sanitize; the end of all) runs under
 # compute-sanitizer (GPUARR_SANITIZER, default
