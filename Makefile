@@ -62,6 +62,7 @@ fuzz:
 # e.g. MUTATE_FLAGS='-only waiton'.
 MUTATE_FLAGS ?=
 mutate:
+	$(GO) test -count=1 ./.ci/mutate
 	$(GO) run ./.ci/mutate $(MUTATE_FLAGS)
 
 demo:
