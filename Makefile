@@ -1,4 +1,4 @@
-# gpuarr: make test | demo | bench | gpu-bundle | gpu-results DIR=...
+# gpuarr: make test | mutate | demo | bench | gpu-bundle | gpu-results DIR=...
 # Needs only Go and gcc (cgo); modules come from the Go proxy.
 
 SHELL := /bin/bash
@@ -9,12 +9,13 @@ BENCH_OUT ?= bench/results
 # bench/kernels compare with) exist only in builds with this tag.
 BENCH_TAGS ?= gpuarrbench
 
-.PHONY: all test fmt-check vet imports test-race test-host-check fuzz demo bench gpu-bundle gpu-results help
+.PHONY: all test fmt-check vet imports test-race test-host-check fuzz mutate demo bench gpu-bundle gpu-results help
 
 all: test
 
 help:
 	@echo "make test         gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, bounded fuzz"
+	@echo "make mutate       apply each deliberate synchronization/lifetime bug of .ci/mutate to a copy of the tree: the tests and bench/stress must catch every one"
 	@echo "make demo         gpuarr info and the vecadd example on the default device"
 	@echo "make bench        every benchmark program under bench/ on the default device, JSON to $(BENCH_OUT)"
 	@echo "make gpu-bundle   test binaries, programs and scripts into .gpu/ for a GPU machine (bash .gpu/run.sh)"
@@ -26,8 +27,9 @@ fmt-check:
 	@files=$$(gofmt -l .); \
 	if [[ -n "$$files" ]]; then echo "gofmt: not formatted (run gofmt -w):"; echo "$$files"; exit 1; fi
 
+# ./... skips .ci (a dot folder): its mutation program is named.
 vet:
-	$(GO) vet ./...
+	$(GO) vet ./... ./.ci/mutate
 
 # No package outside device/ (tests included) imports device/host or
 # device/cuda: backends are reached through package device.
@@ -51,6 +53,17 @@ fuzz:
 	else \
 		echo "fuzz: memory has no FuzzCachingPool yet; skipped"; \
 	fi
+
+# Each mutation of .ci/mutate/mutations.go (a deliberate synchronization
+# or lifetime bug) applied to a temporary copy of the tree, one at a time:
+# the test packages it concerns (GPUARR_HOST_CHECK=1, two host devices, no
+# -race) and the stress program must fail. Prints the table the README's
+# testing section shows, and the time taken. MUTATE_FLAGS passes flags,
+# e.g. MUTATE_FLAGS='-only waiton'.
+MUTATE_FLAGS ?=
+mutate:
+	$(GO) test -count=1 ./.ci/mutate
+	$(GO) run ./.ci/mutate $(MUTATE_FLAGS)
 
 demo:
 	$(GO) run ./cmd/gpuarr info

@@ -2,6 +2,7 @@ package gcpressure
 
 import (
 	"errors"
+	"io/fs"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -67,12 +68,33 @@ func TestReadSystemMemory(t *testing.T) {
 	assert.ErrorContains(t, err, "MemTotal")
 }
 
+// skipWithoutMeminfo skips the test when err (of currentSystemMemory)
+// says this system has no /proc/meminfo, and fails it on any other error:
+// a meminfo that is there but unreadable or malformed is a bug to see.
+func skipWithoutMeminfo(t *testing.T, err error) {
+	t.Helper()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		t.Skipf("no /proc/meminfo here: %v", err)
+	case err != nil:
+		t.Fatalf("reading this machine's memory: %v", err)
+	}
+}
+
+// Only a missing /proc/meminfo is a reason to skip: the errors
+// readSystemMemory gives without one, and with a malformed one.
+func TestOnlyMissingMeminfoSkips(t *testing.T) {
+	_, err := readSystemMemory(fstest.MapFS{})
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	_, err = readSystemMemory(fstest.MapFS{"proc/meminfo": {Data: []byte("Nothing: 1 kB\n")}})
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, fs.ErrNotExist, "a malformed meminfo fails the tests that read it")
+}
+
 // This machine's figures are plausible.
 func TestReadSystemMemoryHere(t *testing.T) {
 	sm, err := currentSystemMemory()
-	if err != nil {
-		t.Skipf("no /proc/meminfo here: %v", err)
-	}
+	skipWithoutMeminfo(t, err)
 	t.Logf("system memory: %v", sm)
 	assert.Positive(t, sm.Total)
 	assert.LessOrEqual(t, sm.Available, sm.Total)
@@ -168,10 +190,9 @@ func TestChargeHostHere(t *testing.T) {
 	assert.Equal(t, before+1<<20, HostCharged())
 	ReleaseHost(1 << 20)
 	assert.Equal(t, before, HostCharged())
-	if _, err := currentSystemMemory(); err != nil {
-		t.Skipf("no /proc/meminfo here: %v", err)
-	}
-	err := ChargeHost(1 << 62)
+	_, err := currentSystemMemory()
+	skipWithoutMeminfo(t, err)
+	err = ChargeHost(1 << 62)
 	require.ErrorIs(t, err, ErrHostMemory)
 	assert.ErrorContains(t, err, "4.0 EiB of pinned or managed memory refused")
 	assert.Equal(t, before, HostCharged())

@@ -66,9 +66,12 @@ func (b *buffer) unref() error {
 // reference is gone. The atomic drop of each reference orders every
 // earlier holder's tracking writes before this.
 func (b *buffer) free() error {
-	res := b.st.res
-	if b.res != nil {
-		res = b.res
+	// b.st.res only when the block came from it: a buffer of another
+	// resource may be freed before the device's default resource is made
+	// (by the sync.Once in devState.resource, which this read would race).
+	res := b.res
+	if res == nil {
+		res = b.st.res
 	}
 	var first error
 	t := &b.trk

@@ -124,10 +124,10 @@ var tables = []struct {
 	bench          string
 	labels, metric []string
 }{
-	{"hot", []string{"resource", "size"}, []string{"p50_ns", "p99_ns", "driver_over_ours", "target_met"}},
-	{"scaling", []string{"resource", "size", "goroutines"}, []string{"mops_per_s", "speedup", "target_met"}},
+	{"hot", []string{"resource", "size"}, []string{"p50_ns", "p99_ns", "driver_over_ours"}},
+	{"scaling", []string{"resource", "size", "goroutines"}, []string{"mops_per_s", "speedup"}},
 	{"random", []string{"resource", "steps", "max_mib"}, []string{"total_ms", "ns_per_op", "peak_reserved_over_requested", "failed_allocs", "ours_vs"}},
-	{"holes", []string{"path", "holes"}, []string{"p50_ns", "p99_ns", "over_0_holes", "target_met"}},
+	{"holes", []string{"path", "holes"}, []string{"p50_ns", "p99_ns", "over_0_holes"}},
 }
 
 // markdown renders the report as four tables (the JSON keeps one list of
@@ -174,13 +174,6 @@ func resources(dev *device.Device, withIndex bool) []resource {
 	}
 	rs = append(rs, resource{"direct", func() (memory.Resource, error) { return memory.Direct(dev), nil }})
 	return rs
-}
-
-func boolMetric(ok bool) float64 {
-	if ok {
-		return 1
-	}
-	return 0
 }
 
 func sizeLabel(n uint64) string {

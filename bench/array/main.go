@@ -43,7 +43,7 @@ const (
 
 var (
 	labelKeys  = []string{"path"}
-	metricKeys = []string{"p50_ns", "p99_ns", "min_ns", "vs_ref", "target"}
+	metricKeys = []string{"p50_ns", "p99_ns", "min_ns", "vs_ref"}
 )
 
 type config struct {

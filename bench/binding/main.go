@@ -45,7 +45,7 @@ func main() {
 var diag bool
 
 var labelKeys = []string{"path"}
-var metricKeys = []string{"p50_ns", "p99_ns", "min_ns", "ratio_vs_c", "target"}
+var metricKeys = []string{"p50_ns", "p99_ns", "min_ns", "ratio_vs_c"}
 
 func run(outDir string, batches, callBatch, launchBatch int) error {
 	dev, err := device.Default()

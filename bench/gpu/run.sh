@@ -15,24 +15,41 @@
 #             correctness gate" below
 #   all       tests, bench, then as much of sanitize as the budget leaves
 #             room for (each sanitizer step only if its whole limit fits;
-#             the rest is recorded as SKIP: run sanitize as its own call)
+#             the rest is recorded as CUT: run sanitize as its own call)
 #
 # The nvidia-smi step's log also names the host's CPU (lscpu): host-side
 # timings differ from machine to machine of one kind.
 #
 # Every step runs under `timeout` and the whole run under a budget
 # (GPUARR_RUN_BUDGET, default 540 s) so that it ends inside the device tool's
-# 10-minute command limit; a step that would start too late is skipped. A
-# failing step never stops the run. At the end $OUT (default .gpu/out) gets
+# 10-minute command limit; a step that would start too late is not run and
+# recorded as CUT. A failing step never stops the run. Each step is
 #
-#   summary.txt      one line per step: PASS/FAIL/SKIP, kind, name, seconds,
-#                    and for test binaries the counts of --- PASS/FAIL/SKIP
+#   PASS   it ran and passed (a test binary: at least one test passed)
+#   FAIL   it failed, timed out, crashed, or ran no test at all (a test
+#          binary whose output has no --- PASS/FAIL/SKIP line); a peer
+#          script that could not import its framework or raised; a tool the
+#          mode needs (python3, compute-sanitizer) missing on a GPU run
+#   SKIP   there was nothing for it to check here, and the line says why
+#          (every test of a binary skipped for lack of a device; a
+#          sanitized binary that never called CUDA; peer scripts on the host
+#          backend)
+#   CUT    the budget had no room for it: the run is incomplete
+#
+# At the end $OUT (default .gpu/out) gets
+#
+#   summary.txt      one line per step: status, kind, name, seconds, and for
+#                    test binaries the counts of --- PASS/FAIL/SKIP; then
+#                    "result: PASS", "result: FAIL" or "result: INCOMPLETE"
 #   results.tar.gz   summary.txt, COMMIT, logs/*.log, results/*.json
 #   *.json           the benchmark results, when they fit the tool's limit of
 #                    8 files (else they are only in the tarball)
 #
-# and the script exits 1 when any step failed. GPUARR_DEVICE defaults to cuda;
-# set it to host to try the bundle on a machine without a GPU.
+# and the script exits 1 when any step failed, else 3 when a step was cut
+# (the run is incomplete: split it over several calls, e.g. tests, bench
+# and sanitize) unless GPUARR_ALLOW_INCOMPLETE=1, else 0. GPUARR_DEVICE
+# defaults to cuda; set it to host to try the bundle on a machine without
+# a GPU.
 set -uo pipefail
 
 BUNDLE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -69,6 +86,9 @@ BENCH_LIMIT=${GPUARR_BENCH_LIMIT:-240}
 EXAMPLE_LIMIT=${GPUARR_EXAMPLE_LIMIT:-120}
 START=$SECONDS
 failed=0
+cut=0
+ON_GPU=0
+[[ $GPUARR_DEVICE != cuda* ]] || ON_GPU=1
 
 now() { echo "${EPOCHREALTIME:-$(date +%s.%N)}"; }
 
@@ -76,6 +96,7 @@ now() { echo "${EPOCHREALTIME:-$(date +%s.%N)}"; }
 record() {
 	printf '%-4s  %-7s  %-28s  %7.1fs  %s\n' "$1" "$2" "$3" "$4" "$5" | tee -a "$SUMMARY"
 	[[ $1 != FAIL ]] || failed=1
+	[[ $1 != CUT ]] || cut=$((cut + 1))
 }
 
 # step KIND NAME LIMIT DIR COMMAND... runs one step under timeout, its output
@@ -91,7 +112,7 @@ step() {
 	fi
 	local left=$((BUDGET - (SECONDS - START)))
 	if ((left < 30)); then
-		record SKIP "$kind" "$name" 0 "no time left in the ${BUDGET}s budget"
+		record CUT "$kind" "$name" 0 "no time left in the ${BUDGET}s budget: not run"
 		return
 	fi
 	((limit <= left - 15)) || limit=$((left - 15))
@@ -114,6 +135,14 @@ step() {
 		f=$(grep -c -E '^\s*--- FAIL' "$log")
 		s=$(grep -c -E '^\s*--- SKIP' "$log")
 		note="$note  pass=$p fail=$f skip=$s"
+		# A binary that ran no test checked nothing: a filter that matches
+		# nothing, a test binary built without its tests. A failure.
+		if [[ $status == PASS && $p == 0 && $f == 0 && $s == 0 ]]; then
+			status=FAIL note="$note: ran no test"
+		fi
+		if [[ $status == PASS ]] && grep -qs '^testing: warning: no tests to run' "$log"; then
+			status=FAIL note="$note: its test filter matched no test"
+		fi
 		# A binary whose every test skipped (say, no usable device) did not
 		# test anything: report that rather than a pass.
 		if [[ $status == PASS && $p == 0 && $s -gt 0 ]]; then status=SKIP; fi
@@ -179,10 +208,13 @@ run_program() { # kind name dir limit args...
 
 # ---- the correctness gate: stress trials and compute-sanitizer ------------
 # gate_stress (part of tests) runs bench/stress: 10,000 randomized
-# producer-consumer, write-after-read and free-then-reuse trials over 8
-# streams from several goroutines, every result checked; any wrong result
-# fails the step (it writes results/stress.json). It does not run again
-# with the benchmark programs.
+# cross-stream trials over 8 streams from several goroutines, a kind per
+# tracking path (producer-consumer, write-after-read, free-reuse, fan-out,
+# multi-free, graph-replay, unified, collective over every GPU), every
+# result checked; a wrong result, or a kind that ran no trial for another
+# reason than a missing feature (no NCCL, no managed memory), fails the
+# step (it writes results/stress.json with the trials per kind). It does
+# not run again with the benchmark programs.
 #
 # gate_sanitize (mode sanitize; the end of all) runs under
 # compute-sanitizer (GPUARR_SANITIZER, default
@@ -251,7 +283,7 @@ gate_sanitize_step() {
 	fi
 	local left=$((BUDGET - (SECONDS - START)))
 	if [[ $MODE == all ]] && ((left < SANITIZE_LIMIT + 15)); then
-		record SKIP "$kind" "$step_name" 0 "${left}s of the budget left, the step may take ${SANITIZE_LIMIT}s: run 'bash .gpu/run.sh sanitize'"
+		record CUT "$kind" "$step_name" 0 "${left}s of the budget left, the step may take ${SANITIZE_LIMIT}s: run 'bash .gpu/run.sh sanitize'"
 		return
 	fi
 	local failed_before=$failed
@@ -268,7 +300,7 @@ gate_sanitize_step() {
 		record SKIP "$kind" "$step_name" 0 "its tests passed without calling CUDA: nothing for the sanitizer to check"
 	fi
 	# A -test.run filter that matches nothing (a test renamed) must not
-	# pass silently.
+	# pass silently (step records that as a failure too).
 	if grep -qs '^testing: warning: no tests to run' "$LOGS/$step_name.log"; then
 		record FAIL "$kind" "$step_name" 0 "its test filter matched no test: update the gate in run.sh"
 	fi
@@ -276,7 +308,11 @@ gate_sanitize_step() {
 
 gate_sanitize() {
 	if [[ ! -x $SANITIZER ]]; then
-		record SKIP gate compute-sanitizer 0 "$SANITIZER not found: the sanitizer runs did not happen"
+		if ((ON_GPU)); then
+			record FAIL gate compute-sanitizer 0 "$SANITIZER not found: the sanitizer runs did not happen (GPUARR_SANITIZER names it)"
+		else
+			record SKIP gate compute-sanitizer 0 "$SANITIZER not found, and GPUARR_DEVICE=$GPUARR_DEVICE: nothing for it to check"
+		fi
 		return
 	fi
 	local tlimit=$((SANITIZE_LIMIT - 15)) n dir
@@ -341,7 +377,11 @@ if [[ $MODE == all || $MODE == tests ]]; then
 	# examples/multigpu's second mode: one process per GPU, the NCCL unique
 	# id passed through the environment (the loop above ran one process).
 	if [[ -x $BIN/examples-multigpu ]]; then
-		step example examples-multigpu-process "$EXAMPLE_LIMIT" "$ROOT" "$BIN/examples-multigpu" -mode process
+		if ((ON_GPU)); then
+			step example examples-multigpu-process "$EXAMPLE_LIMIT" "$ROOT" "$BIN/examples-multigpu" -mode process
+		else
+			record SKIP example examples-multigpu-process 0 "one process per GPU needs CUDA devices (host devices of different processes share no memory); GPUARR_DEVICE=$GPUARR_DEVICE"
+		fi
 	fi
 	gate_stress
 fi
@@ -355,8 +395,12 @@ if [[ $MODE == all || $MODE == bench ]]; then
 	# Peer scripts run after every benchmark program: kernels_peers.py
 	# reads $RES/kernels.json (bench/kernels) for its sizes and its ratios.
 	while read -r n dir; do
+		if ((!ON_GPU)); then
+			record SKIP peer "$n" 0 "the peer scripts measure PyTorch and CuPy on a GPU; GPUARR_DEVICE=$GPUARR_DEVICE"
+			continue
+		fi
 		if ! command -v python3 >/dev/null; then
-			record SKIP peer "$n" 0 "python3 not found"
+			record FAIL peer "$n" 0 "python3 not found"
 			continue
 		fi
 		step peer "$n" "$BENCH_LIMIT" "$ROOT" python3 "$BUNDLE/peer/$n.py" --out "$RES"
@@ -400,6 +444,16 @@ if [[ $MODE == all || $MODE == sanitize ]]; then
 	gate_sanitize
 fi
 
+# The verdict of the run as a whole, last line of summary.txt.
+if ((failed)); then
+	result=FAIL
+elif ((cut > 0)); then
+	result=INCOMPLETE
+else
+	result=PASS
+fi
+echo "result: $result ($(grep -c '^PASS' "$SUMMARY") passed, $(grep -c '^FAIL' "$SUMMARY") failed, $(grep -c '^SKIP' "$SUMMARY") skipped, $cut cut by the budget)" >>"$SUMMARY"
+
 # Pack everything into $OUT. The device tool brings back at most 8 files of
 # at most 16 MiB each, named with letters, digits, '.', '_' and '-'.
 cp "$BUNDLE/COMMIT" "$WORK/COMMIT" 2>/dev/null || echo "$GPUARR_COMMIT" >"$WORK/COMMIT"
@@ -436,6 +490,17 @@ fi
 echo
 echo "===== summary ($((SECONDS - START))s, commit $GPUARR_COMMIT)"
 cat "$SUMMARY"
-echo "$(grep -c '^PASS' "$SUMMARY") passed, $(grep -c '^FAIL' "$SUMMARY") failed, $(grep -c '^SKIP' "$SUMMARY") skipped; ${#jsons[@]} JSON result(s); $OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
+echo "${#jsons[@]} JSON result(s); $OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
 rm -rf "$WORK"
-exit "$failed"
+case $result in
+FAIL) exit 1 ;;
+INCOMPLETE)
+	if [[ ${GPUARR_ALLOW_INCOMPLETE:-0} == 1 ]]; then
+		echo "the run is incomplete ($cut step(s) cut by the budget); GPUARR_ALLOW_INCOMPLETE=1: exit 0"
+		exit 0
+	fi
+	echo "the run is incomplete: $cut step(s) cut by the ${BUDGET}s budget (split the run over several calls, or GPUARR_ALLOW_INCOMPLETE=1)"
+	exit 3
+	;;
+esac
+exit 0

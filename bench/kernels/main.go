@@ -55,7 +55,7 @@ const (
 
 var (
 	labelKeys  = []string{"path", "size"}
-	metricKeys = []string{"p50_ns", "p99_ns", "min_ns", "gbps", "tflops", "vs_ref", "target"}
+	metricKeys = []string{"p50_ns", "p99_ns", "min_ns", "gbps", "tflops", "vs_ref"}
 )
 
 type config struct {

@@ -74,9 +74,6 @@ func benchMatmul(rep *report.Report, dev *device.Device, cfg config) error {
 		if p.p != gemm {
 			m["vs_ref"] = sm.P50 / ref.P50
 		}
-		if p.p == alloc {
-			m["target"] = targetMatmulVsTorch
-		}
 		add(rep, caseMatmul, p.name, size, p.p.got, m)
 	}
 	rep.Note("Matmul: %d samples × %d products; tflops is 2n³ over the median device time; vs_ref is the time against the raw SGEMM on the same device. The target (≥ %.2f× torch.matmul's TFLOP/s with allow_tf32 off) is checked by kernels_peers.py.",

@@ -17,8 +17,8 @@ computes them.
 
 Writes DIR/alloc_peers.json in the bench/report schema (benchmark, device,
 backend, driver_version, date, commit, notes, rows of name/labels/metrics).
-Without torch, CuPy or a GPU it writes what it could measure and a note, and
-exits 0.
+Without torch, CuPy or a GPU it writes what it could measure and a note
+saying what failed, and exits 1.
 
     python3 bench/peer/alloc_peers.py --out bench/results
 """
@@ -132,7 +132,7 @@ def main():
         rep.note(NONE_MEASURED)
     rep.write(args.out)
     print(markdown(rep))
-    return 0
+    return rep.exit_code()
 
 
 if __name__ == "__main__":

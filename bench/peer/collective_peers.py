@@ -10,8 +10,10 @@
     2(n-1)/n), a 1 GiB tensor.to('cuda:1'), and pinned D2H and H2D
     bandwidth at 1 GiB. With fewer GPUs the part is skipped with a note.
 
-Writes DIR/collective_peers.json in the bench/report schema. Without torch
-or a GPU it writes a note and exits 0.
+Writes DIR/collective_peers.json in the bench/report schema. Without torch,
+a GPU or NCCL in torch it writes a note saying so and exits 1; an exception
+exits 1 too (with its traceback). Fewer than two GPUs is not a failure: the
+two-device part is skipped with a note.
 
     python3 bench/peer/collective_peers.py --out bench/results
 """
@@ -19,6 +21,7 @@ or a GPU it writes a note and exits 0.
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 
@@ -150,14 +153,14 @@ def main():
     try:
         import torch
         import torch.distributed as dist
-    except ImportError as e:
-        rep.note("torch not available: %s" % e)
+    except Exception as e:  # ImportError, or a broken install
+        rep.fail("torch not available: %s" % e)
         rep.write(args.out)
-        return
+        return rep.exit_code()
     if not torch.cuda.is_available() or not dist.is_nccl_available():
-        rep.note("no CUDA device or no NCCL in torch")
+        rep.fail("no CUDA device or no NCCL in torch")
         rep.write(args.out)
-        return
+        return rep.exit_code()
     rep.device, rep.backend = torch.cuda.get_device_name(0), "cuda"
     rep.note("torch %s, NCCL %s" % (torch.__version__, ".".join(map(str, torch.cuda.nccl.version()))))
     one_rank(torch, dist, rep, args.iters)
@@ -166,7 +169,8 @@ def main():
     else:
         rep.note("two-device part skipped: %d GPU visible (needs 2)" % torch.cuda.device_count())
     rep.write(args.out)
+    return rep.exit_code()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

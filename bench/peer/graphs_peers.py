@@ -147,7 +147,7 @@ def main():
         print("| %s | %s | %s |" % (r["name"], json.dumps(r["labels"]), json.dumps(r["metrics"])))
     for n in rep.notes:
         print(n)
-    return 0
+    return rep.exit_code()
 
 
 if __name__ == "__main__":

@@ -79,18 +79,30 @@ class Report(_peer.Report):
         return None
 
     def markdown(self):
-        keys = ["p50_ns", "p99_ns", "gbps", "tflops", "ratio", "target", "met"]
+        keys = ["p50_ns", "p99_ns", "gbps", "tflops", "ratio"]
         lines = [
             self.heading(),
             "",
-            "| case | path | size | " + " | ".join(keys) + " |",
-            "|" + " --- |" * (3 + len(keys)),
+            "| case | path | size | " + " | ".join(keys) + " | target | verdict |",
+            "|" + " --- |" * (5 + len(keys)),
         ]
+        misses = []
         for r in self.rows:
-            m = r["metrics"]
+            m, ts = r["metrics"], r.get("targets", [])
             cells = [r["name"], r["labels"].get("path", ""), r["labels"].get("size", "")]
             cells += ["%.4g" % m[k] if k in m else "—" for k in keys]
+            if ts:
+                met = all(t["met"] for t in ts)
+                cells += [", ".join("%s %s %.4g" % (t["metric"], t["op"], t["value"]) for t in ts), "met" if met else "missed"]
+                if not met:
+                    misses.append("- Missed: %s: %s" % (r["labels"].get("path", r["name"]), "; ".join(
+                        "%s = %.4g (target %s %.4g)" % (t["metric"], m.get(t["metric"], float("nan")), t["op"], t["value"]) for t in ts)))
+            else:
+                cells += ["—", "—"]
             lines.append("| " + " | ".join(cells) + " |")
+        judged = sum(1 for r in self.rows if r.get("targets"))
+        if judged:
+            lines += ["", "Targets: %d judged, %d met, %d missed." % (judged, judged - len(misses), len(misses))] + misses
         lines += [""] + self.notes
         return "\n".join(lines)
 
@@ -189,12 +201,13 @@ def with_rate(m, gbytes=None, flops=None):
 
 
 def guarded(rep, label, case, done):
-    """Runs one case; a failure becomes a note, and the arrays the case
-    made (its locals) are freed by done() either way."""
+    """Runs one case; an exception is recorded as a failure (the other
+    cases are still measured), and the arrays the case made (its locals)
+    are freed by done() either way."""
     try:
         case()
-    except Exception as e:  # report, measure the other cases
-        rep.note("%s not measured: %s: %s." % (label, type(e).__name__, str(e).strip()[:300]))
+    except Exception as e:  # record, measure the other cases, fail at the end
+        rep.fail("%s not measured: %s: %s." % (label, type(e).__name__, str(e).strip()[:300]))
     finally:
         done()
 
@@ -344,12 +357,9 @@ def compare(rep, gp):
             return
         r = ratio(gm, pm)
         m = {"ratio": r, "gpuarr_p50_ns": gm["p50_ns"], "peer_p50_ns": pm["p50_ns"]}
-        if target is not None:
-            m["target"] = target
-            m["met"] = 1.0 if (r >= target if higher_better else r <= target) else 0.0
-            if not m["met"]:
-                rep.note("Missed: %s is %.3f (target %s %.2f)." % (label, r, "≥" if higher_better else "≤", target))
         rep.add_case(CASE_VS, label, "", m)
+        if target is not None:
+            rep.judge("ratio", ">=" if higher_better else "<=", target)
 
     by_time = lambda gm, pm: pm["p50_ns"] / gm["p50_ns"]  # > 1: gpuarr faster
     one("a + b: gpuarr EvalInto GB/s / torch.add(out=) GB/s",
@@ -384,7 +394,7 @@ def compare(rep, gp):
         CASE_SMALL, "gpuarr.Eval(Add(a, b)) + Release", CASE_SMALL, "torch a + b (result allocated)", by_time, None)
     one("small a + b: cupy.add(out=) host time / gpuarr EvalInto host time",
         CASE_SMALL, "gpuarr.EvalInto(c, Add(a, b))", CASE_SMALL, "cupy.add(a, b, out=c)", by_time, None)
-    rep.note("vs gpuarr: ratio is the peer's median time over gpuarr's (for a + b and matmul that is gpuarr's GB/s or TFLOP/s over the peer's), so above 1 gpuarr is faster; gpuarr's figures come from kernels.json (commit %s) of the same run; met is 1 when the issue's target holds." % (
+    rep.note("vs gpuarr: ratio is the peer's median time over gpuarr's (for a + b and matmul that is gpuarr's GB/s or TFLOP/s over the peer's), so above 1 gpuarr is faster; gpuarr's figures come from kernels.json (commit %s) of the same run; a ratio with a target has its verdict." % (
         gp.get("commit") or "unknown"))
 
 
@@ -407,6 +417,7 @@ def main():
     if args.quick:
         sizes = Sizes(1 << 20, 256, 1024)
         args.samples, args.op_batch, args.batches, args.launch_batch = 10, 2, 40, 64
+    rep = Report()
     gpath = args.gpuarr or (os.path.join(args.out, "kernels.json") if args.out else "")
     gp = None
     if gpath and os.path.exists(gpath):
@@ -415,13 +426,12 @@ def main():
                 gp = json.load(f)
             sizes = sizes_from(gp, sizes)
         except Exception as e:
-            print("kernels_peers: cannot read %s: %s" % (gpath, e), file=sys.stderr)
+            rep.fail("cannot read %s: %s" % (gpath, e))
             gp = None
     for attr, v in (("n", args.n), ("mat", args.matmul), ("small", args.small)):
         if v > 0:
             setattr(sizes, attr, v)
 
-    rep = Report()
     rep.add_case(CASE_SMALL, "python loop + call (floor)", str(sizes.small),
             summarize(host_times(lambda: None, args.batches, args.launch_batch, [lambda: None])[0]))
     measured = measure_each(rep, (("PyTorch", bench_torch), ("CuPy", bench_cupy)), sizes, args)
@@ -443,7 +453,7 @@ def main():
         compare(rep, gp)
     rep.write(args.out)
     print(rep.markdown())
-    return 0
+    return rep.exit_code()
 
 
 if __name__ == "__main__":

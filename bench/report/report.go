@@ -8,19 +8,157 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // Row is one measured configuration. Metrics holds named figures such as
-// "p50_ns", "p99_ns", "ratio_vs_driver"; Labels holds the configuration.
+// "p50_ns", "p99_ns", "ratio_vs_driver"; Labels holds the configuration;
+// Targets, when the row has any, what it promises and whether it kept it.
 type Row struct {
 	Name    string             `json:"name"`
 	Labels  map[string]string  `json:"labels,omitempty"`
 	Metrics map[string]float64 `json:"metrics"`
+	Targets []Target           `json:"targets,omitempty"`
+}
+
+// Op is how a figure is compared with its target.
+type Op string
+
+const (
+	AtMost  Op = "<=" // the figure must not exceed the target (times, ratios of our time to a reference)
+	AtLeast Op = ">=" // the figure must reach the target (speed-ups, bandwidths)
+)
+
+// Target is a row's promise, Metric Op Value, and its verdict: Met when
+// the row's own figure keeps it (a row without that figure did not).
+type Target struct {
+	Metric string  `json:"metric"`
+	Op     Op      `json:"op"`
+	Value  float64 `json:"value"`
+	Met    bool    `json:"met"`
+}
+
+// String is the target as "metric op value", e.g. "p50_ns <= 300".
+func (t Target) String() string {
+	return fmt.Sprintf("%s %s %s", t.Metric, t.Op, formatTarget(t.Value))
+}
+
+// Judge adds the target metric op value to the row and judges the row's
+// figure against it; it returns the row. A row may carry several targets
+// (a p50 and a p99 bound); it meets them only all together. Every row that
+// shows a target gets it through Judge, so that every target printed has a
+// verdict.
+func (r *Row) Judge(metric string, op Op, value float64) *Row {
+	v, ok := r.Metrics[metric]
+	met := false
+	if ok {
+		switch op {
+		case AtMost:
+			met = v <= value
+		case AtLeast:
+			met = v >= value
+		}
+	}
+	r.Targets = append(r.Targets, Target{Metric: metric, Op: op, Value: value, Met: met})
+	return r
+}
+
+// Verdict is "met" or "missed" for a row with targets (missed when any
+// one is), "" otherwise.
+func (r Row) Verdict() string {
+	if len(r.Targets) == 0 {
+		return ""
+	}
+	for _, t := range r.Targets {
+		if !t.Met {
+			return "missed"
+		}
+	}
+	return "met"
+}
+
+// Missed reports whether the row missed a target.
+func (r Row) Missed() bool { return r.Verdict() == "missed" }
+
+// TargetText is the row's targets, e.g. "p50_ns <= 100, p99_ns <= 1000".
+func (r Row) TargetText() string {
+	parts := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		parts[i] = t.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Describe says in words what a judged row measured against its targets,
+// e.g. "cross-stream hand-off (extra per hand-off): p50_ns = 669 (target
+// <= 500): missed".
+func (r Row) Describe() string {
+	s := r.Name
+	if l := labelText(r.Labels); l != "" {
+		s += " (" + l + ")"
+	}
+	if len(r.Targets) == 0 {
+		return s
+	}
+	var figs []string
+	for _, t := range r.Targets {
+		fig := "not measured"
+		if v, ok := r.Metrics[t.Metric]; ok {
+			fig = formatFloat(v)
+		}
+		verdict := "met"
+		if !t.Met {
+			verdict = "missed"
+		}
+		figs = append(figs, fmt.Sprintf("%s = %s (target %s %s, %s)", t.Metric, fig, t.Op, formatTarget(t.Value), verdict))
+	}
+	return s + ": " + strings.Join(figs, "; ")
+}
+
+// labelText joins a row's label values in key order.
+func labelText(labels map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(labels) {
+		if v := labels[k]; v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Judged returns the rows that have targets, and of those the ones that
+// missed one, in row order.
+func (r *Report) Judged() (judged, missed []Row) {
+	for _, row := range r.Rows {
+		if len(row.Targets) == 0 {
+			continue
+		}
+		judged = append(judged, row)
+		if row.Missed() {
+			missed = append(missed, row)
+		}
+	}
+	return judged, missed
+}
+
+// Verdicts writes the report's summary of its targets: how many rows were
+// judged, then every miss, one per line (every one: a summary that picks
+// among them hides the rest).
+func (r *Report) Verdicts(w io.Writer) {
+	judged, missed := r.Judged()
+	if len(judged) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Targets: %d judged, %d met, %d missed.\n", len(judged), len(judged)-len(missed), len(missed))
+	for _, row := range missed {
+		fmt.Fprintf(w, "- Missed: %s\n", row.Describe())
+	}
 }
 
 // Report is one benchmark program's output.
@@ -42,9 +180,19 @@ func New(benchmark, device, backend string, driverVersion int) *Report {
 		Date: time.Now().UTC(), Commit: os.Getenv("GPUARR_COMMIT")}
 }
 
-// Add appends a row and returns it for further metrics.
+// Add appends a row and returns it, for further metrics and its target
+// (Judge); the pointer is valid until the next Add.
 func (r *Report) Add(name string, labels map[string]string, metrics map[string]float64) *Row {
 	r.Rows = append(r.Rows, Row{Name: name, Labels: labels, Metrics: metrics})
+	return &r.Rows[len(r.Rows)-1]
+}
+
+// Last is the row added last (nil when there is none), valid until the
+// next Add.
+func (r *Report) Last() *Row {
+	if len(r.Rows) == 0 {
+		return nil
+	}
 	return &r.Rows[len(r.Rows)-1]
 }
 
@@ -72,7 +220,11 @@ func (r *Report) WriteJSON(dir string) error {
 // keys and the given metric keys, then the notes.
 func (r *Report) Markdown(w io.Writer, labelKeys, metricKeys []string) {
 	fmt.Fprintf(w, "### %s — %s (driver %d), %s, commit %s\n\n", r.Benchmark, r.Device, r.Driver, r.Date.Format("2006-01-02"), short(r.Commit))
+	judged, _ := r.Judged()
 	head := append(append([]string{"case"}, labelKeys...), metricKeys...)
+	if len(judged) > 0 {
+		head = append(head, "target", "verdict")
+	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat(" --- |", len(head)))
 	for _, row := range r.Rows {
 		cells := []string{row.Name}
@@ -87,7 +239,18 @@ func (r *Report) Markdown(w io.Writer, labelKeys, metricKeys []string) {
 			}
 			cells = append(cells, formatFloat(v))
 		}
+		if len(judged) > 0 {
+			if len(row.Targets) > 0 {
+				cells = append(cells, row.TargetText(), row.Verdict())
+			} else {
+				cells = append(cells, "—", "—")
+			}
+		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	if len(judged) > 0 {
+		fmt.Fprintln(w)
+		r.Verdicts(w)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\n%s\n", n)
@@ -103,6 +266,14 @@ func short(c string) string {
 		return "unknown"
 	}
 	return c
+}
+
+// formatTarget writes a target as it was set: 300, 1.1, 1500000.
+func formatTarget(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 func formatFloat(v float64) string {

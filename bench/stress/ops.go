@@ -12,10 +12,20 @@ import (
 // take (uint32), one the vadd kernel takes (float32) and an 8-byte one.
 type elem interface{ uint32 | float32 | int64 }
 
-// env is what every trial shares: the device, the test kernels, the
-// streams, and one read-only 0, 1, 2, … array per element type (the
-// expression writes read views of it from every stream at once).
+// env is what every trial shares: one devEnv per device (the first is the
+// default device, where every kind but the collective runs), a capture
+// stream per worker, and the collective's communicator.
 type env struct {
+	devs    []*devEnv
+	capture []*device.Stream // one per worker: a capture must have its stream to itself
+	coll    collectiveEnv
+	unified availability
+}
+
+// devEnv is one device's share: the test kernels, the streams, and one
+// read-only 0, 1, 2, … array per element type (the expression writes read
+// views of it from every stream at once).
+type devEnv struct {
 	dev     *device.Device
 	ks      *testkernels.Set
 	streams []*device.Stream
@@ -24,12 +34,18 @@ type env struct {
 	iotaI64 *gpuarr.Array[int64]
 }
 
+// availability says whether a kind can run on this machine, and why not.
+type availability struct {
+	ok  bool
+	why string
+}
+
 // one is a single-thread launch (the spin kernel uses thread 0).
 var one = device.LaunchConfig{Grid: device.Dim3{X: 1}, Block: device.Dim3{X: 1}}
 
 func linear(n int) device.LaunchConfig { return device.Linear(uint64(n), 128) }
 
-func iotaOf[T elem](e *env) *gpuarr.Array[T] {
+func iotaOf[T elem](e *devEnv) *gpuarr.Array[T] {
 	var a any
 	switch any(*new(T)).(type) {
 	case uint32:
@@ -42,12 +58,12 @@ func iotaOf[T elem](e *env) *gpuarr.Array[T] {
 	return a.(*gpuarr.Array[T])
 }
 
-func newIota[T elem]() (*gpuarr.Array[T], error) {
+func newIota[T elem](dev *device.Device) (*gpuarr.Array[T], error) {
 	v := make([]T, maxElems)
 	for i := range v {
 		v[i] = T(i)
 	}
-	return gpuarr.FromSlice(v, gpuarr.Shape{maxElems})
+	return gpuarr.FromSlice(v, gpuarr.Shape{maxElems}, gpuarr.OnDevice(dev))
 }
 
 func toT[T elem](v []int64) []T {
@@ -61,7 +77,7 @@ func toT[T elem](v []int64) []T {
 // spin holds stream s back for ns nanoseconds of device time: a spin
 // kernel on a scratch element, released at once (its memory goes back to
 // the pool in s's order, after the kernel).
-func (e *env) spin(s *device.Stream, ns uint64) error {
+func (e *devEnv) spin(s *device.Stream, ns uint64) error {
 	if ns == 0 {
 		return nil
 	}
@@ -76,7 +92,7 @@ func (e *env) spin(s *device.Stream, ns uint64) error {
 // writeInto gives x the contents of w on s, held back ns on the device
 // (for wFill, the late part is element 0; for the others, the whole
 // write).
-func writeInto[T elem](e *env, x *gpuarr.Array[T], s *device.Stream, w write, ns uint64) error {
+func writeInto[T elem](e *devEnv, x *gpuarr.Array[T], s *device.Stream, w write, ns uint64) error {
 	on := gpuarr.On(s)
 	n := x.Len()
 	switch w.method {
@@ -143,7 +159,7 @@ func writeInto[T elem](e *env, x *gpuarr.Array[T], s *device.Stream, w write, ns
 
 // produce allocates an array of n elements on s and writes w into it;
 // with alloc, an expression write allocates and writes in one Eval.
-func produce[T elem](e *env, n int, s *device.Stream, w write, ns uint64, alloc bool) (*gpuarr.Array[T], error) {
+func produce[T elem](e *devEnv, n int, s *device.Stream, w write, ns uint64, alloc bool) (*gpuarr.Array[T], error) {
 	on := gpuarr.On(s)
 	if alloc && w.method == wExpr {
 		view, err := iotaOf[T](e).Slice(0, n)
@@ -176,7 +192,7 @@ type reading[T elem] struct {
 }
 
 // read issues m's read of x on s (held back ns on the device first).
-func read[T elem](e *env, x *gpuarr.Array[T], s *device.Stream, m readMethod, ns uint64) (*reading[T], error) {
+func read[T elem](e *devEnv, x *gpuarr.Array[T], s *device.Stream, m readMethod, ns uint64) (*reading[T], error) {
 	if err := e.spin(s, ns); err != nil {
 		return nil, err
 	}

@@ -5,19 +5,38 @@ import (
 	"math/rand/v2"
 )
 
-// kind is one of the three hazards a trial provokes.
+// kind is one of the hazards a trial provokes; each exercises one path
+// of the array layer's tracking (paths says which).
 type kind int
 
 const (
 	producerConsumer kind = iota // written on A, read on B, no manual sync
 	writeAfterRead               // read on B (late), overwritten on A at once
 	freeReuse                    // read on B (late), released, memory reused on C
+	fanOut                       // written on A, read on B, then on C: C waits on the event B's read recorded
+	multiFree                    // read on B and C (late), released, memory reused on A
+	graphReplay                  // a captured graph replayed on B between a write on A and a read on C
+	unifiedArray                 // a unified array written on A, read and written by the CPU, read on B, released
+	collectiveOp                 // an all-reduce over every device between writes and reads on other streams
 	numKinds
 )
 
-var kindNames = [numKinds]string{"producer-consumer", "write-after-read", "free-reuse"}
+var kindNames = [numKinds]string{"producer-consumer", "write-after-read", "free-reuse", "fan-out", "multi-free",
+	"graph-replay", "unified", "collective"}
 
 func (k kind) String() string { return kindNames[k] }
+
+// paths names the tracking path each kind exercises, for the report.
+var paths = [numKinds]string{
+	"hand-off: the writer's event recorded and waited for in one call",
+	"a write waits for the reads other streams issued before it",
+	"free while another stream's read is queued; the memory reused on a third stream",
+	"a second reader waits on the event the first one recorded (waitOn's stream wait)",
+	"free after reads on two streams (RecordUse); the memory reused on the block's own stream",
+	"graph replay ordered after its inputs' writer and before its outputs' reader; the graph and its pool closed while the replay is queued",
+	"unified arrays: GPU write, CPU view, CPU write, GPU read, free while the read is queued, a view outliving its dropped array",
+	"collectives on every device: ordered after each rank's writer and before its reader, then freed while read",
+}
 
 // dtype is a trial's element type.
 type dtype int
@@ -113,15 +132,22 @@ type plan struct {
 	n       int
 	a, b, c int        // stream indices: writer, reader, reuser (all different)
 	first   write      // the first contents (in [0, 2048))
-	second  write      // overwrite (write-after-read) or the reused array's contents
+	second  write      // overwrite (write-after-read, graph-replay), the reused array's or the CPU's contents
 	read    readMethod // the consumer's read
+	read2   readMethod // fan-out, multi-free: the read on C
 	spinW   uint64     // ns the first write is held back on A
-	spinR   uint64     // ns the read is held back on B (write-after-read, free-reuse)
-	relByC  bool       // free-reuse: the reader's goroutine releases the array
-	alloc   bool       // free-reuse: the new array is made by an allocating call (Eval) when it can be
+	spinR   uint64     // ns the read is held back on B (and on C: multi-free)
+	relByC  bool       // free-reuse, multi-free: the reader's goroutine releases the array; graph-replay: close the graph at once
+	alloc   bool       // free-reuse, multi-free: the new array is made by an allocating call (Eval) when it can be
+	drop    bool       // unified: drop the array after making a view, collect, reuse its memory, read the view
+	ranks   []write    // collective: each rank's first contents
 }
 
-func newPlan(seed uint64, index, streams int, maxSpin uint64) plan {
+// dropEvery: one unified trial in dropEvery drops its array and collects
+// (a full garbage collection per such trial).
+const dropEvery = 4
+
+func newPlan(seed uint64, index, streams, ranks int, maxSpin uint64) plan {
 	r := rand.New(rand.NewPCG(seed, uint64(index)))
 	p := plan{index: index, kind: kind(index % int(numKinds)), dtype: dtype(r.IntN(int(numDtypes)))}
 	if r.IntN(4) == 0 {
@@ -138,26 +164,43 @@ func newPlan(seed uint64, index, streams int, maxSpin uint64) plan {
 		return r.Uint64N(maxSpin)
 	}
 	p.spinW, p.spinR = spin(), spin()
-	p.first = randomWrite(r, p.dtype, p.n, 0, false)
-	p.second = randomWrite(r, p.dtype, p.n, band, p.kind == writeAfterRead)
-	p.read = randomRead(r, p.dtype, p.kind == producerConsumer)
+	// Kernels and the iota arrays exist on the first device only: a
+	// collective's ranks on other devices write by copies.
+	local := p.kind != collectiveOp
+	p.first = randomWrite(r, p.dtype, p.n, 0, false, local)
+	p.second = randomWrite(r, p.dtype, p.n, band, p.kind == writeAfterRead || p.kind == graphReplay, true)
+	p.read = randomRead(r, p.dtype, p.kind == producerConsumer || p.kind == fanOut, local)
+	p.read2 = randomRead(r, p.dtype, false, true)
 	p.relByC = r.IntN(2) == 0
 	p.alloc = r.IntN(2) == 0
+	p.drop = r.IntN(dropEvery) == 0
+	if p.kind == collectiveOp {
+		// Contents in [0, 2048/ranks) per rank: the sum stays in the
+		// first band.
+		for range ranks {
+			p.ranks = append(p.ranks, randomWrite(r, p.dtype, p.n, 0, false, false).scaled(ranks))
+		}
+	}
 	return p
 }
 
 // randomWrite picks a write valid for dt with contents in [lo, lo+2048);
-// overwrite allows wAddSelf (the old contents are in the lower band).
-func randomWrite(r *rand.Rand, dt dtype, n int, lo int64, overwrite bool) write {
-	methods := []writeMethod{wExpr, wCopy, wHost}
-	switch dt {
-	case u32:
-		methods = append(methods, wFill, wFill)
-	case f32:
-		methods = append(methods, wVAdd, wVAdd)
-	}
-	if overwrite {
-		methods = append(methods, wAddSelf)
+// overwrite allows wAddSelf (the old contents are in the lower band);
+// local allows the writes that use the test kernels and the iota arrays
+// (of the first device).
+func randomWrite(r *rand.Rand, dt dtype, n int, lo int64, overwrite, local bool) write {
+	methods := []writeMethod{wCopy, wHost}
+	if local {
+		methods = append(methods, wExpr)
+		switch dt {
+		case u32:
+			methods = append(methods, wFill, wFill)
+		case f32:
+			methods = append(methods, wVAdd, wVAdd)
+		}
+		if overwrite {
+			methods = append(methods, wAddSelf)
+		}
 	}
 	w := write{method: methods[r.IntN(len(methods))]}
 	switch w.method {
@@ -176,15 +219,29 @@ func randomWrite(r *rand.Rand, dt dtype, n int, lo int64, overwrite bool) write 
 	return w
 }
 
+// scaled divides a copy's contents by k (wCopy and wHost only), so that
+// the sum of k such writes stays below 2048.
+func (w write) scaled(k int) write {
+	data := make([]int64, len(w.data))
+	for i, v := range w.data {
+		data[i] = v / int64(k)
+	}
+	w.data = data
+	return w
+}
+
 // randomRead picks a read valid for dt; host reads only where nothing
-// needs the read to be late (producer-consumer).
-func randomRead(r *rand.Rand, dt dtype, host bool) readMethod {
+// needs the read to be late (host); the kernel reads only where local (the
+// test kernels are the first device's).
+func randomRead(r *rand.Rand, dt dtype, host, local bool) readMethod {
 	methods := []readMethod{rExpr, rCopy, rClone, rSum}
-	switch dt {
-	case u32:
-		methods = append(methods, rCopyKernel, rCopyKernel)
-	case f32:
-		methods = append(methods, rVAdd, rVAdd)
+	if local {
+		switch dt {
+		case u32:
+			methods = append(methods, rCopyKernel, rCopyKernel)
+		case f32:
+			methods = append(methods, rVAdd, rVAdd)
+		}
 	}
 	if host {
 		methods = append(methods, rHost)
@@ -194,15 +251,32 @@ func randomRead(r *rand.Rand, dt dtype, host bool) readMethod {
 
 func (p plan) String() string {
 	s := fmt.Sprintf("trial %d %s %s n=%d A=s%d B=s%d", p.index, p.kind, dtypeNames[p.dtype], p.n, p.a, p.b)
-	if p.kind == freeReuse {
+	switch p.kind {
+	case freeReuse, fanOut, multiFree, graphReplay:
 		s += fmt.Sprintf(" C=s%d", p.c)
 	}
 	s += fmt.Sprintf(" write=%s spin=%dns read=%s", writeNames[p.first.method], p.spinW, readNames[p.read])
+	who := map[bool]string{true: "reader", false: "writer"}
 	switch p.kind {
 	case writeAfterRead:
 		s += fmt.Sprintf(" read-spin=%dns overwrite=%s", p.spinR, writeNames[p.second.method])
 	case freeReuse:
-		s += fmt.Sprintf(" read-spin=%dns released-by=%s reuse-write=%s alloc=%v", p.spinR, map[bool]string{true: "reader", false: "writer"}[p.relByC], writeNames[p.second.method], p.alloc)
+		s += fmt.Sprintf(" read-spin=%dns released-by=%s reuse-write=%s alloc=%v", p.spinR, who[p.relByC], writeNames[p.second.method], p.alloc)
+	case fanOut:
+		s += fmt.Sprintf(" read-on-C=%s", readNames[p.read2])
+	case multiFree:
+		s += fmt.Sprintf(" read-on-C=%s read-spin=%dns released-by=%s reuse-write=%s alloc=%v", readNames[p.read2], p.spinR, who[p.relByC],
+			writeNames[p.second.method], p.alloc)
+	case graphReplay:
+		s += fmt.Sprintf(" overwrite=%s close-at-once=%v", writeNames[p.second.method], p.relByC)
+	case unifiedArray:
+		s += fmt.Sprintf(" read-spin=%dns cpu-write=%s drop-view=%v", p.spinR, writeNames[p.second.method], p.drop)
+	case collectiveOp:
+		ws := make([]string, len(p.ranks))
+		for i, w := range p.ranks {
+			ws[i] = writeNames[w.method]
+		}
+		s += fmt.Sprintf(" rank-writes=%v", ws)
 	}
 	return s
 }

@@ -94,18 +94,31 @@ func TestSummarizeRuns(t *testing.T) {
 	assert.InDelta(t, 1.5/1.155, rows["ratios"]["disabled_vs_eager_total"], 1e-9)
 	assert.Equal(t, 9.0, rows["eager (sync)"]["p50_s"])
 	assert.InDelta(t, 9/1.1, rows["ratios"]["eager_sync_vs_release_total"], 1e-9)
+	verdicts := map[string]string{}
+	for _, r := range s.Rows {
+		verdicts[r.Name] = r.Verdict()
+	}
+	assert.Equal(t, map[string]string{"eager": "met", "disabled": "met", "release": "met", "ratios": "met", "eager (sync)": ""}, verdicts)
 	notes := strings.Join(s.Notes, "\n")
-	assert.Contains(t, notes, "eager ≤ 1.10× release (medians of the training loop): 1.055×, met; with the setup: 1.050×")
-	assert.Contains(t, notes, "faster than disabled (medians of the training loop): 1.327×, met; with the setup: 1.299×")
+	assert.Contains(t, notes, "eager vs release, with the setup: 1.050×")
+	assert.Contains(t, notes, "disabled vs eager, with the setup: 1.299×")
 	assert.Contains(t, out.String(), "| eager | 4.0 GiB | 3 |")
+	assert.Contains(t, out.String(), "- eager vs release loop: 1.055 (target <= 1.10: met)")
+	assert.Contains(t, out.String(), "- disabled vs eager loop: 1.327 (target >= 1.15: met)")
 
-	// A slower eager misses the first target, and the note says so.
+	// A slower eager misses the first target: the ratios row is judged
+	// missed, and the printed summary says so.
 	write(Eager, "a", 2, 1.9, 0)
 	write(Eager, "b", 2, 1.9, 0)
-	require.NoError(t, summarizeRuns(dir, io.Discard))
+	out.Reset()
+	require.NoError(t, summarizeRuns(dir, &out))
 	s, err = report.Load(filepath.Join(dir, "train-summary.json"))
 	require.NoError(t, err)
-	assert.Contains(t, strings.Join(s.Notes, "\n"), "MISSED")
+	_, missed := s.Judged()
+	require.Len(t, missed, 1)
+	assert.Equal(t, "ratios", missed[0].Name)
+	assert.Equal(t, "ratios: eager_vs_release_loop = 1.9 (target <= 1.1, missed); disabled_vs_eager_loop = 0.737 (target >= 1.15, missed)", missed[0].Describe())
+	assert.Contains(t, out.String(), "(target <= 1.10: MISSED)")
 
 	assert.ErrorContains(t, summarizeRuns(t.TempDir(), io.Discard), "no train-*.json")
 }

@@ -118,7 +118,7 @@ func summarizeRuns(dir string, w io.Writer) error {
 	if len(ratio) > 0 {
 		sum.Add("ratios", nil, ratio)
 	}
-	noteTargets(sum, medians, ratio)
+	judgeTargets(sum, ratio)
 	if err := sum.WriteJSON(dir); err != nil {
 		return err
 	}
@@ -130,9 +130,21 @@ func summarizeRuns(dir string, w io.Writer) error {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	targets := map[string]report.Target{}
+	for _, r := range sum.Rows {
+		if r.Name == "ratios" {
+			for _, t := range r.Targets {
+				targets[t.Metric] = t
+			}
+		}
+	}
 	fmt.Fprintln(w)
 	for _, k := range keys {
-		fmt.Fprintf(w, "- %s: %.3f\n", strings.ReplaceAll(k, "_", " "), ratio[k])
+		verdict := ""
+		if t, ok := targets[k]; ok {
+			verdict = fmt.Sprintf(" (target %s %.2f: %s)", t.Op, t.Value, map[bool]string{true: "met", false: "MISSED"}[t.Met])
+		}
+		fmt.Fprintf(w, "- %s: %.3f%s\n", strings.ReplaceAll(k, "_", " "), ratio[k], verdict)
 	}
 	return nil
 }
@@ -158,35 +170,31 @@ func pairedRatio(num, den []report.Row, k string) (float64, bool) {
 	return report.Percentile(v, 50), true
 }
 
-// noteTargets records, for each target, the figure and
-// whether it was met.
-func noteTargets(sum *report.Report, m map[string]map[string]float64, ratio map[string]float64) {
-	verdict := func(ok bool) string {
-		if ok {
-			return "met"
+// judgeTargets gives the summary's rows their targets: no OOM in any
+// mode; eager's GC time and longest pause; the ratios between modes.
+func judgeTargets(sum *report.Report, ratio map[string]float64) {
+	for i := range sum.Rows {
+		r := &sum.Rows[i]
+		switch r.Name {
+		case string(Eager):
+			r.Judge("gc_fraction", report.AtMost, targetGCFraction).Judge("max_pause_ms", report.AtMost, targetMaxPauseMs)
+			r.Judge("ooms", report.AtMost, 0)
+		case string(Disabled), string(Release):
+			r.Judge("ooms", report.AtMost, 0)
+		case "ratios":
+			// The targets are on the training loop (the 100 epochs), which
+			// is what the seed's "Total time" times; the run's total adds
+			// the setup (generating the data, loading cuBLAS), the same
+			// work in every mode.
+			if _, ok := ratio["eager_vs_release_loop"]; ok {
+				r.Judge("eager_vs_release_loop", report.AtMost, targetEagerVsRelease)
+				sum.Note("eager vs release, with the setup: %.3f× (the target is on the training loop)", ratio["eager_vs_release_total"])
+			}
+			if _, ok := ratio["disabled_vs_eager_loop"]; ok {
+				r.Judge("disabled_vs_eager_loop", report.AtLeast, targetDisabledVsEager)
+				sum.Note("disabled vs eager, with the setup: %.3f× (the target is on the training loop)", ratio["disabled_vs_eager_total"])
+			}
 		}
-		return "MISSED"
-	}
-	// The targets are on the training loop (the 100 epochs), which is what
-	// the seed's "Total time" times; the run's total adds the setup
-	// (generating the data, loading cuBLAS), the same work in every mode.
-	if v, ok := ratio["eager_vs_release_loop"]; ok {
-		sum.Note("eager ≤ %.2f× release (medians of the training loop): %.3f×, %s; with the setup: %.3f×",
-			targetEagerVsRelease, v, verdict(v <= targetEagerVsRelease), ratio["eager_vs_release_total"])
-	}
-	if v, ok := ratio["disabled_vs_eager_loop"]; ok {
-		sum.Note("eager ≥ %.2f× faster than disabled (medians of the training loop): %.3f×, %s; with the setup: %.3f×",
-			targetDisabledVsEager, v, verdict(v >= targetDisabledVsEager), ratio["disabled_vs_eager_total"])
-	}
-	ooms := 0.0
-	for _, k := range []Mode{Eager, Disabled, Release} {
-		ooms += m[string(k)]["ooms"]
-	}
-	sum.Note("OOMs in every mode: %.0f, %s", ooms, verdict(ooms == 0))
-	if e := m[string(Eager)]; e != nil {
-		sum.Note("eager: GC time ≤ %.0f%% of the run: worst %.1f%%, %s; longest pause ≤ %d ms: %.2f ms, %s",
-			100*targetGCFraction, 100*e["gc_fraction"], verdict(e["gc_fraction"] <= targetGCFraction),
-			targetMaxPauseMs, e["max_pause_ms"], verdict(e["max_pause_ms"] <= targetMaxPauseMs))
 	}
 }
 

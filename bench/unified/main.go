@@ -48,7 +48,7 @@ import (
 
 var (
 	labelKeys  = []string{"path"}
-	metricKeys = []string{"p50_ns", "p99_ns", "min_ns", "gb_s", "vs_ref", "target"}
+	metricKeys = []string{"p50_ns", "p99_ns", "min_ns", "gb_s", "vs_ref"}
 )
 
 func main() {
@@ -227,8 +227,9 @@ func benchElements(rep *report.Report, reps int) error {
 		}
 		name := "CPU read per element, float64 (1 Mi elements): " + c.path
 		add(rep, name, "plain Go slice", p, nil)
-		add(rep, name, "unified", u, map[string]float64{"target": targets[i]})
-		rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = report.Summarize(ratio).P50
+		add(rep, name, "unified", u, nil)
+		rep.Last().Metrics["vs_ref"] = report.Summarize(ratio).P50
+		rep.Last().Judge("vs_ref", report.AtMost, targets[i])
 	}
 	benchPlacements(rep, reps, n, plain, v)
 	rep.Note("CPU reads: At(i) and the []T view: %d rounds, each timing both paths over one quarter of the elements (quarters in rotation); "+
@@ -329,10 +330,12 @@ func benchFold(rep *report.Report, dev *device.Device, reps int) error {
 	pf2 := unified.CPUPrefetches()
 	const name = "sum of a 1024×1024 float64 array a kernel just wrote"
 	rs := add(rep, name, "plain Go slice", ref, nil)
-	f := add(rep, name, "unified, first pass (prefetch to the CPU + sync)", first, map[string]float64{"target": 1.5e6})
-	rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = f.P50 / rs.P50
-	s := add(rep, name, "unified, second pass", second, map[string]float64{"target": 1.1})
-	rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = s.P50 / rs.P50
+	f := add(rep, name, "unified, first pass (prefetch to the CPU + sync)", first, nil)
+	rep.Last().Metrics["vs_ref"] = f.P50 / rs.P50
+	rep.Last().Judge("p50_ns", report.AtMost, 1.5e6)
+	s := add(rep, name, "unified, second pass", second, nil)
+	rep.Last().Metrics["vs_ref"] = s.P50 / rs.P50
+	rep.Last().Judge("vs_ref", report.AtMost, 1.1)
 	const advised = "unified, NOT the default: advised to live in host memory (PreferredLocation CPU + AccessedBy GPU)"
 	hf := add(rep, name, advised+", first pass (sync, no migration)", hfirst, nil)
 	rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = hf.P50 / rs.P50
@@ -471,7 +474,8 @@ func benchAdd(rep *report.Report, dev *device.Device, n, reps int) error {
 	ds := report.Summarize(append([]float64(nil), dt...))
 	us := report.Summarize(append([]float64(nil), ut...))
 	add(rep, name, "device arrays", dt, map[string]float64{"gb_s": gb(ds.P50)})
-	add(rep, name, "prefetched unified arrays", ut, map[string]float64{"gb_s": gb(us.P50), "vs_ref": ds.P50 / us.P50, "target": 0.95})
+	add(rep, name, "prefetched unified arrays", ut, map[string]float64{"gb_s": gb(us.P50), "vs_ref": ds.P50 / us.P50})
+	rep.Last().Judge("vs_ref", report.AtLeast, 0.95)
 	if n != 1<<28 {
 		rep.Note("a + b ran on %d elements (2²⁸ needs more free memory than this device had, or the host backend).", n)
 	}

@@ -24,11 +24,47 @@ import (
 
 func gpu(t testing.TB) *device {
 	t.Helper()
+	return gpus(t)[0].(*device)
+}
+
+// gpus returns the CUDA devices. It skips the test only when there is no
+// GPU to test (no driver library, or the driver finds no usable device);
+// any other failure to open the devices is a failure of the test.
+func gpus(t testing.TB) []driver.Device {
+	t.Helper()
 	devs, err := Backend().Devices()
-	if err != nil {
+	switch {
+	case noGPU(err):
 		t.Skipf("needs a CUDA device: %v", err)
+	case err != nil:
+		t.Fatalf("opening the CUDA devices: %v", err)
 	}
-	return devs[0].(*device)
+	return devs
+}
+
+// noGPU reports whether err says there is no GPU to test: no driver
+// library, or no usable device.
+func noGPU(err error) bool {
+	return errors.Is(err, driver.ErrNoDriver) || errors.Is(err, driver.ErrNoDevice)
+}
+
+// Only a missing driver or device skips the GPU tests; any other error
+// opening the devices fails them.
+func TestOnlyNoGPUSkips(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		skip bool
+	}{
+		{&driver.Error{Call: "dlopen libcuda.so.1", Code: driver.LibraryMissing}, true},
+		{&driver.Error{Call: "cuInit", Code: driver.NoDevice}, true},
+		{fmt.Errorf("wrapped: %w", &driver.Error{Call: "cuDeviceGetCount", Code: driver.NoDevice}), true},
+		{&driver.Error{Call: "cuDeviceGetName", Code: driver.InvalidValue}, false},
+		{&driver.Error{Call: "cuDevicePrimaryCtxRetain", Code: driver.OutOfMemory}, false},
+		{&driver.Error{Call: "cuCtxSetCurrent", Code: driver.NotSupported}, false},
+		{errors.New("anything else"), false},
+	} {
+		assert.Equal(t, c.skip, noGPU(c.err), "%v", c.err)
+	}
 }
 
 func newStream(t testing.TB, d *device) *stream {
@@ -531,10 +567,7 @@ func TestConcurrentStreams(t *testing.T) {
 }
 
 func TestPeers(t *testing.T) {
-	devs, err := Backend().Devices()
-	if err != nil {
-		t.Skipf("needs a CUDA device: %v", err)
-	}
+	devs := gpus(t)
 	a := devs[0].(*device)
 	ok, err := a.CanAccessPeer(a)
 	require.NoError(t, err)
