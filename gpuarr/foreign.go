@@ -36,6 +36,9 @@ func EmptyFrom[T Numeric](res memory.Resource, sh Shape, opts ...Option) (*Array
 	if err != nil {
 		return nil, err
 	}
+	if err := gcpressure.Install(); err != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
 	nbytes := uint64(n) * uint64(esize)
 	gcpressure.BeforeAlloc(s.Device(), nbytes)
 	blk, err := res.Alloc(s, nbytes)
