@@ -36,8 +36,9 @@
 // Permute, Step) are read in place. Reductions (Sum, Prod, Min, Max,
 // Mean, ArgMin, ArgMax; all elements or one Axis) accept an expression
 // and fuse it (Sum(Mul(x, x)) reads x once). Matmul multiplies matrices
-// with cuBLAS (gonum on the host). RNG draws Uniform and Normal numbers
-// that are the same on every backend for the same seed. The semantics
+// with cuBLAS (gonum on the host). RNG draws uniform and normal numbers
+// that are the same on every backend for the same seed, as expressions
+// (UniformExpr, NormalExpr) that Eval computes, fused with the rest. The semantics
 // every backend shares (integer division by zero, NaN in Minimum, casts
 // that saturate) are in internal/expr's package doc and on each function.
 //
