@@ -80,9 +80,12 @@ func (c *Comm) Device(i int) *device.Device { return c.local("Device", i).Device
 
 // local is local rank i, or a panic naming method and the valid range.
 func (c *Comm) local(method string, i int) *device.Communicator {
-	if i < 0 || i >= len(c.ranks) {
-		panic(fmt.Sprintf("collective: Comm.%s(%d): local rank out of range: the communicator has %d local ranks (0 to %d) of %d in all",
-			method, i, len(c.ranks), len(c.ranks)-1, c.size))
+	if n := len(c.ranks); i < 0 || i >= n {
+		ranks := fmt.Sprintf("%d local ranks (0 to %d)", n, n-1)
+		if n == 1 {
+			ranks = "1 local rank (0)"
+		}
+		panic(fmt.Sprintf("collective: Comm.%s(%d): local rank out of range: the communicator has %s of %d in all", method, i, ranks, c.size))
 	}
 	return c.ranks[i]
 }

@@ -307,9 +307,13 @@ func TestLibraryError(t *testing.T) {
 func TestLocalRankOutOfRange(t *testing.T) {
 	c, _ := newComm(t)
 	n := c.Local()
+	ranks := fmt.Sprintf("%d local ranks (0 to %d)", n, n-1)
+	if n == 1 {
+		ranks = "1 local rank (0)"
+	}
 	for _, i := range []int{-1, n, n + 5} {
-		want := fmt.Sprintf("collective: Comm.Device(%d): local rank out of range: the communicator has %d local ranks (0 to %d)", i, n, n-1)
-		assert.PanicsWithValue(t, want+fmt.Sprintf(" of %d in all", c.Size()), func() { c.Device(i) })
+		want := fmt.Sprintf("collective: Comm.Device(%d): local rank out of range: the communicator has %s of %d in all", i, ranks, c.Size())
+		assert.PanicsWithValue(t, want, func() { c.Device(i) })
 		assert.Panics(t, func() { c.Rank(i) })
 	}
 	assert.NotPanics(t, func() { c.Device(n - 1); c.Rank(0) })
