@@ -198,7 +198,10 @@
 // devices involved: ErrShape (negative extents, overflowing sizes,
 // mismatched shapes or lengths), ErrReleased, ErrArgument, and the device
 // layer's errors (device.ErrOutOfMemory, device.ErrPeerAccessUnsupported,
-// ...) wrapped so errors.Is matches them.
+// ...) wrapped so errors.Is matches them. A nil *Array or the zero Array
+// is an ErrArgument error wherever an error can be returned, and a panic
+// that says so in the accessors that return none (see Array); Err tells
+// whether an array can be used.
 //
 // # Boundaries
 //
