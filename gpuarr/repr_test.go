@@ -2,6 +2,7 @@ package gpuarr_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -85,4 +86,42 @@ func TestStringInsideAnOperation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "gpuarr.Array[int32][4] on "+dev.String()+" (values not shown: an operation holds the array)", got)
 	assert.Equal(t, "gpuarr.Array[int32][4] on "+dev.String()+" [0 0 0 0]", x.String())
+}
+
+// Producer and consumer goroutines on streams of their own: each String
+// made after a write was issued shows that write, never an older or a
+// partial one (GPUARR_HOST_CHECK=1 delays the host backend's stream work
+// at random, so a missing wait shows).
+func TestStringAfterWritesOnOtherStreams(t *testing.T) {
+	dev := testDevice(t)
+	const pairs, rounds, n = 2, 100, 1000
+	var wg sync.WaitGroup
+	for p := range pairs {
+		ss := newStreams(t, dev, 1)
+		x := must(gpuarr.Zeros[int32](gpuarr.Shape{n}))
+		defer x.Release()
+		written, read := make(chan int32), make(chan struct{})
+		wg.Go(func() { // producer
+			defer close(written)
+			for k := range int32(rounds) {
+				v := int32(p*rounds) + k + 1
+				if err := gpuarr.EvalInto(x, gpuarr.Scalar(v), gpuarr.On(ss[0])); err != nil {
+					t.Error(err)
+					return
+				}
+				written <- v
+				<-read
+			}
+		})
+		wg.Go(func() { // consumer
+			for v := range written {
+				want := fmt.Sprintf("gpuarr.Array[int32][%d] on %s [%d %d %d ... %d %d %d]", n, dev, v, v, v, v, v, v)
+				if got := x.String(); got != want {
+					t.Errorf("got %s, want %s", got, want)
+				}
+				read <- struct{}{}
+			}
+		})
+	}
+	wg.Wait()
 }
