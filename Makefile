@@ -1,5 +1,6 @@
-# gpuarr: make test | mutate | demo | bench | gpu-bundle | gpu-results DIR=...
-# Needs only Go and gcc (cgo); modules come from the Go proxy.
+# gpuarr: make check | test | mutate | demo | bench | gpu-bundle | gpu-results DIR=...
+# Needs Go and gcc (cgo: the CUDA backend and the race detector); modules
+# come from the Go proxy.
 
 SHELL := /bin/bash
 GO ?= go
@@ -9,12 +10,13 @@ BENCH_OUT ?= bench/results
 # bench/kernels compare with) exist only in builds with this tag.
 BENCH_TAGS ?= gpuarrbench
 
-.PHONY: all test fmt-check vet imports test-race test-host-check fuzz mutate demo bench gpu-bundle gpu-results help
+.PHONY: all check test-short test fmt-check vet imports test-race test-host-check fuzz mutate demo bench gpu-bundle gpu-results help
 
 all: test
 
 help:
-	@echo "make test         gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, bounded fuzz"
+	@echo "make check        the inner loop, a few minutes: gofmt check, go vet, backend import check, go test -short, the array packages on 2 checking host devices"
+	@echo "make test         CI's suite: gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, bounded fuzz"
 	@echo "make mutate       apply each deliberate synchronization/lifetime bug of .ci/mutate to a copy of the tree: the tests and bench/stress must catch every one"
 	@echo "make demo         gpuarr info and the vecadd example on the default device"
 	@echo "make bench        every benchmark program under bench/ on the default device, JSON to $(BENCH_OUT)"
@@ -22,6 +24,16 @@ help:
 	@echo "make gpu-results DIR=...   unpack a GPU run's results.tar.gz, bench JSON into bench/results"
 
 test: fmt-check vet imports test-race test-host-check fuzz
+
+# The inner loop: what catches most mistakes in a few minutes. No race
+# detector, -short (the long stress tests shrink), and the checking host
+# devices only for the packages whose ordering they exercise. CI runs
+# make test.
+check: fmt-check vet imports test-short
+
+test-short:
+	$(GO) test -short ./...
+	GPUARR_HOST_DEVICES=2 GPUARR_HOST_CHECK=1 $(GO) test -short -count=1 ./gpuarr/... ./unified/... ./collective/...
 
 fmt-check:
 	@files=$$(gofmt -l .); \

@@ -70,11 +70,25 @@ func (c *Comm) Size() int { return c.size }
 // takes.
 func (c *Comm) Local() int { return len(c.ranks) }
 
-// Rank is the job-wide rank of local rank i.
-func (c *Comm) Rank(i int) int { return c.ranks[i].Rank() }
+// Rank is the job-wide rank of local rank i. It panics, saying so, when i
+// is not a local rank (0 ≤ i < Local()).
+func (c *Comm) Rank(i int) int { return c.local("Rank", i).Rank() }
 
-// Device is local rank i's device.
-func (c *Comm) Device(i int) *device.Device { return c.ranks[i].Device() }
+// Device is local rank i's device. It panics, saying so, when i is not a
+// local rank (0 ≤ i < Local()).
+func (c *Comm) Device(i int) *device.Device { return c.local("Device", i).Device() }
+
+// local is local rank i, or a panic naming method and the valid range.
+func (c *Comm) local(method string, i int) *device.Communicator {
+	if n := len(c.ranks); i < 0 || i >= n {
+		ranks := fmt.Sprintf("%d local ranks (0 to %d)", n, n-1)
+		if n == 1 {
+			ranks = "1 local rank (0)"
+		}
+		panic(fmt.Sprintf("collective: Comm.%s(%d): local rank out of range: the communicator has %s of %d in all", method, i, ranks, c.size))
+	}
+	return c.ranks[i]
+}
 
 // Close destroys every local rank. Collectives already queued complete;
 // any use afterwards, and a second Close, fail with an error matching

@@ -1,8 +1,10 @@
 package collective_test
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/collective"
@@ -103,6 +105,15 @@ func TestBadInputs(t *testing.T) {
 			require.ErrorContains(t, err, tc.msg)
 		})
 	}
+
+	t.Run("zero array", func(t *testing.T) {
+		a := mk(4)
+		a[0] = &gpuarr.Array[float32]{}
+		var err error
+		require.NotPanics(t, func() { err = collective.AllReduce(c, a, nil, collective.Sum) })
+		require.ErrorIs(t, err, collective.ErrArgument)
+		require.ErrorContains(t, err, "zero Array")
+	})
 
 	t.Run("int16 has no NCCL type", func(t *testing.T) {
 		a := make([]*gpuarr.Array[int16], n)
@@ -288,4 +299,22 @@ func TestLibraryError(t *testing.T) {
 	if devs[0].Backend() == "cuda" {
 		require.ErrorContains(t, err, "ncclResult_t 4")
 	}
+}
+
+// Rank and Device of an index that is not a local rank panic with a
+// message that names the method, the index and the valid range, not
+// Go's bare index error.
+func TestLocalRankOutOfRange(t *testing.T) {
+	c, _ := newComm(t)
+	n := c.Local()
+	ranks := fmt.Sprintf("%d local ranks (0 to %d)", n, n-1)
+	if n == 1 {
+		ranks = "1 local rank (0)"
+	}
+	for _, i := range []int{-1, n, n + 5} {
+		want := fmt.Sprintf("collective: Comm.Device(%d): local rank out of range: the communicator has %s of %d in all", i, ranks, c.Size())
+		assert.PanicsWithValue(t, want, func() { c.Device(i) })
+		assert.Panics(t, func() { c.Rank(i) })
+	}
+	assert.NotPanics(t, func() { c.Device(n - 1); c.Rank(0) })
 }

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -140,8 +141,11 @@ func plan[T gpuarr.Numeric](c *Comm, sp spec[T], b *batch) error {
 			what string
 			arr  *gpuarr.Array[T]
 		}{{"send", send}, {"receive", recv}} {
-			if a.arr.Released() {
-				return argErr(call, "rank %d: the %s array was released", rank, a.what)
+			if err := a.arr.Err(); err != nil {
+				if errors.Is(err, ErrArgument) {
+					return fmt.Errorf("collective.%s: rank %d: the %s array: %w", call, rank, a.what, err)
+				}
+				return fmt.Errorf("collective.%s: rank %d: the %s array was released: %w: %w", call, rank, a.what, err, ErrArgument)
 			}
 			if a.arr.Device() != dev {
 				return argErr(call, "rank %d: the %s array is on %s but the rank is on %s", rank, a.what, a.arr.Device(), dev)

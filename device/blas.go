@@ -34,7 +34,7 @@ func (s *Stream) Gemm(g Gemm) error {
 	}
 	b, ok := s.drv.(driver.BLAS)
 	if !ok {
-		return driver.Errorf(call, driver.NotSupported, "the %s backend has no BLAS (%s)", s.dev.Backend(), driver.BLASLibrary)
+		return driver.PlainErrorf(call, driver.NotSupported, "the %s backend has no BLAS (%s)", s.dev.Backend(), driver.BLASLibrary)
 	}
 	if g.M == 0 || g.N == 0 {
 		return nil

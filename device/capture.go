@@ -21,7 +21,7 @@ func (s *Stream) BeginCapture() error {
 		return invalid("Stream.BeginCapture", "the default stream of %s cannot capture; use a stream from NewStream", s.dev)
 	}
 	if !s.capturing.CompareAndSwap(false, true) {
-		return driver.Errorf("Stream.BeginCapture", driver.StreamCaptureUnsupported, "the stream of %s is already capturing", s.dev)
+		return driver.PlainErrorf("Stream.BeginCapture", driver.StreamCaptureUnsupported, "the stream of %s is already capturing", s.dev)
 	}
 	if err := s.drv.BeginCapture(); err != nil {
 		s.capturing.Store(false)

@@ -63,7 +63,7 @@ func (c *Communicator) Closed() bool { return c.closed.Load() }
 func collectives(call string, d *Device) (driver.Collectives, error) {
 	cl, ok := d.drv.(driver.Collectives)
 	if !ok {
-		return nil, driver.Errorf(call, driver.NotSupported, "the %s backend has no collectives (%s)", d.Backend(), driver.NCCLLibrary)
+		return nil, driver.PlainErrorf(call, driver.NotSupported, "the %s backend has no collectives (%s)", d.Backend(), driver.NCCLLibrary)
 	}
 	return cl, nil
 }
@@ -79,7 +79,7 @@ func (d *Device) CollectiveVersion() (int, error) {
 	}
 	v, ok := cl.(interface{ CollectiveVersion() (int, error) })
 	if !ok {
-		return 0, driver.Errorf(call, driver.NotSupported, "the %s backend's collectives have no library version", d.Backend())
+		return 0, driver.PlainErrorf(call, driver.NotSupported, "the %s backend's collectives have no library version", d.Backend())
 	}
 	return v.CollectiveVersion()
 }

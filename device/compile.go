@@ -21,7 +21,7 @@ func (d *Device) CompileCUDA(src string, opts ...string) (string, error) {
 	const call = "Device.CompileCUDA"
 	c, ok := d.drv.(driver.Compiler)
 	if !ok {
-		return "", driver.Errorf(call, driver.NotSupported, "the %s backend cannot compile CUDA C (%s)", d.Backend(), driver.CompilerLibrary)
+		return "", driver.PlainErrorf(call, driver.NotSupported, "the %s backend cannot compile CUDA C (%s)", d.Backend(), driver.CompilerLibrary)
 	}
 	if src == "" {
 		return "", invalid(call, "empty source")

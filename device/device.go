@@ -27,7 +27,7 @@ type Device struct {
 
 func newDevice(d driver.Device) *Device {
 	info := d.Info()
-	return &Device{drv: d, info: info, name: fmt.Sprintf("%s:%d (%s)", info.Backend, info.Ordinal, info.Name)}
+	return &Device{drv: d, info: info, name: fmt.Sprintf("%s:%d", info.Backend, info.Ordinal)}
 }
 
 // Backend is "cuda" or "host".
@@ -39,7 +39,9 @@ func (d *Device) Ordinal() int { return d.info.Ordinal }
 // Name is the device's product name.
 func (d *Device) Name() string { return d.info.Name }
 
-// String is "cuda:0 (NVIDIA H100 80GB HBM3)".
+// String is "cuda:0" or "host:1": the backend and ordinal, as
+// GPUARR_DEVICE and Open name the device. Messages name devices this way;
+// Name is the product name.
 func (d *Device) String() string { return d.name }
 
 // Info returns everything the backend reports about the device.
@@ -79,7 +81,7 @@ func (d *Device) EnablePeerAccess(peer *Device) error {
 		return nil
 	}
 	if peer.Backend() != d.Backend() {
-		return driver.Errorf("EnablePeerAccess", driver.PeerAccessUnsupported, "%s and %s are on different backends", d, peer)
+		return driver.PlainErrorf("EnablePeerAccess", driver.PeerAccessUnsupported, "%s and %s are on different backends", d, peer)
 	}
 	return d.drv.EnablePeerAccess(peer.drv)
 }
@@ -95,7 +97,7 @@ func (d *Device) SetPeerLink(peer *Device, ok bool) error {
 	links, can := d.drv.(driver.PeerLinks)
 	switch {
 	case !can:
-		return driver.Errorf(call, driver.NotSupported, "the %s backend's peer links are its hardware's", d.Backend())
+		return driver.PlainErrorf(call, driver.NotSupported, "the %s backend's peer links are its hardware's", d.Backend())
 	case peer == nil:
 		return invalid(call, "nil peer")
 	case peer == d:

@@ -38,9 +38,9 @@ var (
 type ConfigError = driver.ConfigError
 
 func closedError(what string) error {
-	return &Error{Call: what, Code: driver.Closed}
+	return &Error{Call: what, Code: driver.Closed, Plain: true}
 }
 
 func invalid(call, format string, args ...any) error {
-	return driver.Errorf(call, driver.InvalidValue, format, args...)
+	return driver.PlainErrorf(call, driver.InvalidValue, format, args...)
 }

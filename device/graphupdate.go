@@ -32,7 +32,7 @@ func (s *Stream) LastCaptured() (GraphNode, error) {
 	}
 	cn, ok := s.drv.(driver.CaptureNodes)
 	if !ok {
-		return GraphNode{}, driver.Errorf(call, driver.NotSupported, "the %s backend cannot name captured nodes", s.dev.Backend())
+		return GraphNode{}, driver.PlainErrorf(call, driver.NotSupported, "the %s backend cannot name captured nodes", s.dev.Backend())
 	}
 	n, err := cn.LastCapturedNode()
 	if err != nil {
@@ -47,7 +47,7 @@ func (g *Graph) updater(call string, n GraphNode) (driver.GraphUpdate, error) {
 	}
 	u, ok := g.drv.(driver.GraphUpdate)
 	if !ok {
-		return nil, driver.Errorf(call, driver.NotSupported, "the %s backend cannot update graph nodes", g.dev.Backend())
+		return nil, driver.PlainErrorf(call, driver.NotSupported, "the %s backend cannot update graph nodes", g.dev.Backend())
 	}
 	return u, nil
 }

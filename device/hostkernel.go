@@ -28,7 +28,7 @@ func (d *Device) RegisterHostKernel(name string, k hostkernel.Kernel) (bool, err
 	const call = "Device.RegisterHostKernel"
 	r, ok := d.drv.(hostkernel.Registry)
 	if !ok {
-		return false, driver.Errorf(call, driver.NotSupported, "the %s backend runs PTX, not kernels written in Go", d.Backend())
+		return false, driver.PlainErrorf(call, driver.NotSupported, "the %s backend runs PTX, not kernels written in Go", d.Backend())
 	}
 	if !ptxIdentifier(name) {
 		return false, invalid(call, "entry name %q is not a PTX identifier (a letter, _ or $, then letters, digits, _ or $)", name)

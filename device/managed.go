@@ -21,7 +21,7 @@ func LocationOf(d *Device) Location { return Location{Device: d.Ordinal()} }
 func (d *Device) managed(call string) (driver.Managed, error) {
 	m, ok := d.drv.(driver.Managed)
 	if !ok || !d.info.ManagedMemory {
-		return nil, driver.Errorf(call, driver.NotSupported, "%s has no managed memory", d)
+		return nil, driver.PlainErrorf(call, driver.NotSupported, "%s has no managed memory", d)
 	}
 	return m, nil
 }

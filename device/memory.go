@@ -52,7 +52,7 @@ func (d *Device) CopyDtoD(dst, src Ptr, n uint64) error {
 // Devices without pool support give an error matching ErrNotSupported.
 func (d *Device) NewMemPool(releaseThreshold uint64) (driver.MemPool, error) {
 	if !d.info.MemoryPools {
-		return nil, driver.Errorf("cuMemPoolCreate", driver.NotSupported, "%s has no stream-ordered memory pools", d)
+		return nil, driver.PlainErrorf("cuMemPoolCreate", driver.NotSupported, "%s has no stream-ordered memory pools", d)
 	}
 	return d.drv.NewMemPool(releaseThreshold)
 }

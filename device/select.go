@@ -2,6 +2,7 @@ package device
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -81,9 +82,28 @@ func Open(spec string) (*Device, error) {
 		return nil, err
 	}
 	if sp.Ordinal >= len(devs) {
-		return nil, driver.Errorf("open "+spec, driver.InvalidDevice, "%s has %d device(s)", sp.Backend, len(devs))
+		return nil, noSuchDevice(sp, len(devs))
 	}
 	return devs[sp.Ordinal], nil
+}
+
+// noSuchDevice says that sp's backend has n devices, fewer than its
+// ordinal needs; it matches ErrNoDevice.
+func noSuchDevice(sp Spec, n int) error {
+	have := fmt.Sprintf("%s:0", sp.Backend)
+	if n > 1 {
+		have = fmt.Sprintf("%s:0 to %s:%d", sp.Backend, sp.Backend, n-1)
+	}
+	hint := ""
+	if sp.Backend == "host" {
+		hint = "; " + host.EnvDevices + " sets how many"
+	}
+	devices := "devices"
+	if n == 1 {
+		devices = "device"
+	}
+	return driver.PlainErrorf("device.Open", driver.InvalidDevice, "%s:%d: the %s backend has %d %s (%s)%s",
+		sp.Backend, sp.Ordinal, sp.Backend, n, devices, have, hint)
 }
 
 var defaultDev struct {
@@ -104,7 +124,11 @@ func Default() (*Device, error) {
 
 func selectDefault(env string) (*Device, error) {
 	if env != "" {
-		return Open(env)
+		d, err := Open(env)
+		if err != nil && !errors.Is(err, ErrBadConfig) {
+			err = fmt.Errorf("%s=%q: %w", EnvDevice, env, err)
+		}
+		return d, err
 	}
 	if d, err := Open("cuda:0"); err == nil {
 		return d, nil

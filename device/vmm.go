@@ -30,7 +30,7 @@ func (d *Device) ReserveAddresses(size uint64) (*AddressRange, error) {
 	const call = "Device.ReserveAddresses"
 	vm, ok := d.drv.(driver.VirtualMemory)
 	if !ok {
-		return nil, driver.Errorf(call, driver.NotSupported, "the %s backend has no virtual memory management", d.Backend())
+		return nil, driver.PlainErrorf(call, driver.NotSupported, "the %s backend has no virtual memory management", d.Backend())
 	}
 	if size == 0 {
 		return nil, invalid(call, "size 0")
@@ -75,7 +75,7 @@ func (r *AddressRange) Mapped() uint64 {
 // span checks that [off, off+n) is granule-aligned and inside the range.
 func (r *AddressRange) span(call string, off, n uint64) error {
 	if r.freed {
-		return driver.Errorf(call, driver.Closed, "the address range at %v was freed", r.base)
+		return driver.PlainErrorf(call, driver.Closed, "the address range at %v was freed", r.base)
 	}
 	if n == 0 || off%r.gran != 0 || n%r.gran != 0 || off > r.size || n > r.size-off {
 		return invalid(call, "[%d, +%d) is not a granule-aligned (%d bytes) part of the %d-byte range", off, n, r.gran, r.size)
@@ -142,7 +142,7 @@ func (r *AddressRange) Free() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.freed {
-		return driver.Errorf(call, driver.Closed, "the address range at %v was freed twice", r.base)
+		return driver.PlainErrorf(call, driver.Closed, "the address range at %v was freed twice", r.base)
 	}
 	for g, h := range r.handles {
 		if err := r.vm.VMUnmap(r.base.Add(g), r.gran, h); err != nil {

@@ -200,7 +200,7 @@ func TestConcurrentCallersShareOneCollection(t *testing.T) {
 
 func TestPolicyFromEnvironment(t *testing.T) {
 	t.Setenv(envGCEarly, "false")
-	t.Setenv(envDebug, "alloc,gc")
+	t.Setenv(envDebug, " gc ")
 	c, err := policyFromEnv()
 	require.NoError(t, err)
 	assert.False(t, c.Enabled)

@@ -87,7 +87,8 @@
 // time (Eager reports it); GPUARR_GC_THRESHOLD and
 // GPUARR_GC_BLOCKING_THRESHOLD move the thresholds; GPUARR_DEBUG=gc logs
 // each collection and ladder step with the bytes freed and the time taken;
-// a malformed value is reported by Install (policy.go). Stats reports
+// a malformed value is an error matching device.ErrBadConfig that names
+// the variable, from Install and so from every array allocation (policy.go). Stats reports
 // collections, skipped collections, bytes freed, time and the longest
 // pause, for eager collection and for the ladder by level; WaitIdle waits
 // for a background collection to end so that Stats includes it.

@@ -37,7 +37,7 @@ var proc struct {
 // process is the process's state, built from the environment on first use.
 func process() *runtimeState {
 	proc.once.Do(func() {
-		// A malformed GPUARR_GC_EARLY keeps the documented defaults; Install
+		// A malformed variable keeps its documented default; Install
 		// reports it.
 		cfg, err := policyFromEnv()
 		proc.rt = newRuntime(cfg, deviceReading, defaultLive, currentSystemMemory)
@@ -49,8 +49,13 @@ func process() *runtimeState {
 // Install makes the reclaim ladder the allocator's process-wide reclaimer
 // (memory.SetReclaimer), once; the first BeforeAlloc or
 // BeforeBlockingWait does it too. A reclaimer set with memory.SetReclaimer
-// afterwards replaces it. The error is a malformed GPUARR_GC_EARLY (the
-// documented defaults apply meanwhile), reported on every call.
+// afterwards replaces it. The error is a malformed GPUARR_GC_EARLY,
+// GPUARR_GC_BACKGROUND, GPUARR_GC_THRESHOLD, GPUARR_GC_BLOCKING_THRESHOLD
+// or GPUARR_DEBUG (matching device.ErrBadConfig and naming each; the
+// well-formed ones apply, the others keep their defaults), reported on
+// every call. Package gpuarr's allocations call it, so a malformed
+// variable fails them with that error, like a malformed
+// GPUARR_MEMORY_POOL.
 func Install() error {
 	rt := process()
 	rt.install()

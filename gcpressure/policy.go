@@ -1,12 +1,15 @@
 package gcpressure
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpuarr/gpuarr/device"
 )
 
 // policy is the eager-collection policy. policyFromEnv reads it from the
@@ -49,46 +52,66 @@ const (
 )
 
 // policyFromEnv returns the documented policy, adjusted by GPUARR_GC_EARLY,
-// GPUARR_GC_BACKGROUND, the two threshold variables and GPUARR_DEBUG. A
-// malformed value is an error naming the variable.
-func policyFromEnv() (policy, error) {
+// GPUARR_GC_BACKGROUND, the two threshold variables and GPUARR_DEBUG.
+func policyFromEnv() (policy, error) { return policyFrom(os.Getenv) }
+
+// debugWords are the words GPUARR_DEBUG may list.
+var debugWords = []string{"gc"}
+
+// policyFrom is policyFromEnv reading the variables through getenv. Every
+// well-formed variable applies; each malformed one is a
+// *device.ConfigError naming it (matching device.ErrBadConfig), all of
+// them joined, and leaves its default.
+func policyFrom(getenv func(string) string) (policy, error) {
 	c := policy{Enabled: true, Background: true, Threshold: 0.75, BlockingThreshold: 0.50, BackgroundThreshold: 0.90, Budget: 0.05,
 		CleanupWaitMax: 50 * time.Millisecond, ReclaimWaitMax: time.Second}
-	if v, ok := os.LookupEnv(envGCBackground); ok && v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return c, fmt.Errorf("%s=%q: want true or false", envGCBackground, v)
-		}
-		c.Background = b
+	var errs []error
+	bad := func(name, v, reason string) {
+		errs = append(errs, &device.ConfigError{Var: name, Value: v, Reason: reason})
 	}
-	if v, ok := os.LookupEnv(envGCEarly); ok && v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return c, fmt.Errorf("%s=%q: want true or false", envGCEarly, v)
+	for _, b := range []struct {
+		env string
+		v   *bool
+	}{{envGCBackground, &c.Background}, {envGCEarly, &c.Enabled}} {
+		v := strings.TrimSpace(getenv(b.env))
+		if v == "" {
+			continue
 		}
-		c.Enabled = b
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			bad(b.env, v, "want true or false (or 1 or 0)")
+			continue
+		}
+		*b.v = on
 	}
 	for _, t := range []struct {
 		env string
 		v   *float64
 	}{{envGCThreshold, &c.Threshold}, {envGCBlockingThreshold, &c.BlockingThreshold}} {
-		v, ok := os.LookupEnv(t.env)
-		if !ok || v == "" {
+		v := strings.TrimSpace(getenv(t.env))
+		if v == "" {
 			continue
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f > 0 && f <= 1) {
-			return c, fmt.Errorf("%s=%q: want a pressure in (0, 1]", t.env, v)
+			bad(t.env, v, "want a pressure in (0, 1], such as 0.8")
+			continue
 		}
 		*t.v = f
 		if t.env == envGCThreshold {
 			c.BackgroundThreshold = f
 		}
 	}
-	for _, w := range strings.Split(os.Getenv(envDebug), ",") {
-		if strings.TrimSpace(w) == "gc" {
-			c.Log = os.Stderr
+	if v := getenv(envDebug); strings.TrimSpace(v) != "" {
+		for _, w := range strings.Split(v, ",") {
+			switch w = strings.ToLower(strings.TrimSpace(w)); {
+			case w == "":
+			case w == "gc":
+				c.Log = os.Stderr
+			default:
+				bad(envDebug, v, fmt.Sprintf("unknown word %q: want a comma-separated list of %s", w, strings.Join(debugWords, ", ")))
+			}
 		}
 	}
-	return c, nil
+	return c, errors.Join(errs...)
 }

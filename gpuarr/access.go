@@ -1,6 +1,7 @@
 package gpuarr
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -160,11 +161,27 @@ func (o *op) end() {
 }
 
 // peerError explains an array of another device that s's device cannot
-// reach, and what to do about it.
+// reach, and what to do about it, naming each device once. The error
+// wraps err (package p2p's, with the driver's detail) for errors.Is and
+// errors.As; when peer access is simply unsupported its message ends with
+// that sentinel's text rather than repeat the devices.
 func peerError(call string, c *core, sd *device.Device, err error) error {
-	ad := c.dev()
-	return fmt.Errorf("gpuarr.%s: the operation runs on %s but uses %s, and %s cannot access memory of %s; "+
-		"copy the array to %s first (gpuarr.Clone(a, gpuarr.OnDevice(%s)) or gpuarr.Copy into an array there), "+
-		"or run the operation on %s (gpuarr.OnDevice, or gpuarr.On with a stream of %s): %w",
-		call, sd, c.describe(), sd, ad, sd, sd, ad, ad, err)
+	msg := fmt.Sprintf("gpuarr.%s: %s is not reachable from %s, where the operation runs; "+
+		"copy it there first (gpuarr.Clone(a, gpuarr.OnDevice(dev)) or gpuarr.Copy) or run the operation on the array's device (gpuarr.OnDevice or gpuarr.On)",
+		call, c.describe(), sd)
+	reason := err.Error()
+	if errors.Is(err, device.ErrPeerAccessUnsupported) {
+		reason = device.ErrPeerAccessUnsupported.Error()
+	}
+	return &wrapped{msg: msg + ": " + reason, err: err}
 }
+
+// wrapped is an error whose message says what its cause says in fewer
+// words; the cause stays reachable through Unwrap.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }

@@ -1,10 +1,12 @@
 package gpuarr
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 // allocBuffer is the one place arrays get device memory: every
@@ -31,7 +33,7 @@ func allocBuffer(call string, s *device.Stream, nbytes uint64) (*buffer, error) 
 	gcpressure.BeforeAlloc(s.Device(), nbytes)
 	blk, err := res.Alloc(s, nbytes)
 	if err != nil {
-		return nil, fmt.Errorf("gpuarr.%s: %d bytes on %s: %w", call, nbytes, s.Device(), err)
+		return nil, allocError(call, nbytes, s.Device(), err)
 	}
 	b := st.newBuffer()
 	b.block, b.ptr, b.size = blk, blk.Ptr(), nbytes
@@ -54,4 +56,13 @@ func allocCaptured(call string, st *devState, c *capture, s *device.Stream, nbyt
 	b.trk.writer = s
 	c.noteAlloc(b)
 	return b, nil
+}
+
+// allocError is a failed allocation of nbytes on dev. An out-of-memory
+// error from package memory already names the device and the size.
+func allocError(call string, nbytes uint64, dev *device.Device, err error) error {
+	if oom := (*memory.OutOfMemoryError)(nil); errors.As(err, &oom) {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	return fmt.Errorf("gpuarr.%s: %d bytes on %s: %w", call, nbytes, dev, err)
 }

@@ -17,6 +17,15 @@ import (
 // freed when the last handle is released or becomes unreachable. Its
 // methods are safe for concurrent use; the data is ordered only by the
 // streams and the host reads that use it.
+//
+// Arrays come from constructors (Empty, Zeros, FromSlice, Eval, ...) and
+// views; a nil *Array and the zero Array are not arrays. Given one,
+// every function and method that returns an error returns one matching
+// ErrArgument that says which; Release of a nil *Array does nothing, so
+// that defer x.Release() may come before checking the constructor's
+// error; String, Describe and Err never panic; the accessors without an
+// error result (Shape, Rank, Len, Bytes, Strides, Device, Released) panic
+// with a message naming the method and the problem.
 type Array[T Numeric] struct {
 	c core
 }
@@ -86,59 +95,124 @@ func (c *core) nbytes() uint64      { return uint64(c.n) * uint64(c.typ.size) }
 
 // describe names the array in messages: "float32[3 4] array on host:0".
 func (c *core) describe() string {
+	if c.buf == nil {
+		return zeroArray
+	}
 	return fmt.Sprintf("%s%v array on %s", c.typ.name, c.shape, c.dev())
 }
 
 func (c *core) releasedError(call string) error {
+	if c.buf == nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, errZeroArray)
+	}
 	return fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), ErrReleased)
 }
 
 // isArray marks arrays passed to Launch without In, Out or InOut.
 func (*Array[T]) isArray() {}
 
+// check is the error operation call gives for a when a is not a usable
+// array: nil, the zero Array, or released.
+func (a *Array[T]) check(call string) error {
+	switch {
+	case a == nil:
+		return fmt.Errorf("gpuarr.%s: %w", call, errNilArrayArg)
+	case a.c.buf == nil:
+		return fmt.Errorf("gpuarr.%s: %w", call, errZeroArray)
+	case a.c.released.Load():
+		return a.c.releasedError(call)
+	}
+	return nil
+}
+
+// mustBeArray panics, naming fn, when a is nil or the zero Array: the
+// accessors that return no error (Array.Shape, Array.Len, ...).
+func (a *Array[T]) mustBeArray(fn string) {
+	if a == nil {
+		panic("gpuarr: " + fn + " called on a nil *Array (was the error of the call that made it ignored?)")
+	}
+	if a.c.buf == nil {
+		panic("gpuarr: " + fn + " called on the " + zeroArray)
+	}
+}
+
+// Err reports whether a can be used: nil for an array made by a
+// constructor or a view and not released; an error matching ErrArgument
+// for a nil *Array or the zero Array; one matching ErrReleased after
+// Release. It never panics.
+func (a *Array[T]) Err() error {
+	switch {
+	case a == nil:
+		return errNilArrayArg
+	case a.c.buf == nil:
+		return errZeroArray
+	case a.c.released.Load():
+		return fmt.Errorf("%s: %w", a.c.describe(), ErrReleased)
+	}
+	return nil
+}
+
+// The accessors below (Shape, Rank, Len, Bytes, Strides, Device,
+// Released) return no error: on a nil *Array or the zero Array they panic
+// with a message that says so. They work on released arrays.
+
 // Shape returns a copy of the array's shape.
-func (a *Array[T]) Shape() Shape { return append(Shape(nil), a.c.shape...) }
+func (a *Array[T]) Shape() Shape {
+	a.mustBeArray("Array.Shape")
+	return append(Shape(nil), a.c.shape...)
+}
 
 // Rank is the number of axes.
-func (a *Array[T]) Rank() int { return len(a.c.shape) }
+func (a *Array[T]) Rank() int {
+	a.mustBeArray("Array.Rank")
+	return len(a.c.shape)
+}
 
 // Len is the number of elements.
-func (a *Array[T]) Len() int { return a.c.n }
+func (a *Array[T]) Len() int {
+	a.mustBeArray("Array.Len")
+	return a.c.n
+}
 
 // Bytes is the size of the elements in bytes.
-func (a *Array[T]) Bytes() uint64 { return a.c.nbytes() }
+func (a *Array[T]) Bytes() uint64 {
+	a.mustBeArray("Array.Bytes")
+	return a.c.nbytes()
+}
 
 // Strides are the steps between neighbours along each axis, in elements:
 // row-major (the last axis contiguous) except for strided views.
 func (a *Array[T]) Strides() []int {
+	a.mustBeArray("Array.Strides")
 	if a.c.strides() != nil {
 		return append([]int(nil), a.c.strides()...)
 	}
-	st := make([]int, len(a.c.shape))
-	step := 1
-	for i := len(st) - 1; i >= 0; i-- {
-		st[i] = step
-		step *= a.c.shape[i]
-	}
-	return st
+	return rowMajorStrides(a.c.shape)
 }
 
 // Device is the device whose memory holds the array.
-func (a *Array[T]) Device() *device.Device { return a.c.dev() }
+func (a *Array[T]) Device() *device.Device {
+	a.mustBeArray("Array.Device")
+	return a.c.dev()
+}
 
 // Released reports whether Release was called on this handle.
-func (a *Array[T]) Released() bool { return a.c.released.Load() }
+func (a *Array[T]) Released() bool {
+	a.mustBeArray("Array.Released")
+	return a.c.released.Load()
+}
 
-// String is "gpuarr.Array[float32][3 4] on host:0"; it reads no data.
-func (a *Array[T]) String() string {
-	if a == nil {
-		return "gpuarr.Array(nil)"
+// Describe names the array without reading it: "float32[3 4] array on
+// host:0", with " (released)" after Release. Unlike String it never
+// waits or copies, so it suits messages. It never panics.
+func (a *Array[T]) Describe() string {
+	switch {
+	case a == nil:
+		return "nil *Array"
+	case a.c.released.Load():
+		return a.c.describe() + " (released)"
 	}
-	s := fmt.Sprintf("gpuarr.Array[%s]%v on %s", a.c.typ.name, a.c.shape, a.c.dev())
-	if a.c.released.Load() {
-		s += " (released)"
-	}
-	return s
+	return a.c.describe()
 }
 
 func sizeOf[T Numeric]() uintptr {

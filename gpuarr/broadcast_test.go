@@ -229,5 +229,5 @@ func TestExpressionErrors(t *testing.T) {
 
 	_, err = gpuarr.Sum[float32](a, gpuarr.Axis(2))
 	assert.ErrorIs(t, err, gpuarr.ErrShape)
-	assert.ErrorIs(t, gpuarr.Normal[float32](nil, gpuarr.Shape{3}).Err(), gpuarr.ErrArgument)
+	assert.ErrorIs(t, gpuarr.NormalExpr[float32](nil, gpuarr.Shape{3}).Err(), gpuarr.ErrArgument)
 }

@@ -1,6 +1,8 @@
 package gpuarr
 
 import (
+	"fmt"
+
 	"github.com/gpuarr/gpuarr/device"
 )
 
@@ -29,9 +31,15 @@ func dropBuffer(b *buffer) {
 //
 // The memory returns to the pool in stream order: work already issued on
 // any stream that uses the array still sees it.
+//
+// Release of a nil *Array does nothing and returns nil; of the zero Array
+// it returns an error matching ErrArgument.
 func (a *Array[T]) Release() error {
 	if a == nil {
 		return nil
+	}
+	if a.c.buf == nil {
+		return fmt.Errorf("gpuarr.Release: %w", errZeroArray)
 	}
 	st := &a.c.released.v
 	for {

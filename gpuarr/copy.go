@@ -20,8 +20,11 @@ import (
 // reads are done, the writes may still be running.
 func Copy[T Numeric](dst, src *Array[T], opts ...Option) error {
 	const call = "Copy"
-	if dst == nil || src == nil {
-		return fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	if err := dst.check(call + ": dst"); err != nil {
+		return err
+	}
+	if err := src.check(call + ": src"); err != nil {
+		return err
 	}
 	if !dst.c.shape.Equal(src.c.shape) {
 		return shapeError(call, "dst is %s, src is %s", dst.c.describe(), src.c.describe())
@@ -52,11 +55,8 @@ func Copy[T Numeric](dst, src *Array[T], opts ...Option) error {
 // OnDevice(d)) moves a copy of a to d.
 func Clone[T Numeric](src *Array[T], opts ...Option) (*Array[T], error) {
 	const call = "Clone"
-	if src == nil {
-		return nil, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
-	}
-	if src.c.released.Load() {
-		return nil, src.c.releasedError(call)
+	if err := src.check(call); err != nil {
+		return nil, err
 	}
 	s, err := streamFor(call, opts, src.c.dev())
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/memory"
 )
@@ -25,9 +26,17 @@ type devState struct {
 	resErr  error
 }
 
-// resource is the device's memory.Default resource.
+// resource is the device's memory.Default resource, or the error of a
+// malformed variable that configures it or the eager collection
+// (gcpressure.Install): arrays allocate from it, so that error comes with
+// the first allocation and every one after.
 func (st *devState) resource() (memory.Resource, error) {
-	st.resOnce.Do(func() { st.res, st.resErr = memory.Default(st.dev) })
+	st.resOnce.Do(func() {
+		st.res, st.resErr = memory.Default(st.dev)
+		if err := gcpressure.Install(); err != nil && st.resErr == nil {
+			st.res, st.resErr = nil, err
+		}
+	})
 	return st.res, st.resErr
 }
 

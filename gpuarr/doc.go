@@ -38,8 +38,9 @@
 // ArgMax; all elements or any axes, KeepDims; SumAs, ProdAs and MeanAs
 // naming the result type like NumPy's dtype=) accept an expression and
 // fuse it (Sum(Mul(x, x)) reads x once). Matmul multiplies matrices
-// with cuBLAS (gonum on the host). RNG draws Uniform and Normal numbers
-// that are the same on every backend for the same seed. The semantics
+// with cuBLAS (gonum on the host). RNG draws uniform and normal numbers
+// that are the same on every backend for the same seed, as expressions
+// (UniformExpr, NormalExpr) that Eval computes, fused with the rest. The semantics
 // every backend shares (integer division by zero, NaN in Minimum, casts
 // that saturate) are in internal/expr's package doc and on each function.
 //
@@ -200,7 +201,10 @@
 // mismatched shapes or lengths), ErrReleased, ErrArgument (among others,
 // an Option the call does not take), and the device layer's errors
 // (device.ErrOutOfMemory, device.ErrPeerAccessUnsupported, ...) wrapped
-// so errors.Is matches them.
+// so errors.Is matches them. A nil *Array or the zero Array is an
+// ErrArgument error wherever an error can be returned, and a panic that
+// says so in the accessors that return none (see Array); Err tells
+// whether an array can be used.
 //
 // # Differences from NumPy
 //

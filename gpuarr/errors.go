@@ -19,9 +19,15 @@ var (
 	ErrArgument = errors.New("bad argument")
 )
 
+// zeroArray names the zero Array in messages.
+const zeroArray = "zero Array (make arrays with a constructor such as Zeros or FromSlice)"
+
 var (
-	errNilArray = fmt.Errorf("nil array in an expression: %w", ErrArgument)
-	errNilExpr  = fmt.Errorf("zero Expr or Mask (build one from arrays with the expression functions): %w", ErrArgument)
+	errNilArray      = fmt.Errorf("nil array in an expression: %w", ErrArgument)
+	errZeroArrayExpr = fmt.Errorf("%s in an expression: %w", zeroArray, ErrArgument)
+	errNilArrayArg   = fmt.Errorf("nil array: %w", ErrArgument)
+	errZeroArray     = fmt.Errorf("%s: %w", zeroArray, ErrArgument)
+	errNilExpr       = fmt.Errorf("zero Expr or Mask (build one from arrays with the expression functions): %w", ErrArgument)
 )
 
 var errNilRNG = fmt.Errorf("nil *RNG: %w", ErrArgument)

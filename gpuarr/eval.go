@@ -43,8 +43,8 @@ func Eval[T Numeric](e Operand[T], opts ...Option) (*Array[T], error) {
 // stream of dst's device unless an Option says otherwise.
 func EvalInto[T Numeric](dst *Array[T], e Operand[T], opts ...Option) error {
 	const call = "EvalInto"
-	if dst == nil {
-		return fmt.Errorf("gpuarr.%s: nil destination: %w", call, ErrArgument)
+	if err := dst.check(call + ": destination"); err != nil {
+		return err
 	}
 	n := operandNode(e)
 	if n == nil {

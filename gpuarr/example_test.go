@@ -6,7 +6,6 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
-	"github.com/gpuarr/gpuarr/internal/testkernels"
 )
 
 // The quick start: arrays on the default device, views, host reads.
@@ -41,17 +40,14 @@ func Example() {
 	// gpuarr.FromSlice: shape [2 2] has 4 elements, the slice has 3: bad shape
 }
 
-// Two goroutines, each with its own stream: the producer fills an array
-// with a kernel, the consumer copies it with another, and neither
-// synchronizes by hand — the array's tracking makes the consumer's stream
-// wait for the producer's write, and the producer's next write wait for
-// the consumer's read.
+// Two goroutines, each with its own stream: the producer fills an array,
+// the consumer copies it, and neither synchronizes by hand — the array's
+// tracking makes the consumer's stream wait for the producer's write, and
+// the producer's next write wait for the consumer's read. (ExampleLaunch
+// shows a kernel of your own; it is ordered the same way.)
 func Example_streams() {
 	dev, _ := device.Default()
-	ks, _ := testkernels.Load(dev) // gpuarr_fill_u32 and gpuarr_copy_u32
-	defer ks.Module.Close()
 	const n = 1 << 10
-	cfg := device.Linear(n, 256)
 
 	x, _ := gpuarr.Empty[uint32](gpuarr.Shape{n})
 	defer x.Release()
@@ -61,7 +57,7 @@ func Example_streams() {
 		s, _ := dev.NewStream()
 		defer s.Close()
 		for v := range uint32(3) {
-			if err := gpuarr.Launch(ks.Fill, cfg, gpuarr.Out(x), v+1, uint64(n), gpuarr.On(s)); err != nil {
+			if err := gpuarr.EvalInto(x, gpuarr.Scalar(v+1), gpuarr.On(s)); err != nil {
 				fmt.Println(err)
 			}
 			filled <- struct{}{}
@@ -75,7 +71,7 @@ func Example_streams() {
 		y, _ := gpuarr.Empty[uint32](gpuarr.Shape{n}, gpuarr.On(s))
 		defer y.Release()
 		for range filled {
-			if err := gpuarr.Launch(ks.Copy, cfg, gpuarr.Out(y), gpuarr.In(x), uint64(n), gpuarr.On(s)); err != nil {
+			if err := gpuarr.Copy(y, x, gpuarr.On(s)); err != nil {
 				fmt.Println(err)
 			}
 			got, _ := y.ToSlice()

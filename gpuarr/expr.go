@@ -34,6 +34,9 @@ func (a *Array[T]) operand() Expr[T] {
 	if a == nil {
 		return Expr[T]{&node{err: errNilArray}}
 	}
+	if a.c.buf == nil {
+		return Expr[T]{&node{err: errZeroArrayExpr}}
+	}
 	return Expr[T]{arrayNode(&a.c, dtypeOf[T]())}
 }
 

@@ -36,11 +36,14 @@ func EmptyFrom[T Numeric](res memory.Resource, sh Shape, opts ...Option) (*Array
 	if err != nil {
 		return nil, err
 	}
+	if err := gcpressure.Install(); err != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
 	nbytes := uint64(n) * uint64(esize)
 	gcpressure.BeforeAlloc(s.Device(), nbytes)
 	blk, err := res.Alloc(s, nbytes)
 	if err != nil {
-		return nil, fmt.Errorf("gpuarr.%s: %d bytes on %s: %w", call, nbytes, s.Device(), err)
+		return nil, allocError(call, nbytes, s.Device(), err)
 	}
 	b := &buffer{st: stateOf(s.Device()), res: res, block: blk, ptr: blk.Ptr(), size: nbytes}
 	b.refs.Store(1)
@@ -95,8 +98,8 @@ type HostAccess struct {
 // released or becomes unreachable.
 func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, error) {
 	const call = "PrepareHostAccess"
-	if a == nil {
-		return HostLayout{}, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	if err := a.check(call); err != nil {
+		return HostLayout{}, err
 	}
 	c := &a.c
 	if !c.acquire() {
@@ -184,8 +187,11 @@ func HostSyncs() uint64 { return counters.hostSyncs.Load() }
 // runs with a's memory pinned (for calls that are not stream-ordered).
 func UseMemory[T Numeric](a *Array[T], s *device.Stream, write bool, fn func(p device.Ptr, n uint64, res memory.Resource) error) error {
 	const call = "UseMemory"
-	if a == nil || fn == nil {
-		return fmt.Errorf("gpuarr.%s: nil array or function: %w", call, ErrArgument)
+	if err := a.check(call); err != nil {
+		return err
+	}
+	if fn == nil {
+		return fmt.Errorf("gpuarr.%s: nil function: %w", call, ErrArgument)
 	}
 	c := &a.c
 	lo, n := a.span()

@@ -10,8 +10,8 @@ import (
 
 // ToSlice copies the array to a new slice (row-major).
 func (a *Array[T]) ToSlice() ([]T, error) {
-	if a == nil {
-		return nil, fmt.Errorf("gpuarr.ToSlice: nil array: %w", ErrArgument)
+	if err := a.check("ToSlice"); err != nil {
+		return nil, err
 	}
 	out := make([]T, a.c.n)
 	if err := a.download("ToSlice", out); err != nil {
@@ -29,8 +29,8 @@ func (a *Array[T]) ToSlice() ([]T, error) {
 // Into page-locked memory (device.AllocHost, unified.Pinned) the copy is a
 // direct DMA with no staging copy.
 func (a *Array[T]) CopyToHost(dst []T) error {
-	if a == nil {
-		return fmt.Errorf("gpuarr.CopyToHost: nil array: %w", ErrArgument)
+	if err := a.check("CopyToHost"); err != nil {
+		return err
 	}
 	return a.download("CopyToHost", dst)
 }
@@ -73,8 +73,8 @@ func (a *Array[T]) download(call string, dst []T) error {
 // staging copy, and CopyFromHost waits for it before returning.
 func (a *Array[T]) CopyFromHost(src []T, opts ...Option) error {
 	const call = "CopyFromHost"
-	if a == nil {
-		return fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	if err := a.check(call); err != nil {
+		return err
 	}
 	if len(src) != a.c.n {
 		return shapeError(call, "source has %d elements, %s has %d", len(src), a.c.describe(), a.c.n)

@@ -91,6 +91,9 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 			if c == nil {
 				return fmt.Errorf("gpuarr.%s %s: argument %d is a nil array: %w", call, k.Name(), i, ErrArgument)
 			}
+			if c.buf == nil {
+				return fmt.Errorf("gpuarr.%s %s: argument %d is the %w", call, k.Name(), i, errZeroArray)
+			}
 			if !c.contiguous() {
 				return fmt.Errorf("gpuarr.%s %s: argument %d: %w", call, k.Name(), i, stridedError(call, c))
 			}

@@ -34,8 +34,9 @@ func wantTF32(opts []Option) bool {
 //
 // Without a stream option it runs on the default stream of a's device.
 // Operands may be row-major arrays, views with a row pitch, or transposed
-// views; other strided views must be cloned first. Vectors (1-D arrays)
-// are refused: reshape them to [1 n] or [n 1].
+// views; other strided views must be cloned first. Other ranks are
+// refused (ErrShape): reshape a vector to [1 n] or [n 1]; a stack of
+// matrices (3-D and more) is not multiplied as a batch.
 func Matmul[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
 	const call = "Matmul"
 	if err := matmulOperands(call, a, b); err != nil {
@@ -68,8 +69,8 @@ func Matmul[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
 // stream of c's device unless an option says otherwise; see Matmul.
 func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
 	const call = "MatmulInto"
-	if c == nil {
-		return fmt.Errorf("gpuarr.%s: nil result array: %w", call, ErrArgument)
+	if err := c.check(call + ": result"); err != nil {
+		return err
 	}
 	if err := matmulOperands(call, a, b); err != nil {
 		return err
@@ -77,9 +78,6 @@ func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
 	m, n, err := matmulShape(call, a, b)
 	if err != nil {
 		return err
-	}
-	if c.c.released.Load() {
-		return c.c.releasedError(call)
 	}
 	if len(c.c.shape) != 2 || c.c.shape[0] != m || c.c.shape[1] != n {
 		return shapeError(call, "result %s should be [%d %d] for %s times %s", c.c.describe(), m, n, a.c.describe(), b.c.describe())
@@ -103,14 +101,17 @@ func matmulOperands[T Float](call string, a, b *Array[T]) error {
 		name string
 		arr  *Array[T]
 	}{{"a", a}, {"b", b}} {
-		if x.arr == nil {
-			return fmt.Errorf("gpuarr.%s: nil array %s: %w", call, x.name, ErrArgument)
+		if err := x.arr.check(call + ": " + x.name); err != nil {
+			return err
 		}
-		if x.arr.c.released.Load() {
-			return x.arr.c.releasedError(call)
-		}
-		if r := len(x.arr.c.shape); r != 2 {
-			return shapeError(call, "%s is %s: Matmul multiplies 2-D arrays (reshape a vector to [1 n] or [n 1])", x.name, x.arr.c.describe())
+		switch r := len(x.arr.c.shape); {
+		case r == 1:
+			return shapeError(call, "%s is %s, a vector: Matmul multiplies 2-D arrays (reshape it to [1 n] or [n 1])", x.name, x.arr.c.describe())
+		case r > 2:
+			return shapeError(call, "%s is %s: Matmul multiplies 2-D arrays and has no batched form; multiply each matrix of the stack (Slice, then Reshape)",
+				x.name, x.arr.c.describe())
+		case r != 2:
+			return shapeError(call, "%s is %s, a scalar: Matmul multiplies 2-D arrays", x.name, x.arr.c.describe())
 		}
 	}
 	return nil

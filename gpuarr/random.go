@@ -9,12 +9,12 @@ import (
 // RNG is a counter-based random number generator (Philox4x32-10): the
 // numbers depend only on the seed, the draw and the element's position,
 // so they are the same on every device and backend, in any launch
-// configuration. Each draw (Uniform, Normal) takes the next stream of the
+// configuration. Each draw (UniformExpr, NormalExpr) takes the next stream of the
 // generator, so successive draws differ; an RNG is safe for concurrent
 // use (draws are then numbered in the order they happen).
 //
 //	g := gpuarr.NewRNG(42)
-//	w, err := gpuarr.Eval(gpuarr.Mul(gpuarr.Normal[float32](g, gpuarr.Shape{256, 128}), gpuarr.Scalar[float32](0.01)))
+//	w, err := gpuarr.Eval(gpuarr.Mul(gpuarr.NormalExpr[float32](g, gpuarr.Shape{256, 128}), gpuarr.Scalar[float32](0.01)))
 type RNG struct {
 	seed uint64
 	next atomic.Uint64
@@ -45,10 +45,17 @@ func draw[T Float](g *RNG, sh Shape, normal bool) Expr[T] {
 	return Expr[T]{&node{op: expr.OpRandom, t: dtypeOf[T](), rnd: src, shape: sh}}
 }
 
-// Uniform is an expression of shape sh whose elements are uniform in
-// [0, 1), drawn from g's next stream. Each evaluation of the same Expr
-// gives the same numbers.
-func Uniform[T Float](g *RNG, sh Shape) Expr[T] { return draw[T](g, sh, false) }
+// UniformExpr is an expression, not an array: random numbers uniform in
+// [0, 1) of shape sh, drawn from g's next stream, computed only where the
+// expression is evaluated (and fused with the rest of it). Eval gives an
+// array of them:
+//
+//	u, err := gpuarr.Eval(gpuarr.UniformExpr[float32](g, gpuarr.Shape{n}))
+//
+// Each evaluation of the same Expr gives the same numbers; a new draw
+// takes a new call.
+func UniformExpr[T Float](g *RNG, sh Shape) Expr[T] { return draw[T](g, sh, false) }
 
-// Normal is like Uniform with standard normal elements (Box–Muller).
-func Normal[T Float](g *RNG, sh Shape) Expr[T] { return draw[T](g, sh, true) }
+// NormalExpr is UniformExpr with standard normal numbers (Box–Muller): an
+// expression to evaluate, not an array.
+func NormalExpr[T Float](g *RNG, sh Shape) Expr[T] { return draw[T](g, sh, true) }

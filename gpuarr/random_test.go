@@ -16,10 +16,10 @@ import (
 func TestRandomMatchesReference(t *testing.T) {
 	const n = 100000
 	g := gpuarr.NewRNG(2026)
-	u32 := values(t, must(gpuarr.Eval(gpuarr.Uniform[float32](g, gpuarr.Shape{n}))))
-	u64 := values(t, must(gpuarr.Eval(gpuarr.Uniform[float64](g, gpuarr.Shape{n}))))
-	n32 := values(t, must(gpuarr.Eval(gpuarr.Normal[float32](g, gpuarr.Shape{n}))))
-	n64 := values(t, must(gpuarr.Eval(gpuarr.Normal[float64](g, gpuarr.Shape{n}))))
+	u32 := values(t, must(gpuarr.Eval(gpuarr.UniformExpr[float32](g, gpuarr.Shape{n}))))
+	u64 := values(t, must(gpuarr.Eval(gpuarr.UniformExpr[float64](g, gpuarr.Shape{n}))))
+	n32 := values(t, must(gpuarr.Eval(gpuarr.NormalExpr[float32](g, gpuarr.Shape{n}))))
+	n64 := values(t, must(gpuarr.Eval(gpuarr.NormalExpr[float64](g, gpuarr.Shape{n}))))
 	var mean, sq float64
 	for i := 0; i < n; i++ {
 		c := uint64(i)
@@ -37,7 +37,7 @@ func TestRandomMatchesReference(t *testing.T) {
 	// Fused with arithmetic and broadcast: a [3 1] draw against [3 4].
 	g2 := gpuarr.NewRNG(7)
 	w := must(gpuarr.Zeros[float32](gpuarr.Shape{3, 4}))
-	got := values(t, must(gpuarr.Eval(gpuarr.Add(w, gpuarr.Uniform[float32](g2, gpuarr.Shape{3, 1})))))
+	got := values(t, must(gpuarr.Eval(gpuarr.Add(w, gpuarr.UniformExpr[float32](g2, gpuarr.Shape{3, 1})))))
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 4; j++ {
 			assert.Equal(t, philox.Uniform32(7, uint64(i), 0), got[i*4+j])

@@ -134,11 +134,11 @@ func ArgMax[T Numeric](x Operand[T], opts ...Option) (*Array[int64], error) {
 // kernel that computes it, like any host read).
 func (a *Array[T]) Item() (T, error) {
 	var v [1]T
-	if a != nil && a.c.n != 1 {
-		return v[0], shapeError("Item", "%s does not have exactly one element", a.c.describe())
+	if err := a.check("Item"); err != nil {
+		return v[0], err
 	}
-	if a == nil {
-		return v[0], fmt.Errorf("gpuarr.Item: nil array: %w", ErrArgument)
+	if a.c.n != 1 {
+		return v[0], shapeError("Item", "%s does not have exactly one element", a.c.describe())
 	}
 	err := a.download("Item", v[:])
 	return v[0], err

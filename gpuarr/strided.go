@@ -1,7 +1,5 @@
 package gpuarr
 
-import "fmt"
-
 // Strided views share their parent's buffer but step through it with
 // their own strides: Transpose, Permute and Step. They work as
 // expression and reduction operands (the kernel indexes them directly)
@@ -12,6 +10,9 @@ import "fmt"
 
 // Transpose is the view with the axes reversed: a [m n] matrix as [n m].
 func (a *Array[T]) Transpose() (*Array[T], error) {
+	if err := a.check("Transpose"); err != nil {
+		return nil, err
+	}
 	axes := make([]int, len(a.c.shape))
 	for i := range axes {
 		axes[i] = len(axes) - 1 - i
@@ -22,11 +23,11 @@ func (a *Array[T]) Transpose() (*Array[T], error) {
 // Permute is the view whose axis i is a's axis axes[i].
 func (a *Array[T]) Permute(axes ...int) (*Array[T], error) {
 	const call = "Permute"
-	if a == nil {
-		return nil, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	if err := a.check(call); err != nil {
+		return nil, err
 	}
 	if len(axes) != len(a.c.shape) {
-		return nil, shapeError(call, "%d axes given for %s", len(axes), a.c.describe())
+		return nil, shapeError(call, "%d axes %v for %s: give a permutation of all %d axes", len(axes), axes, a.c.describe(), len(a.c.shape))
 	}
 	seen := make([]bool, len(axes))
 	st := a.c.stridesOrRowMajor()
@@ -48,8 +49,8 @@ func (a *Array[T]) Permute(axes ...int) (*Array[T], error) {
 // -1 then means "through index 0".
 func (a *Array[T]) Step(axis, start, stop, step int) (*Array[T], error) {
 	const call = "Step"
-	if a == nil {
-		return nil, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
+	if err := a.check(call); err != nil {
+		return nil, err
 	}
 	if axis < 0 || axis >= len(a.c.shape) {
 		return nil, shapeError(call, "axis %d out of range for %s", axis, a.c.describe())
@@ -57,12 +58,19 @@ func (a *Array[T]) Step(axis, start, stop, step int) (*Array[T], error) {
 	ext := a.c.shape[axis]
 	var count int
 	switch {
+	case step == 0:
+		return nil, shapeError(call, "step 0 for axis %d of %s: the step must be positive (forwards) or negative (backwards)",
+			axis, a.c.describe())
 	case step > 0 && 0 <= start && start <= stop && stop <= ext:
 		count = (stop - start + step - 1) / step
 	case step < 0 && -1 <= stop && stop <= start && start < ext:
 		count = (start - stop + (-step) - 1) / (-step)
+	case step > 0:
+		return nil, shapeError(call, "start %d, stop %d out of range for axis %d of %s: a positive step needs 0 ≤ start ≤ stop ≤ %d",
+			start, stop, axis, a.c.describe(), ext)
 	default:
-		return nil, shapeError(call, "range [%d:%d:%d] out of range for axis %d of %s", start, stop, step, axis, a.c.describe())
+		return nil, shapeError(call, "start %d, stop %d out of range for axis %d of %s: a negative step needs -1 ≤ stop ≤ start < %d",
+			start, stop, axis, a.c.describe(), ext)
 	}
 	st := a.c.stridesOrRowMajor()
 	sh := append(Shape(nil), a.c.shape...)

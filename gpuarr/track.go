@@ -37,8 +37,12 @@ func use[T Numeric](a *Array[T], m mode, s *device.Stream) Use {
 // DevicePtr is the device address of a's first element, for issue
 // functions given to Track. It is valid only inside issue (Track keeps the
 // memory alive and ordered until the work issued there is done); a must be
-// contiguous.
-func DevicePtr[T Numeric](a *Array[T]) device.Ptr { return a.c.ptr() }
+// contiguous. It panics on a nil *Array or the zero Array, like Array's
+// accessors.
+func DevicePtr[T Numeric](a *Array[T]) device.Ptr {
+	a.mustBeArray("DevicePtr")
+	return a.c.ptr()
+}
 
 // Track issues work that uses arrays outside gpuarr's own operations, with
 // the same ordering as theirs: before issue runs, each Use's stream waits
@@ -57,6 +61,9 @@ func Track(call string, uses []Use, issue func() error) error {
 	for i, u := range uses {
 		if u.c == nil {
 			return fmt.Errorf("gpuarr.%s: argument %d is a nil array: %w", call, i, ErrArgument)
+		}
+		if u.c.buf == nil {
+			return fmt.Errorf("gpuarr.%s: argument %d is the %w", call, i, errZeroArray)
 		}
 		if u.s == nil {
 			return fmt.Errorf("gpuarr.%s: argument %d has no stream: %w", call, i, ErrArgument)

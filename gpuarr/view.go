@@ -1,28 +1,24 @@
 package gpuarr
 
-import "fmt"
-
 // Reshape returns a view of the same elements with another shape of the
 // same element count; one extent may be -1 and is then inferred. The view
 // shares the buffer (writes through either are seen by both) and keeps it
 // alive after the original is released.
 func (a *Array[T]) Reshape(sh Shape) (*Array[T], error) {
 	const call = "Reshape"
-	if a == nil {
-		return nil, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
-	}
-	if a.c.released.Load() {
-		return nil, a.c.releasedError(call)
+	if err := a.check(call); err != nil {
+		return nil, err
 	}
 	if !a.c.contiguous() {
 		return nil, stridedError(call, &a.c)
 	}
+	asked := sh
 	sh = append(Shape(nil), sh...)
 	infer := -1
 	for i, d := range sh {
 		if d == -1 {
 			if infer >= 0 {
-				return nil, shapeError(call, "shape %v of %s: more than one extent is -1", sh, a.c.describe())
+				return nil, shapeError(call, "shape %v for %s: only one extent may be -1 (inferred)", asked, a.c.describe())
 			}
 			infer = i
 			sh[i] = 1
@@ -51,11 +47,8 @@ func (a *Array[T]) Reshape(sh Shape) (*Array[T], error) {
 // buffer like Reshape.
 func (a *Array[T]) Slice(i, j int) (*Array[T], error) {
 	const call = "Slice"
-	if a == nil {
-		return nil, fmt.Errorf("gpuarr.%s: nil array: %w", call, ErrArgument)
-	}
-	if a.c.released.Load() {
-		return nil, a.c.releasedError(call)
+	if err := a.check(call); err != nil {
+		return nil, err
 	}
 	if len(a.c.shape) == 0 {
 		return nil, shapeError(call, "%s is a scalar: it has no leading axis", a.c.describe())

@@ -34,8 +34,7 @@ func Enable(from, to *device.Device) error {
 		return &AccessError{From: from, To: to, Err: err}
 	}
 	if !can {
-		return &AccessError{From: from, To: to, Err: driver.Errorf("cuDeviceCanAccessPeer", driver.PeerAccessUnsupported,
-			"the driver reports no peer path from %s to %s", from, to)}
+		return &AccessError{From: from, To: to, Err: noPeerPath(from)}
 	}
 	if err := from.EnablePeerAccess(to); err != nil { // already enabled is success there
 		return &AccessError{From: from, To: to, Err: err}
@@ -67,4 +66,13 @@ func Reset() {
 	matrix.mu.Lock()
 	clear(matrix.enabled)
 	matrix.mu.Unlock()
+}
+
+// noPeerPath is the error for a pair the driver reports no peer path for;
+// AccessError names the devices. On the host backend it is worded without
+// CUDA's names.
+func noPeerPath(from *device.Device) error {
+	e := driver.Errorf("cuDeviceCanAccessPeer", driver.PeerAccessUnsupported, "the driver reports no peer path")
+	e.Plain = from.Backend() == "host"
+	return e
 }

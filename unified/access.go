@@ -63,8 +63,8 @@ func Host[T gpuarr.Numeric](a *gpuarr.Array[T]) (View[T], error) {
 }
 
 func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
-	if a == nil {
-		return View[T]{}, fmt.Errorf("unified.%s: nil array: %w", call, gpuarr.ErrArgument)
+	if err := a.Err(); err != nil {
+		return View[T]{}, fmt.Errorf("unified.%s: %w", call, err)
 	}
 	dev := a.Device()
 	how := gpuarr.HostAccess{WholeDevice: !dev.ConcurrentManagedAccess()}
@@ -79,7 +79,7 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 	}
 	if !isManaged(dev, lay) {
 		return View[T]{}, fmt.Errorf("unified.%s: %v: its memory is device memory the CPU cannot address; "+
-			"allocate it with unified.Empty/Zeros/FromSlice, or copy it to the host with ToSlice: %w", call, a, ErrNotManaged)
+			"allocate it with unified.Empty/Zeros/FromSlice, or copy it to the host with ToSlice: %w", call, a.Describe(), ErrNotManaged)
 	}
 	l := &viewLayout[T]{shape: lay.Shape, strides: lay.Strides, n: a.Len(), keep: a}
 	v := View[T]{l: l}
@@ -88,7 +88,7 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 	}
 	base := dev.HostPointer(lay.Ptr)
 	if base == nil {
-		return View[T]{}, fmt.Errorf("unified.%s: %v: no host address: %w", call, a, ErrNotManaged)
+		return View[T]{}, fmt.Errorf("unified.%s: %v: no host address: %w", call, a.Describe(), ErrNotManaged)
 	}
 	esize := int(unsafe.Sizeof(*new(T)))
 	l.walk = newWalkLayout(base, l.shape, l.strides, esize)
@@ -298,7 +298,7 @@ func Slice[T gpuarr.Numeric](a *gpuarr.Array[T]) ([]T, error) {
 		return nil, err
 	}
 	if !v.Contiguous() {
-		return nil, fmt.Errorf("unified.Slice: %v is a strided view, not one []T; use unified.All or unified.Host: %w", a, gpuarr.ErrArgument)
+		return nil, fmt.Errorf("unified.Slice: %v is a strided view, not one []T; use unified.All or unified.Host: %w", a.Describe(), gpuarr.ErrArgument)
 	}
 	if v.l.n == 0 {
 		return []T{}, nil
@@ -315,11 +315,11 @@ func AtIndex[T gpuarr.Numeric](a *gpuarr.Array[T], idx ...int) (T, error) {
 		return 0, err
 	}
 	if len(idx) != len(v.l.shape) {
-		return 0, fmt.Errorf("unified.AtIndex: %d indices for %v: %w", len(idx), a, gpuarr.ErrArgument)
+		return 0, fmt.Errorf("unified.AtIndex: %d indices for %v: %w", len(idx), a.Describe(), gpuarr.ErrArgument)
 	}
 	for i, x := range idx {
 		if x < 0 || x >= v.l.shape[i] {
-			return 0, fmt.Errorf("unified.AtIndex: index %d out of range [0, %d) on axis %d of %v: %w", x, v.l.shape[i], i, a, gpuarr.ErrArgument)
+			return 0, fmt.Errorf("unified.AtIndex: index %d out of range [0, %d) on axis %d of %v: %w", x, v.l.shape[i], i, a.Describe(), gpuarr.ErrArgument)
 		}
 	}
 	return v.AtIndex(idx...), nil

@@ -112,14 +112,17 @@ func (p *Pinned[T]) copy(call string, a *gpuarr.Array[T], s *device.Stream, up b
 	if p == nil || p.released.Load() {
 		return fmt.Errorf("unified.Pinned.%s: %w", call, gpuarr.ErrReleased)
 	}
-	if a == nil || s == nil {
-		return fmt.Errorf("unified.Pinned.%s: nil array or stream: %w", call, gpuarr.ErrArgument)
+	if err := a.Err(); err != nil {
+		return fmt.Errorf("unified.Pinned.%s: %w", call, err)
+	}
+	if s == nil {
+		return fmt.Errorf("unified.Pinned.%s: nil stream: %w", call, gpuarr.ErrArgument)
 	}
 	if a.Len() != p.n {
-		return fmt.Errorf("unified.Pinned.%s: %v has %d elements, the pinned array %d: %w", call, a, a.Len(), p.n, gpuarr.ErrShape)
+		return fmt.Errorf("unified.Pinned.%s: %v has %d elements, the pinned array %d: %w", call, a.Describe(), a.Len(), p.n, gpuarr.ErrShape)
 	}
 	if !rowMajor(a.Shape(), a.Strides()) {
-		return fmt.Errorf("unified.Pinned.%s: %v is a strided view: copy it to a contiguous array first: %w", call, a, gpuarr.ErrArgument)
+		return fmt.Errorf("unified.Pinned.%s: %v is a strided view: copy it to a contiguous array first: %w", call, a.Describe(), gpuarr.ErrArgument)
 	}
 	ev, err := s.Device().NewEvent()
 	if err != nil {

@@ -17,8 +17,11 @@ var CPU *device.Device
 // it. It counts as a use of a on s (ordered after other streams' writes).
 func Prefetch[T gpuarr.Numeric](a *gpuarr.Array[T], dev *device.Device, s *device.Stream) error {
 	const call = "Prefetch"
-	if a == nil || s == nil {
-		return fmt.Errorf("unified.%s: nil array or stream: %w", call, gpuarr.ErrArgument)
+	if err := a.Err(); err != nil {
+		return fmt.Errorf("unified.%s: %w", call, err)
+	}
+	if s == nil {
+		return fmt.Errorf("unified.%s: nil stream (prefetches are stream-ordered: pass the stream of the work that uses the array): %w", call, gpuarr.ErrArgument)
 	}
 	loc := device.HostLocation
 	if dev != nil {
@@ -59,8 +62,8 @@ func (a Advice) Unset() Advice { a.kind++; a.undo = true; return a }
 // whole pages, so it reaches the neighbours of a view in the same pages.
 func Advise[T gpuarr.Numeric](a *gpuarr.Array[T], adv Advice) error {
 	const call = "Advise"
-	if a == nil {
-		return fmt.Errorf("unified.%s: nil array: %w", call, gpuarr.ErrArgument)
+	if err := a.Err(); err != nil {
+		return fmt.Errorf("unified.%s: %w", call, err)
 	}
 	if adv.kind == 0 {
 		return fmt.Errorf("unified.%s: the zero Advice: use ReadMostly, PreferredLocation or AccessedBy: %w", call, gpuarr.ErrArgument)
@@ -84,7 +87,7 @@ func managedOp[T gpuarr.Numeric](call string, a *gpuarr.Array[T], s *device.Stre
 	dev := a.Device()
 	err := gpuarr.UseMemory(a, s, false, func(p device.Ptr, n uint64, res memory.Resource) error {
 		if r, ok := resources.Load(dev); !ok || res == nil || r != any(res) {
-			return fmt.Errorf("%v is not a unified array: %w", a, ErrNotManaged)
+			return fmt.Errorf("%v is not a unified array: %w", a.Describe(), ErrNotManaged)
 		}
 		return fn(p, n)
 	})

@@ -62,7 +62,7 @@ func writeTable(w io.Writer, devs []*device.Device, def *device.Device) {
 		}
 		fmt.Fprintf(tw, "%s\t%s:%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			mark, in.Backend, in.Ordinal, in.Name,
-			computeCapability(in.ComputeMajor, in.ComputeMinor),
+			computeCapability(in.Backend, in.ComputeMajor, in.ComputeMinor),
 			driverVersion(in.DriverVersion),
 			memory(d),
 			count(in.Multiprocessors),
@@ -92,8 +92,10 @@ func whyUnavailable(err error) string {
 	}
 }
 
-func computeCapability(major, minor int) string {
-	if major == 0 && minor == 0 {
+// computeCapability is a GPU's SM version; "-" for the host backend,
+// which is no GPU (it reports 9.0 only so that PTX headers target Hopper).
+func computeCapability(backend string, major, minor int) string {
+	if backend == "host" || major == 0 && minor == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%d.%d", major, minor)

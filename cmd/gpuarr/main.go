@@ -12,7 +12,7 @@ commands:
   info              list the devices of every backend and mark the default one
   help              show this text
 
-environment: GPUARR_DEVICE=host|cuda|cuda:N picks the default device;
+environment: GPUARR_DEVICE=host|host:N|cuda|cuda:N picks the default device;
 GPUARR_HOST_DEVICES, GPUARR_HOST_MEMORY and GPUARR_HOST_PEERS shape the host backend.
 `
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,6 +24,7 @@ func TestRunUsage(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{"info with an argument", []string{"info", "extra"}, 2, "", `unexpected argument "extra"`},
 		{"help", []string{"help"}, 0, "usage: gpuarr", ""},
+		{"help names host:N", []string{"help"}, 0, "GPUARR_DEVICE=host|host:N|cuda|cuda:N", ""},
 		{"-h", []string{"-h"}, 0, "usage: gpuarr", ""},
 	}
 	for _, c := range cases {
@@ -51,6 +53,21 @@ func TestInfo(t *testing.T) {
 	for _, d := range devs {
 		assert.Contains(t, text, d.Backend()+":"+strconv.Itoa(d.Ordinal()))
 	}
+	// The host device is no GPU: its CC column is "-".
+	lines := strings.Split(text, "\n")
+	cc := -1
+	hostRows := 0
+	for _, l := range lines {
+		if i := strings.Index(l, " CC "); i >= 0 && strings.Contains(l, "DEVICE") {
+			cc = i + 1
+			continue
+		}
+		if cc >= 0 && len(l) > cc && strings.HasPrefix(strings.TrimLeft(l, "* "), "host:") {
+			hostRows++
+			assert.Equal(t, "-", strings.Fields(l[cc:])[0], "CC of the host device: %q", l)
+		}
+	}
+	assert.Positive(t, hostRows, "the host devices are listed")
 	if _, err := device.BackendDevices("cuda"); err != nil {
 		assert.Contains(t, text, "cuda: ", "an unusable CUDA backend says why")
 	}
@@ -60,8 +77,9 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "13.0", driverVersion(13000))
 	assert.Equal(t, "12.8", driverVersion(12080))
 	assert.Equal(t, "-", driverVersion(0))
-	assert.Equal(t, "9.0", computeCapability(9, 0))
-	assert.Equal(t, "-", computeCapability(0, 0))
+	assert.Equal(t, "9.0", computeCapability("cuda", 9, 0))
+	assert.Equal(t, "-", computeCapability("cuda", 0, 0))
+	assert.Equal(t, "-", computeCapability("host", 9, 0), "the host device is no GPU")
 	assert.Equal(t, "-", bytesOrDash(0))
 	assert.Equal(t, "512 B", bytesOrDash(512))
 	assert.Equal(t, "2.00 GiB", bytesOrDash(2<<30))

@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Result is a CUDA driver result code (CUresult). The host backend reports
@@ -123,9 +124,18 @@ type Error struct {
 	Call   string // driver call or operation, e.g. "cuMemAlloc_v2"
 	Code   Result
 	Detail string // extra context: JIT log, sizes, device name
+	// Plain words the message without CUDA's call and result names
+	// ("device memory allocation: out of memory: ..."): set for errors of
+	// the host backend, where those names mean nothing, and of package
+	// device's own checks, which are not driver calls. Call and Code keep
+	// the names for code that inspects the error.
+	Plain bool
 }
 
 func (e *Error) Error() string {
+	if e.Plain {
+		return e.plain()
+	}
 	msg := e.Call + ": " + e.Code.Name()
 	if d, ok := resultText[e.Code]; ok {
 		msg += " (" + d + ")"
@@ -136,6 +146,66 @@ func (e *Error) Error() string {
 	return msg
 }
 
+// plain is the message without CUDA's names: the operation in words, the
+// result's text and the detail. A missing entry point keeps its name,
+// which is what the message is about.
+func (e *Error) plain() string {
+	op := e.Call
+	if e.Code != SymbolMissing {
+		op = PlainCall(e.Call)
+	}
+	text, ok := resultText[e.Code]
+	if !ok {
+		text = strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(e.Code.Name(), "CUDA_ERROR_"), "_", " "))
+	}
+	msg := op + ": " + text
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// PlainCall names a driver call in words ("cuMemAlloc_v2": "device memory
+// allocation"), for messages of backends other than CUDA; a name it does
+// not know, such as a Go method's, comes back unchanged.
+func PlainCall(call string) string {
+	if w, ok := plainCalls[call]; ok {
+		return w
+	}
+	if kind, ok := strings.CutPrefix(call, "nccl"); ok && kind != "" {
+		return "collective " + kind
+	}
+	return call
+}
+
+var plainCalls = map[string]string{
+	"cuLaunchKernel": "kernel launch", "cuMemAlloc_v2": "device memory allocation",
+	"cuMemAllocAsync": "stream-ordered allocation", "cuMemAllocFromPoolAsync": "allocation from a memory pool",
+	"cuMemAllocManaged": "managed memory allocation", "cuMemAllocHost_v2": "pinned host memory allocation",
+	"cuMemFree_v2": "freeing device memory", "cuMemFreeAsync": "stream-ordered free", "cuMemFreeHost": "freeing pinned host memory",
+	"cuMemcpyHtoD_v2": "copy to the device", "cuMemcpyHtoDAsync_v2": "copy to the device",
+	"cuMemcpyDtoH_v2": "copy to the host", "cuMemcpyDtoHAsync_v2": "copy to the host",
+	"cuMemcpyDtoD_v2": "copy within the device", "cuMemcpyDtoDAsync_v2": "copy within the device",
+	"cuMemcpyPeerAsync": "copy between devices", "cuMemsetD8Async": "memset", "cuMemsetD32Async": "memset",
+	"cuMemPrefetchAsync": "prefetch", "cuMemAdvise": "memory advice",
+	"cuMemPoolCreate": "creating a memory pool", "cuMemPoolDestroy": "destroying a memory pool",
+	"cuMemAddressReserve": "reserving addresses", "cuMemAddressFree": "freeing an address reservation",
+	"cuMemCreate": "creating physical memory", "cuMemRelease": "releasing physical memory",
+	"cuMemMap": "mapping memory", "cuMemUnmap": "unmapping memory",
+	"cuModuleLoadDataEx": "loading PTX", "cuModuleGetFunction": "looking up a kernel", "cuModuleUnload": "unloading a module",
+	"cuStreamSynchronize": "stream synchronization", "cuStreamWaitEvent": "stream wait", "cuStreamQuery": "stream query",
+	"cuStreamDestroy_v2": "closing a stream", "cuStreamBeginCapture_v2": "beginning a stream capture",
+	"cuStreamEndCapture": "ending a stream capture", "cuStreamGetCaptureInfo_v3": "reading a stream capture",
+	"cuEventRecord": "event record", "cuEventSynchronize": "event synchronization", "cuEventQuery": "event query",
+	"cuEventElapsedTime": "event timing", "cuEventDestroy_v2": "closing an event",
+	"cuGraphLaunch": "graph launch", "cuGraphExecDestroy": "closing a graph",
+	"cuGraphExecKernelNodeSetParams_v2": "graph kernel node update",
+	"cuCtxEnablePeerAccess":             "enabling peer access", "cuDeviceCanAccessPeer": "peer access",
+	"nvrtcCompileProgram": "CUDA C compilation", "ncclGetUniqueId": "collective id",
+	"ncclCommInitAll": "communicator setup", "ncclCommInitRank": "communicator setup",
+	"ncclCommDestroy": "closing a communicator",
+}
+
 var resultText = map[Result]string{
 	InvalidValue: "invalid value", OutOfMemory: "out of memory", NoDevice: "no CUDA-capable device",
 	InvalidPTX: "PTX JIT compilation failed", InvalidHandle: "invalid handle",
@@ -144,7 +214,12 @@ var resultText = map[Result]string{
 	PeerAccessUnsupported: "peer access is not supported between these devices",
 	NotSupported:          "not supported", SymbolMissing: "the driver library lacks this entry point",
 	LibraryMissing: "the driver library could not be loaded", Closed: "the object was closed or freed",
-	CompileFailed: "CUDA C compilation failed",
+	CompileFailed: "CUDA C compilation failed", InvalidDevice: "no such device",
+	InvalidImage: "invalid module image", NotFound: "not found", MisalignedAddress: "misaligned address",
+	StreamCaptureUnsupported: "not permitted while a stream is capturing",
+	StreamCaptureInvalidated: "the stream capture was invalidated",
+	StreamCaptureIsolation:   "would join another stream's work into a capture",
+	CapturedEvent:            "the event was recorded in a capture", Unknown: "failed",
 }
 
 // Is matches the sentinel that corresponds to the error's result code.
@@ -189,4 +264,11 @@ func (e *Error) Is(target error) bool {
 // Errorf builds an *Error for call with code and a formatted detail.
 func Errorf(call string, code Result, format string, args ...any) *Error {
 	return &Error{Call: call, Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// PlainErrorf is Errorf for an error worded without CUDA's names (Plain).
+func PlainErrorf(call string, code Result, format string, args ...any) *Error {
+	e := Errorf(call, code, format, args...)
+	e.Plain = true
+	return e
 }

@@ -64,3 +64,9 @@ func globalSystem() (*system, error) {
 	})
 	return global.sys, global.err
 }
+
+// errorf is driver.Errorf for the host backend: the error's message says
+// what failed in words, without CUDA's call and result names.
+func errorf(call string, code driver.Result, format string, args ...any) *driver.Error {
+	return driver.PlainErrorf(call, code, format, args...)
+}

@@ -23,7 +23,7 @@ const blasCall = "cublasGemm"
 // reports a missing one.
 func (d *device) blasLibHidden() error {
 	if err := d.symbol("libcublas"); err != nil {
-		return &driver.Error{Call: "dlopen " + driver.BLASLibrary, Code: driver.NotSupported,
+		return &driver.Error{Plain: true, Call: "dlopen " + driver.BLASLibrary, Code: driver.NotSupported,
 			Detail: "hidden on " + d.String() + " by HideSymbol(\"libcublas\")"}
 	}
 	return nil
@@ -35,7 +35,7 @@ func (s *stream) Gemm(g driver.Gemm) error {
 		return err
 	}
 	if g.Type.Size() == 0 {
-		return driver.Errorf(blasCall, driver.InvalidValue, "element type %v", g.Type)
+		return errorf(blasCall, driver.InvalidValue, "element type %v", g.Type)
 	}
 	aRows, aCols, bRows, bCols := g.Extents()
 	spans := [3]uint64{
@@ -49,7 +49,7 @@ func (s *stream) Gemm(g driver.Gemm) error {
 			continue
 		}
 		if uint64(ptrs[i])%uint64(g.Type.Size()) != 0 {
-			return driver.Errorf(blasCall, driver.MisalignedAddress, "%s matrix at %v is not %d-byte aligned", "ABC"[i:i+1], ptrs[i], g.Type.Size())
+			return errorf(blasCall, driver.MisalignedAddress, "%s matrix at %v is not %d-byte aligned", "ABC"[i:i+1], ptrs[i], g.Type.Size())
 		}
 		if err := span(blasCall, ptrs[i], n); err != nil {
 			return err
@@ -79,7 +79,7 @@ func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err e
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = driver.Errorf(blasCall, driver.InvalidValue, "gonum refused the product on %s: %v\n%s", d, r, debug.Stack())
+			err = errorf(blasCall, driver.InvalidValue, "gonum refused the product on %s: %v\n%s", d, r, debug.Stack())
 		}
 	}()
 	if g.K == 0 {

@@ -40,7 +40,7 @@ func (s *stream) refuseCapture(call string, invalidate bool) error {
 	if invalidate {
 		c.invalidated.Store(true)
 	}
-	return driver.Errorf(call, driver.StreamCaptureUnsupported, "stream %d of %s is capturing", s.handle, s.dev)
+	return errorf(call, driver.StreamCaptureUnsupported, "stream %d of %s is capturing", s.handle, s.dev)
 }
 
 // capturing returns the stream's active capture, or nil.
@@ -60,9 +60,9 @@ func (s *stream) BeginCapture() error {
 	defer s.mu.Unlock()
 	switch {
 	case s.closing:
-		return driver.Errorf(call, driver.Closed, "stream %d of %s is closed", s.handle, s.dev)
+		return errorf(call, driver.Closed, "stream %d of %s is closed", s.handle, s.dev)
 	case s.capture != nil:
-		return driver.Errorf(call, driver.StreamCaptureUnsupported, "stream %d of %s is already capturing", s.handle, s.dev)
+		return errorf(call, driver.StreamCaptureUnsupported, "stream %d of %s is already capturing", s.handle, s.dev)
 	}
 	s.capture = &capture{}
 	return nil
@@ -81,12 +81,12 @@ func (s *stream) EndCapture() (driver.Graph, error) {
 	defer s.mu.Unlock()
 	c := s.capture
 	if c == nil {
-		return nil, driver.Errorf(call, driver.InvalidValue, "stream %d of %s is not capturing", s.handle, s.dev)
+		return nil, errorf(call, driver.InvalidValue, "stream %d of %s is not capturing", s.handle, s.dev)
 	}
 	s.capture = nil
 	c.ended.Store(true)
 	if c.invalidated.Load() {
-		return nil, driver.Errorf(call, driver.StreamCaptureInvalidated,
+		return nil, errorf(call, driver.StreamCaptureInvalidated,
 			"the capture on stream %d of %s was invalidated by a call that would synchronize it", s.handle, s.dev)
 	}
 	return &graph{dev: s.dev, ops: c.ops, nodes: c.nodes}, nil
@@ -122,12 +122,12 @@ func (g *graph) Launch(st driver.Stream) error {
 		return err
 	}
 	if s.dev != g.dev {
-		return driver.Errorf(call, driver.InvalidValue, "graph of %s launched on a stream of %s", g.dev, s.dev)
+		return errorf(call, driver.InvalidValue, "graph of %s launched on a stream of %s", g.dev, s.dev)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return driver.Errorf(call, driver.Closed, "graph of %s is closed", g.dev)
+		return errorf(call, driver.Closed, "graph of %s is closed", g.dev)
 	}
 	// One queue entry for the whole graph: its operations stay contiguous
 	// and in order even when other goroutines issue on st meanwhile.
@@ -152,7 +152,7 @@ func (g *graph) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return driver.Errorf(call, driver.Closed, "graph of %s closed twice", g.dev)
+		return errorf(call, driver.Closed, "graph of %s closed twice", g.dev)
 	}
 	g.closed = true
 	return nil
@@ -184,9 +184,9 @@ func (s *stream) LastCapturedNode() (driver.GraphNode, error) {
 	c := s.capture
 	switch {
 	case c == nil:
-		return 0, driver.Errorf(call, driver.InvalidValue, "stream %d of %s is not capturing", s.handle, s.dev)
+		return 0, errorf(call, driver.InvalidValue, "stream %d of %s is not capturing", s.handle, s.dev)
 	case len(c.ops) == 0:
-		return 0, driver.Errorf(call, driver.InvalidValue, "the capture on stream %d of %s has no operation yet", s.handle, s.dev)
+		return 0, errorf(call, driver.InvalidValue, "the capture on stream %d of %s has no operation yet", s.handle, s.dev)
 	}
 	return driver.GraphNode(len(c.ops)), nil
 }
@@ -194,11 +194,11 @@ func (s *stream) LastCapturedNode() (driver.GraphNode, error) {
 // nodeAt returns the index and record of node n, with g.mu held.
 func (g *graph) nodeAtLocked(call string, n driver.GraphNode) (int, *node, error) {
 	if g.closed {
-		return 0, nil, driver.Errorf(call, driver.Closed, "graph of %s is closed", g.dev)
+		return 0, nil, errorf(call, driver.Closed, "graph of %s is closed", g.dev)
 	}
 	i := int(n) - 1
 	if n == 0 || i >= len(g.ops) {
-		return 0, nil, driver.Errorf(call, driver.InvalidValue, "node %d is not in the graph (%d nodes)", n, len(g.ops))
+		return 0, nil, errorf(call, driver.InvalidValue, "node %d is not in the graph (%d nodes)", n, len(g.ops))
 	}
 	return i, g.nodes[i], nil
 }
@@ -219,7 +219,7 @@ func (g *graph) SetKernelNode(n driver.GraphNode, f driver.Function, grid, block
 	}
 	fn, ok := f.(*function)
 	if !ok {
-		return driver.Errorf(call, driver.InvalidHandle, "%T is not a host kernel", f)
+		return errorf(call, driver.InvalidHandle, "%T is not a host kernel", f)
 	}
 	grid, block = grid.Norm(), block.Norm()
 	if err := checkLaunch(call, fn, grid, block, sharedBytes); err != nil {
@@ -232,12 +232,12 @@ func (g *graph) SetKernelNode(n driver.GraphNode, f driver.Function, grid, block
 		return err
 	}
 	if nd == nil || nd.kernel == nil {
-		return driver.Errorf(call, driver.InvalidValue, "node %d is not a kernel node", n)
+		return errorf(call, driver.InvalidValue, "node %d is not a kernel node", n)
 	}
 	if nd.kernel != fn {
 		// CUDA: the function may not change to one of another context;
 		// changing the kernel is not what a resize does, so refuse it.
-		return driver.Errorf(call, driver.InvalidValue, "node %d launches %s, not %s", n, nd.kernel.name, fn.name)
+		return errorf(call, driver.InvalidValue, "node %d launches %s, not %s", n, nd.kernel.name, fn.name)
 	}
 	var a driver.Args
 	if args != nil {
@@ -264,7 +264,7 @@ func (g *graph) resize(call, kind string, n driver.GraphNode, bytes uint64, rebu
 		return err
 	}
 	if bytes == 0 {
-		return driver.Errorf(call, driver.InvalidValue, "zero-length %s", kind)
+		return errorf(call, driver.InvalidValue, "zero-length %s", kind)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -277,7 +277,7 @@ func (g *graph) resize(call, kind string, n driver.GraphNode, bytes uint64, rebu
 		build = rebuild(nd)
 	}
 	if build == nil {
-		return driver.Errorf(call, driver.InvalidValue, "node %d is not a %s node", n, kind)
+		return errorf(call, driver.InvalidValue, "node %d is not a %s node", n, kind)
 	}
 	fn, err := build(bytes)
 	if err != nil {

@@ -75,7 +75,7 @@ func (c *comm) Size() int { return c.cl.n }
 // Close ends the rank. Collectives already queued still run.
 func (c *comm) Close() error {
 	if !c.closed.CompareAndSwap(false, true) {
-		return driver.Errorf("ncclCommDestroy", driver.Closed, "rank %d of %d on %s closed twice", c.rank, c.cl.n, c.dev)
+		return errorf("ncclCommDestroy", driver.Closed, "rank %d of %d on %s closed twice", c.rank, c.cl.n, c.dev)
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ type meeting struct {
 // collectives away from the host backend as a missing library does on CUDA.
 func (d *device) ncclHidden() error {
 	if d.symbol("libnccl") != nil {
-		return &driver.Error{Call: "dlopen " + driver.NCCLLibrary, Code: driver.NotSupported,
+		return &driver.Error{Plain: true, Call: "dlopen " + driver.NCCLLibrary, Code: driver.NotSupported,
 			Detail: "hidden by HideSymbol(\"libnccl\")"}
 	}
 	return nil
@@ -135,7 +135,7 @@ func (d *device) NewComms(devs []driver.Device) ([]driver.Communicator, error) {
 		return nil, err
 	}
 	if len(devs) == 0 {
-		return nil, driver.Errorf(call, driver.InvalidValue, "no devices")
+		return nil, errorf(call, driver.InvalidValue, "no devices")
 	}
 	cl := newClique(len(devs), timeout)
 	out := make([]driver.Communicator, len(devs))
@@ -143,10 +143,10 @@ func (d *device) NewComms(devs []driver.Device) ([]driver.Communicator, error) {
 	for i, dd := range devs {
 		hd, ok := dd.(*device)
 		if !ok {
-			return nil, driver.Errorf(call, driver.InvalidValue, "device %d (%v) is not a host device", i, dd)
+			return nil, errorf(call, driver.InvalidValue, "device %d (%v) is not a host device", i, dd)
 		}
 		if j, dup := seen[hd]; dup {
-			return nil, driver.Errorf(call, driver.InvalidValue, "%s is rank %d and rank %d", hd, j, i)
+			return nil, errorf(call, driver.InvalidValue, "%s is rank %d and rank %d", hd, j, i)
 		}
 		seen[hd] = i
 		out[i] = &comm{cl: cl, rank: i, dev: hd}
@@ -174,7 +174,7 @@ func (d *device) UniqueID() (driver.UniqueID, error) {
 		return id, err
 	}
 	if _, err := rand.Read(id[:]); err != nil {
-		return id, driver.Errorf("ncclGetUniqueId", driver.Unknown, "%v", err)
+		return id, errorf("ncclGetUniqueId", driver.Unknown, "%v", err)
 	}
 	joins.mu.Lock()
 	if joins.pending == nil {
@@ -196,7 +196,7 @@ func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communic
 	j, known := joins.pending[id]
 	if !known {
 		joins.mu.Unlock()
-		return nil, driver.Errorf(call, driver.InvalidValue,
+		return nil, errorf(call, driver.InvalidValue,
 			"unknown unique id: host-backend ids work only in the process that made them (host devices of two processes share no memory)")
 	}
 	if j == nil {
@@ -206,10 +206,10 @@ func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communic
 	switch {
 	case j.cl.n != nranks:
 		joins.mu.Unlock()
-		return nil, driver.Errorf(call, driver.InvalidValue, "rank %d says %d ranks, an earlier rank said %d", rank, nranks, j.cl.n)
+		return nil, errorf(call, driver.InvalidValue, "rank %d says %d ranks, an earlier rank said %d", rank, nranks, j.cl.n)
 	case j.joined[rank]:
 		joins.mu.Unlock()
-		return nil, driver.Errorf(call, driver.InvalidValue, "rank %d joined twice", rank)
+		return nil, errorf(call, driver.InvalidValue, "rank %d joined twice", rank)
 	}
 	j.joined[rank] = true
 	if len(j.joined) == nranks {
@@ -227,7 +227,7 @@ func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communic
 		n := len(j.joined)
 		delete(j.joined, rank)
 		joins.mu.Unlock()
-		return nil, driver.Errorf(call, driver.Unknown, "rank %d waited %v for %d ranks, %d joined (%s sets the limit)",
+		return nil, errorf(call, driver.Unknown, "rank %d waited %v for %d ranks, %d joined (%s sets the limit)",
 			rank, timeout, nranks, n, EnvCollectiveTimeout)
 	}
 }
@@ -242,11 +242,11 @@ func (d *device) RunColls(calls []driver.Coll) error {
 		c := calls[i]
 		cm, ok := c.Comm.(*comm)
 		if !ok {
-			return driver.Errorf("nccl"+c.Kind.String(), driver.InvalidValue, "not a host communicator")
+			return errorf("nccl"+c.Kind.String(), driver.InvalidValue, "not a host communicator")
 		}
 		s, ok := c.Stream.(*stream)
 		if !ok {
-			return driver.Errorf("nccl"+c.Kind.String(), driver.InvalidValue, "not a host stream")
+			return errorf("nccl"+c.Kind.String(), driver.InvalidValue, "not a host stream")
 		}
 		if err := cm.issue(c, s); err != nil {
 			return err
@@ -258,19 +258,19 @@ func (d *device) RunColls(calls []driver.Coll) error {
 func (c *comm) issue(call driver.Coll, s *stream) error {
 	name := "nccl" + call.Kind.String()
 	if c.closed.Load() {
-		return driver.Errorf(name, driver.Closed, "rank %d of %d on %s is closed", c.rank, c.cl.n, c.dev)
+		return errorf(name, driver.Closed, "rank %d of %d on %s is closed", c.rank, c.cl.n, c.dev)
 	}
 	if s.dev != c.dev {
-		return driver.Errorf(name, driver.InvalidValue, "a stream of %s for rank %d, which is on %s", s.dev, c.rank, c.dev)
+		return errorf(name, driver.InvalidValue, "a stream of %s for rank %d, which is on %s", s.dev, c.rank, c.dev)
 	}
 	if call.Type.Size() == 0 {
-		return driver.Errorf(name, driver.InvalidValue, "element type %v", call.Type)
+		return errorf(name, driver.InvalidValue, "element type %v", call.Type)
 	}
 	if (call.Kind == driver.Broadcast || call.Kind == driver.Reduce) && (call.Root < 0 || call.Root >= c.cl.n) {
-		return driver.Errorf(name, driver.InvalidValue, "invalid argument: root %d for %d ranks", call.Root, c.cl.n)
+		return errorf(name, driver.InvalidValue, "invalid argument: root %d for %d ranks", call.Root, c.cl.n)
 	}
 	if call.Kind < driver.AllReduce || call.Kind > driver.ReduceScatter || call.Op < driver.Sum || call.Op > driver.Avg {
-		return driver.Errorf(name, driver.InvalidValue, "invalid argument: %v with op %v", call.Kind, call.Op)
+		return errorf(name, driver.InvalidValue, "invalid argument: %v with op %v", call.Kind, call.Op)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -342,7 +342,7 @@ func (c *comm) arrive(seq uint64, call driver.Coll) error {
 		return m.failed
 	}
 	if first := m.first(); first != nil && !sameColl(first.c, call) {
-		m.failed = driver.Errorf(name, driver.InvalidValue,
+		m.failed = errorf(name, driver.InvalidValue,
 			"collective #%d: rank %d issued %s of %d %v (op %v, root %d) but rank %d issued %s of %d %v (op %v, root %d): every rank must issue the same collectives in the same order",
 			seq, c.rank, call.Kind, call.Count, call.Type, call.Op, call.Root,
 			first.rank, first.c.Kind, first.c.Count, first.c.Type, first.c.Op, first.c.Root)
@@ -378,7 +378,7 @@ func (c *comm) arrive(seq uint64, call driver.Coll) error {
 					missing = append(missing, r)
 				}
 			}
-			m.failed = driver.Errorf(name, driver.Unknown,
+			m.failed = errorf(name, driver.Unknown,
 				"timed out: rank %d waited %v at collective #%d for ranks %v, which never reached it (%s sets the limit)",
 				c.rank, cl.timeout, seq, missing, EnvCollectiveTimeout)
 			close(m.done)

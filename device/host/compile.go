@@ -6,6 +6,6 @@ import "github.com/gpuarr/gpuarr/device/driver"
 // not compiled CUDA C. The error matches driver.ErrNotSupported, as a GPU
 // machine without NVRTC answers.
 func (d *device) CompileCUDA(src, name string, opts []string) (ptx, log string, err error) {
-	return "", "", driver.Errorf("nvrtcCompileProgram", driver.NotSupported,
+	return "", "", errorf("nvrtcCompileProgram", driver.NotSupported,
 		"the host backend cannot compile CUDA C (%s is for CUDA devices); register a Go kernel with device.Device.RegisterHostKernel instead", driver.CompilerLibrary)
 }

@@ -40,7 +40,7 @@ func (r *record) captureError(call string, d *device) (refused, ended bool, err 
 		return false, true, nil
 	}
 	r.capture.invalidated.Store(true)
-	return true, false, driver.Errorf(call, driver.CapturedEvent, "the event was recorded in a capture on %s that is still going on", d)
+	return true, false, errorf(call, driver.CapturedEvent, "the event was recorded in a capture on %s that is still going on", d)
 }
 
 func (r *record) isReached() bool {
@@ -63,7 +63,7 @@ func (d *device) NewEvent(timing bool) (driver.Event, error) {
 func asEvent(call string, e driver.Event) (*event, error) {
 	ev, ok := e.(*event)
 	if !ok {
-		return nil, driver.Errorf(call, driver.InvalidHandle, "%T is not a host event", e)
+		return nil, errorf(call, driver.InvalidHandle, "%T is not a host event", e)
 	}
 	return ev, nil
 }
@@ -89,7 +89,7 @@ func (s *stream) Record(e driver.Event) error {
 		ev.mu.Lock()
 		defer ev.mu.Unlock()
 		if ev.closed {
-			return driver.Errorf(call, driver.Closed, "event of %s is closed", ev.dev)
+			return errorf(call, driver.Closed, "event of %s is closed", ev.dev)
 		}
 		ev.last = &record{capture: c}
 		return nil
@@ -100,7 +100,7 @@ func (s *stream) Record(e driver.Event) error {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
 	if ev.closed {
-		return driver.Errorf(call, driver.Closed, "event of %s is closed", ev.dev)
+		return errorf(call, driver.Closed, "event of %s is closed", ev.dev)
 	}
 	err = s.enqueue(call, func() error {
 		if ev.timing {
@@ -147,17 +147,17 @@ func (s *stream) Wait(e driver.Event) error {
 			return nil // in stream order within the capture, or nothing left to wait for
 		case c != nil:
 			c.invalidated.Store(true)
-			return driver.Errorf(call, driver.StreamCaptureIsolation,
+			return errorf(call, driver.StreamCaptureIsolation,
 				"stream %d of %s would wait on an event recorded in another capture", s.handle, s.dev)
 		default:
 			// CUDA would join s into the capture; the host device does not.
-			return driver.Errorf(call, driver.StreamCaptureUnsupported,
+			return errorf(call, driver.StreamCaptureUnsupported,
 				"stream %d of %s would wait on an event recorded in a capture (joining a capture is not supported on the host device)", s.handle, s.dev)
 		}
 	}
 	if c != nil && r != nil {
 		c.invalidated.Store(true)
-		return driver.Errorf(call, driver.StreamCaptureIsolation,
+		return errorf(call, driver.StreamCaptureIsolation,
 			"capturing stream %d of %s would wait on an event recorded outside the capture", s.handle, s.dev)
 	}
 	if r == nil || r.isReached() {
@@ -210,17 +210,17 @@ func (e *event) ElapsedSince(start driver.Event) (float32, error) {
 		return 0, err
 	}
 	if !e.timing || !s.timing {
-		return 0, driver.Errorf(call, driver.InvalidHandle, "both events must be timing events")
+		return 0, errorf(call, driver.InvalidHandle, "both events must be timing events")
 	}
 	rs, re := s.current(), e.current()
 	if rs == nil || re == nil {
-		return 0, driver.Errorf(call, driver.InvalidHandle, "both events must have been recorded")
+		return 0, errorf(call, driver.InvalidHandle, "both events must have been recorded")
 	}
 	if rs.capture != nil || re.capture != nil {
-		return 0, driver.Errorf(call, driver.CapturedEvent, "an event was recorded in a capture")
+		return 0, errorf(call, driver.CapturedEvent, "an event was recorded in a capture")
 	}
 	if !rs.isReached() || !re.isReached() {
-		return 0, driver.Errorf(call, driver.NotReady, "an event has not been reached yet")
+		return 0, errorf(call, driver.NotReady, "an event has not been reached yet")
 	}
 	return float32(re.at.Sub(rs.at).Seconds() * 1e3), nil
 }
@@ -235,7 +235,7 @@ func (e *event) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return driver.Errorf(call, driver.Closed, "event of %s closed twice", e.dev)
+		return errorf(call, driver.Closed, "event of %s closed twice", e.dev)
 	}
 	e.closed = true
 	return nil

@@ -26,14 +26,14 @@ func (d *device) AllocHost(n uint64) (unsafe.Pointer, error) {
 		return nil, err
 	}
 	if n == 0 {
-		return nil, driver.Errorf(call, driver.InvalidValue, "size 0")
+		return nil, errorf(call, driver.InvalidValue, "size 0")
 	}
 	if n > uint64(int(^uint(0)>>1)) {
-		return nil, driver.Errorf(call, driver.OutOfMemory, "%s: %d bytes of host memory", d, n)
+		return nil, errorf(call, driver.OutOfMemory, "%s: %d bytes of host memory", d, n)
 	}
 	mem, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
-		return nil, driver.Errorf(call, driver.OutOfMemory, "%s: mmap of %d bytes of host memory: %v", d, n, err)
+		return nil, errorf(call, driver.OutOfMemory, "%s: mmap of %d bytes of host memory: %v", d, n, err)
 	}
 	p := unsafe.Pointer(unsafe.SliceData(mem))
 	pinned.Lock()
@@ -57,7 +57,7 @@ func (d *device) FreeHost(p unsafe.Pointer) error {
 	delete(pinned.m, p)
 	pinned.Unlock()
 	if !ok {
-		return driver.Errorf(call, driver.InvalidValue, "%p is not a live allocation from AllocHost", p)
+		return errorf(call, driver.InvalidValue, "%p is not a live allocation from AllocHost", p)
 	}
 	// Munmap fails only for a slice Mmap did not return; ours always is.
 	_ = syscall.Munmap(mem)

@@ -90,7 +90,7 @@ func (m *launchMemory) Bytes(p driver.Ptr, n uint64) ([]byte, error) {
 func (m *launchMemory) run(k hostkernel.Kernel, l *hostkernel.Launch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = driver.Errorf("cuLaunchKernel", driver.LaunchFailed, "kernel %s on %s panicked: %v\n%s", m.name, m.dev, r, debug.Stack())
+			err = errorf("cuLaunchKernel", driver.LaunchFailed, "kernel %s on %s panicked: %v\n%s", m.name, m.dev, r, debug.Stack())
 		}
 		m.mu.Lock()
 		for _, a := range m.pins {
@@ -102,7 +102,7 @@ func (m *launchMemory) run(k hostkernel.Kernel, l *hostkernel.Launch) (err error
 	err = k(l)
 	var de *driver.Error
 	if err != nil && !errors.As(err, &de) {
-		err = driver.Errorf("cuLaunchKernel", driver.LaunchFailed, "kernel %s on %s: %v", m.name, m.dev, err)
+		err = errorf("cuLaunchKernel", driver.LaunchFailed, "kernel %s on %s: %v", m.name, m.dev, err)
 	}
 	return err
 }
@@ -123,13 +123,13 @@ func (s *stream) Launch(f driver.Function, grid, block driver.Dim3, sharedBytes 
 	}
 	fn, ok := f.(*function)
 	if !ok {
-		return driver.Errorf(call, driver.InvalidHandle, "%T is not a host kernel", f)
+		return errorf(call, driver.InvalidHandle, "%T is not a host kernel", f)
 	}
 	if fn.mod.dev != s.dev {
-		return driver.Errorf(call, driver.InvalidHandle, "kernel %s was loaded on %s, stream is on %s", fn.name, fn.mod.dev, s.dev)
+		return errorf(call, driver.InvalidHandle, "kernel %s was loaded on %s, stream is on %s", fn.name, fn.mod.dev, s.dev)
 	}
 	if fn.mod.closed.Load() {
-		return driver.Errorf(call, driver.Closed, "kernel %s of an unloaded module", fn.name)
+		return errorf(call, driver.Closed, "kernel %s of an unloaded module", fn.name)
 	}
 	grid, block = grid.Norm(), block.Norm()
 	if err := checkLaunch(call, fn, grid, block, sharedBytes); err != nil {
@@ -158,12 +158,12 @@ func launchOp(dev *device, fn *function, grid, block driver.Dim3, sharedBytes ui
 func checkLaunch(call string, fn *function, grid, block driver.Dim3, sharedBytes uint32) error {
 	switch {
 	case block.Count() > maxBlockThreads || block.X > maxBlockThreads || block.Y > maxBlockThreads || block.Z > maxBlockZ:
-		return driver.Errorf(call, driver.InvalidValue, "kernel %s: block %dx%dx%d exceeds %d threads (z ≤ %d)",
+		return errorf(call, driver.InvalidValue, "kernel %s: block %dx%dx%d exceeds %d threads (z ≤ %d)",
 			fn.name, block.X, block.Y, block.Z, maxBlockThreads, maxBlockZ)
 	case grid.X > 1<<31-1 || grid.Y > maxGridYZ || grid.Z > maxGridYZ:
-		return driver.Errorf(call, driver.InvalidValue, "kernel %s: grid %dx%dx%d out of range", fn.name, grid.X, grid.Y, grid.Z)
+		return errorf(call, driver.InvalidValue, "kernel %s: grid %dx%dx%d out of range", fn.name, grid.X, grid.Y, grid.Z)
 	case sharedBytes > maxSharedBytes:
-		return driver.Errorf(call, driver.InvalidValue, "kernel %s: %d bytes of shared memory, at most %d", fn.name, sharedBytes, maxSharedBytes)
+		return errorf(call, driver.InvalidValue, "kernel %s: %d bytes of shared memory, at most %d", fn.name, sharedBytes, maxSharedBytes)
 	}
 	return nil
 }

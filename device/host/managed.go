@@ -48,20 +48,20 @@ func (d *device) HostPointer(p driver.Ptr) unsafe.Pointer {
 // allocation, and a location that names no device.
 func (d *device) checkManaged(call string, p driver.Ptr, n uint64, loc driver.Location) error {
 	if n == 0 {
-		return driver.Errorf(call, driver.InvalidValue, "size 0")
+		return errorf(call, driver.InvalidValue, "size 0")
 	}
 	a := index.lookup(p)
 	if a == nil {
-		return driver.Errorf(call, driver.InvalidValue, "%v is not inside any live allocation", p)
+		return errorf(call, driver.InvalidValue, "%v is not inside any live allocation", p)
 	}
 	if _, ok := managedBases.Load(driver.Ptr(a.base)); !ok {
-		return driver.Errorf(call, driver.InvalidValue, "%v is not managed memory (allocation %#x on %s)", p, a.base, a.dev)
+		return errorf(call, driver.InvalidValue, "%v is not managed memory (allocation %#x on %s)", p, a.base, a.dev)
 	}
 	if off := uint64(p) - a.base; n > a.size-off {
-		return driver.Errorf(call, driver.InvalidValue, "[%v, +%d) runs past the end of managed allocation %#x (%d bytes)", p, n, a.base, a.size)
+		return errorf(call, driver.InvalidValue, "[%v, +%d) runs past the end of managed allocation %#x (%d bytes)", p, n, a.base, a.size)
 	}
 	if !loc.Host && (loc.Device < 0 || loc.Device >= len(d.sys.devs)) {
-		return driver.Errorf(call, driver.InvalidDevice, "location device %d: %d host devices", loc.Device, len(d.sys.devs))
+		return errorf(call, driver.InvalidDevice, "location device %d: %d host devices", loc.Device, len(d.sys.devs))
 	}
 	return nil
 }
@@ -77,7 +77,7 @@ func (d *device) Prefetch(p driver.Ptr, n uint64, loc driver.Location, s driver.
 	}
 	hs, ok := s.(*stream)
 	if !ok {
-		return driver.Errorf(call, driver.InvalidValue, "stream of another backend")
+		return errorf(call, driver.InvalidValue, "stream of another backend")
 	}
 	return hs.enqueue(call, func() error {
 		if a := index.lookup(p); a == nil {
@@ -94,7 +94,7 @@ func (d *device) Advise(p driver.Ptr, n uint64, adv driver.Advice, loc driver.Lo
 		return err
 	}
 	if adv < driver.AdviseSetReadMostly || adv > driver.AdviseUnsetAccessedBy {
-		return driver.Errorf(call, driver.InvalidValue, "advice %d", adv)
+		return errorf(call, driver.InvalidValue, "advice %d", adv)
 	}
 	return d.checkManaged(call, p, n, loc)
 }

@@ -145,21 +145,21 @@ func (x *allocIndex) pin(p driver.Ptr, n uint64) (*allocation, []byte, string) {
 // MemPool that will own it, if any.
 func (d *device) allocate(call string, n uint64, pool *memPool) (*allocation, error) {
 	if n == 0 {
-		return nil, driver.Errorf(call, driver.InvalidValue, "size 0")
+		return nil, errorf(call, driver.InvalidValue, "size 0")
 	}
 	if !d.reserve(n) {
 		used := d.used.Load()
-		return nil, driver.Errorf(call, driver.OutOfMemory, "%s: requested %d bytes, %d in use, capacity %d (%s)",
+		return nil, errorf(call, driver.OutOfMemory, "%s: requested %d bytes, %d in use, capacity %d (%s)",
 			d, n, used, d.capacity, EnvMemory)
 	}
 	if n > uint64(int(^uint(0)>>1)) {
 		d.used.Add(-n)
-		return nil, driver.Errorf(call, driver.OutOfMemory, "%s: requested %d bytes", d, n)
+		return nil, errorf(call, driver.OutOfMemory, "%s: requested %d bytes", d, n)
 	}
 	mem, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		d.used.Add(-n)
-		return nil, driver.Errorf(call, driver.OutOfMemory, "%s: mmap of %d bytes: %v", d, n, err)
+		return nil, errorf(call, driver.OutOfMemory, "%s: mmap of %d bytes: %v", d, n, err)
 	}
 	a := &allocation{
 		base: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))),
@@ -205,9 +205,9 @@ func liveBase(call string, p driver.Ptr) (*allocation, error) {
 	a := index.lookup(p)
 	switch {
 	case a == nil:
-		return nil, driver.Errorf(call, driver.InvalidValue, "%v is not a live allocation (unknown or already freed)", p)
+		return nil, errorf(call, driver.InvalidValue, "%v is not a live allocation (unknown or already freed)", p)
 	case a.base != uint64(p):
-		return nil, driver.Errorf(call, driver.InvalidValue, "%v is interior to allocation %#x (offset %d on %s)",
+		return nil, errorf(call, driver.InvalidValue, "%v is interior to allocation %#x (offset %d on %s)",
 			p, a.base, uint64(p)-a.base, a.dev)
 	}
 	return a, nil
@@ -239,14 +239,14 @@ func (d *device) Free(p driver.Ptr) error {
 		return err
 	}
 	if a.pool != nil {
-		return driver.Errorf(call, driver.InvalidValue, "%v belongs to a memory pool of %s: free it with FreeAsync", p, a.dev)
+		return errorf(call, driver.InvalidValue, "%v belongs to a memory pool of %s: free it with FreeAsync", p, a.dev)
 	}
 	if !a.freeQueued.CompareAndSwap(false, true) {
-		return driver.Errorf(call, driver.InvalidValue, "%v is already being freed", p)
+		return errorf(call, driver.InvalidValue, "%v is already being freed", p)
 	}
 	forgetManaged(p)
 	if !a.release() {
-		return driver.Errorf(call, driver.InvalidValue, "%v is already being freed", p)
+		return errorf(call, driver.InvalidValue, "%v is already being freed", p)
 	}
 	return nil
 }
@@ -262,7 +262,7 @@ func (d *device) MemInfo() (free, total uint64, err error) {
 // illegal is the error of a copy, memset or kernel touching memory outside
 // live allocations.
 func illegal(call, why string) error {
-	return driver.Errorf(call, driver.IllegalAddress, "%s", why)
+	return errorf(call, driver.IllegalAddress, "%s", why)
 }
 
 // span validates [p, p+n) now, without keeping a pin: queued operations

@@ -41,7 +41,7 @@ func (d *device) LoadModule(ptx string) (driver.Module, error) {
 	}
 	names, log := checkPTX(ptx, func(name string) bool { _, ok := lookupKernel(name); return ok })
 	if log != "" {
-		return nil, &driver.Error{Call: call, Code: driver.InvalidPTX, Detail: log}
+		return nil, &driver.Error{Plain: true, Call: call, Code: driver.InvalidPTX, Detail: log}
 	}
 	m := &module{dev: d, entries: map[string]*function{}}
 	for _, name := range names {
@@ -58,7 +58,7 @@ func (m *module) Function(name string) (driver.Function, error) {
 		return nil, err
 	}
 	if m.closed.Load() {
-		return nil, driver.Errorf(call, driver.Closed, "module of %s is unloaded", m.dev)
+		return nil, errorf(call, driver.Closed, "module of %s is unloaded", m.dev)
 	}
 	f, ok := m.entries[name]
 	if !ok {
@@ -67,7 +67,7 @@ func (m *module) Function(name string) (driver.Function, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return nil, driver.Errorf(call, driver.NotFound, "no entry point %q in the module (it has %s)", name, strings.Join(names, ", "))
+		return nil, errorf(call, driver.NotFound, "no entry point %q in the module (it has %s)", name, strings.Join(names, ", "))
 	}
 	return f, nil
 }
@@ -80,7 +80,7 @@ func (m *module) Close() error {
 		return err
 	}
 	if !m.closed.CompareAndSwap(false, true) {
-		return driver.Errorf(call, driver.Closed, "module of %s unloaded twice", m.dev)
+		return errorf(call, driver.Closed, "module of %s unloaded twice", m.dev)
 	}
 	return nil
 }

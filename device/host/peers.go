@@ -129,9 +129,9 @@ func (d *device) SetPeerLink(peer driver.Device, ok bool) error {
 	p, isHost := peer.(*device)
 	switch {
 	case !isHost || p.sys != d.sys:
-		return driver.Errorf(call, driver.InvalidValue, "%s and %v are not devices of one host backend", d, peer)
+		return errorf(call, driver.InvalidValue, "%s and %v are not devices of one host backend", d, peer)
 	case p == d:
-		return driver.Errorf(call, driver.InvalidValue, "%s: a device is always its own peer", d)
+		return errorf(call, driver.InvalidValue, "%s: a device is always its own peer", d)
 	}
 	d.sys.peers.set(d.ordinal, p.ordinal, ok)
 	return nil
@@ -157,10 +157,10 @@ func (d *device) EnablePeerAccess(peer driver.Device) error {
 	}
 	p, ok := peer.(*device)
 	if !ok || p.sys != d.sys {
-		return driver.Errorf(call, driver.PeerAccessUnsupported, "%s and %v are not devices of one host backend", d, peer)
+		return errorf(call, driver.PeerAccessUnsupported, "%s and %v are not devices of one host backend", d, peer)
 	}
 	if !d.sys.peers.enable(d.ordinal, p.ordinal) {
-		return driver.Errorf(call, driver.PeerAccessUnsupported, "%s cannot access %s (%s)", d, p, EnvPeers)
+		return errorf(call, driver.PeerAccessUnsupported, "%s cannot access %s (%s)", d, p, EnvPeers)
 	}
 	return nil
 }

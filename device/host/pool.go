@@ -52,7 +52,7 @@ func (d *device) NewMemPool(releaseThreshold uint64) (driver.MemPool, error) {
 func asStream(call string, s driver.Stream) (*stream, error) {
 	st, ok := s.(*stream)
 	if !ok {
-		return nil, driver.Errorf(call, driver.InvalidHandle, "%T is not a host stream", s)
+		return nil, errorf(call, driver.InvalidHandle, "%T is not a host stream", s)
 	}
 	return st, nil
 }
@@ -71,16 +71,16 @@ func (p *memPool) AllocAsync(n uint64, s driver.Stream) (driver.Ptr, error) {
 		return 0, err
 	}
 	if n == 0 {
-		return 0, driver.Errorf(call, driver.InvalidValue, "size 0")
+		return 0, errorf(call, driver.InvalidValue, "size 0")
 	}
 	size := (n + poolGranularity - 1) / poolGranularity * poolGranularity
 	if size < n {
-		return 0, driver.Errorf(call, driver.OutOfMemory, "%s: requested %d bytes", p.dev, n)
+		return 0, errorf(call, driver.OutOfMemory, "%s: requested %d bytes", p.dev, n)
 	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return 0, driver.Errorf(call, driver.Closed, "memory pool of %s is destroyed", p.dev)
+		return 0, errorf(call, driver.Closed, "memory pool of %s is destroyed", p.dev)
 	}
 	if b := p.takeLocked(size, st); b != nil {
 		p.used += size
@@ -138,7 +138,7 @@ func (p *memPool) FreeAsync(ptr driver.Ptr, s driver.Stream) error {
 		return err
 	}
 	if a.pool != p {
-		return driver.Errorf(call, driver.InvalidValue, "%v was not allocated from this pool of %s", ptr, p.dev)
+		return errorf(call, driver.InvalidValue, "%v was not allocated from this pool of %s", ptr, p.dev)
 	}
 	return p.free(call, a, st)
 }
@@ -148,7 +148,7 @@ func (p *memPool) free(call string, a *allocation, s *stream) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !a.freeQueued.CompareAndSwap(false, true) {
-		return driver.Errorf(call, driver.InvalidValue, "%#x is already freed", a.base)
+		return errorf(call, driver.InvalidValue, "%#x is already freed", a.base)
 	}
 	b := &poolBlock{a: a, stream: s}
 	// Queue before publishing the block, under the pool's lock: work that
@@ -271,7 +271,7 @@ func (p *memPool) Close() error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return driver.Errorf(call, driver.Closed, "memory pool of %s destroyed twice", p.dev)
+		return errorf(call, driver.Closed, "memory pool of %s destroyed twice", p.dev)
 	}
 	p.closed = true
 	drop := p.trimLocked(0)

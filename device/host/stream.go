@@ -66,7 +66,7 @@ func (s *stream) enqueueNode(call string, fn op, nd *node) error {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		return driver.Errorf(call, driver.Closed, "stream %d of %s is closed", s.handle, s.dev)
+		return errorf(call, driver.Closed, "stream %d of %s is closed", s.handle, s.dev)
 	}
 	if c := s.capture; c != nil {
 		c.ops = append(c.ops, fn)
@@ -208,7 +208,7 @@ func (s *stream) Close() error {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		return driver.Errorf(call, driver.Closed, "stream %d of %s closed twice", s.handle, s.dev)
+		return errorf(call, driver.Closed, "stream %d of %s closed twice", s.handle, s.dev)
 	}
 	s.closing = true
 	s.mu.Unlock()
@@ -249,7 +249,7 @@ func (s *stream) CopyHtoD(dst driver.Ptr, src unsafe.Pointer, n uint64) error {
 		// A resized replay copies the first m bytes of the same snapshot.
 		copyBytes: func(m uint64) (op, error) {
 			if m > n {
-				return nil, driver.Errorf(call, driver.InvalidValue, "%d bytes from a captured upload of %d", m, n)
+				return nil, errorf(call, driver.InvalidValue, "%d bytes from a captured upload of %d", m, n)
 			}
 			return func() error { return toDevice(call, dst, data[:m]) }, nil
 		},
@@ -316,14 +316,14 @@ func (s *stream) CopyPeer(dst driver.Ptr, dstDev driver.Device, src driver.Ptr, 
 	}{{"source", src, srcDev}, {"destination", dst, dstDev}} {
 		want, ok := c.dev.(*device)
 		if !ok {
-			return driver.Errorf(call, driver.InvalidValue, "%s device %v is not a host device", c.what, c.dev)
+			return errorf(call, driver.InvalidValue, "%s device %v is not a host device", c.what, c.dev)
 		}
 		a := index.lookup(c.p)
 		if a == nil {
 			return illegal(call, c.what+" "+c.p.String()+" is not inside any live allocation")
 		}
 		if a.dev != want {
-			return driver.Errorf(call, driver.InvalidValue, "%s %v is memory of %s, not of %s", c.what, c.p, a.dev, want)
+			return errorf(call, driver.InvalidValue, "%s %v is memory of %s, not of %s", c.what, c.p, a.dev, want)
 		}
 		if err := span(call, c.p, n); err != nil {
 			return err
@@ -348,10 +348,10 @@ func (s *stream) Memset32(dst driver.Ptr, v uint32, n uint64) error {
 		return err
 	}
 	if dst%4 != 0 {
-		return driver.Errorf(call, driver.InvalidValue, "destination %v is not 4-byte aligned", dst)
+		return errorf(call, driver.InvalidValue, "destination %v is not 4-byte aligned", dst)
 	}
 	if n > math.MaxUint64/4 {
-		return driver.Errorf(call, driver.InvalidValue, "%d words overflow", n)
+		return errorf(call, driver.InvalidValue, "%d words overflow", n)
 	}
 	return s.memset(call, dst, binary.LittleEndian.AppendUint32(nil, v), n*4)
 }
@@ -374,7 +374,7 @@ func (s *stream) memset(call string, dst driver.Ptr, pattern []byte, n uint64) e
 	return s.enqueueNode(call, set(n), &node{
 		memsetBytes: func(m uint64) (op, error) {
 			if m%uint64(len(pattern)) != 0 {
-				return nil, driver.Errorf(call, driver.InvalidValue, "%d bytes is not a whole number of %d-byte elements", m, len(pattern))
+				return nil, errorf(call, driver.InvalidValue, "%d bytes is not a whole number of %d-byte elements", m, len(pattern))
 			}
 			if err := span(call, dst, m); err != nil {
 				return nil, err
@@ -430,7 +430,7 @@ func (s *stream) FreeAsync(p driver.Ptr) error {
 		return err
 	}
 	if !a.freeQueued.CompareAndSwap(false, true) {
-		return driver.Errorf(call, driver.InvalidValue, "%v is already being freed", p)
+		return errorf(call, driver.InvalidValue, "%v is already being freed", p)
 	}
 	err = s.enqueue(call, func() error {
 		a.release()

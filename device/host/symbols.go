@@ -69,7 +69,7 @@ func (d *device) symbol(call string) error {
 	hidden := d.syms.hidden[canonicalSymbol(call)] > 0
 	d.syms.mu.Unlock()
 	if hidden {
-		return &driver.Error{Call: call, Code: driver.SymbolMissing, Detail: "hidden on " + d.String() + " by HideSymbol"}
+		return &driver.Error{Plain: true, Call: call, Code: driver.SymbolMissing, Detail: "hidden on " + d.String() + " by HideSymbol"}
 	}
 	return nil
 }

@@ -54,11 +54,11 @@ func (d *device) VMReserve(size uint64) (driver.Ptr, error) {
 		return 0, err
 	}
 	if size == 0 || size%vmGranularity != 0 || size > uint64(int(^uint(0)>>1)) {
-		return 0, driver.Errorf(call, driver.InvalidValue, "size %d is not a positive multiple of the granularity %d", size, vmGranularity)
+		return 0, errorf(call, driver.InvalidValue, "size %d is not a positive multiple of the granularity %d", size, vmGranularity)
 	}
 	mem, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE|syscall.MAP_NORESERVE)
 	if err != nil {
-		return 0, driver.Errorf(call, driver.OutOfMemory, "%s: reserving %d bytes of addresses: %v", d, size, err)
+		return 0, errorf(call, driver.OutOfMemory, "%s: reserving %d bytes of addresses: %v", d, size, err)
 	}
 	a := &allocation{
 		base: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))), size: size, dev: d, mem: mem,
@@ -73,11 +73,11 @@ func (d *device) VMReserve(size uint64) (driver.Ptr, error) {
 func (d *device) reservation(call string, p driver.Ptr, size uint64) (*allocation, uint64, error) {
 	a := index.lookup(p)
 	if a == nil || a.vm == nil || a.dev != d {
-		return nil, 0, driver.Errorf(call, driver.InvalidValue, "%v is not inside an address reservation of %s", p, d)
+		return nil, 0, errorf(call, driver.InvalidValue, "%v is not inside an address reservation of %s", p, d)
 	}
 	off := uint64(p) - a.base
 	if size == 0 || off%vmGranularity != 0 || size%vmGranularity != 0 || size > a.size-off {
-		return nil, 0, driver.Errorf(call, driver.InvalidValue, "[%v, +%d) is not a granule-aligned range of the reservation at %#x (%d bytes)", p, size, a.base, a.size)
+		return nil, 0, errorf(call, driver.InvalidValue, "[%v, +%d) is not a granule-aligned range of the reservation at %#x (%d bytes)", p, size, a.base, a.size)
 	}
 	return a, off, nil
 }
@@ -92,18 +92,18 @@ func (d *device) VMFree(p driver.Ptr, size uint64) error {
 		return err
 	}
 	if off != 0 || size != a.size {
-		return driver.Errorf(call, driver.InvalidValue, "[%v, +%d) is not a whole reservation", p, size)
+		return errorf(call, driver.InvalidValue, "[%v, +%d) is not a whole reservation", p, size)
 	}
 	index.mu.Lock()
 	for g, m := range a.vm.mapped {
 		if m {
 			index.mu.Unlock()
-			return driver.Errorf(call, driver.InvalidValue, "granule %d of the reservation at %v is still mapped", g, p)
+			return errorf(call, driver.InvalidValue, "granule %d of the reservation at %v is still mapped", g, p)
 		}
 	}
 	index.mu.Unlock()
 	if !index.remove(a) {
-		return driver.Errorf(call, driver.InvalidValue, "the reservation at %v is already freed", p)
+		return errorf(call, driver.InvalidValue, "the reservation at %v is already freed", p)
 	}
 	a.waitUnpinned()
 	_ = syscall.Munmap(a.mem)
@@ -125,16 +125,16 @@ func (d *device) VMMap(p driver.Ptr, size uint64) (driver.PhysHandle, error) {
 	defer index.mu.Unlock()
 	for g := off / vmGranularity; g < (off+size)/vmGranularity; g++ {
 		if a.vm.mapped[g] {
-			return 0, driver.Errorf(call, driver.InvalidValue, "granule %d of the reservation at %#x is already mapped", g, a.base)
+			return 0, errorf(call, driver.InvalidValue, "granule %d of the reservation at %#x is already mapped", g, a.base)
 		}
 	}
 	if !d.reserve(size) {
-		return 0, driver.Errorf("cuMemCreate", driver.OutOfMemory, "%s: requested %d bytes, %d in use, capacity %d (%s)",
+		return 0, errorf("cuMemCreate", driver.OutOfMemory, "%s: requested %d bytes, %d in use, capacity %d (%s)",
 			d, size, d.used.Load(), d.capacity, EnvMemory)
 	}
 	if err := syscall.Mprotect(a.mem[off:off+size], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
 		d.used.Add(-size)
-		return 0, driver.Errorf(call, driver.OutOfMemory, "%s: mapping %d bytes: %v", d, size, err)
+		return 0, errorf(call, driver.OutOfMemory, "%s: mapping %d bytes: %v", d, size, err)
 	}
 	for g := off / vmGranularity; g < (off+size)/vmGranularity; g++ {
 		a.vm.mapped[g] = true
@@ -148,7 +148,7 @@ func (d *device) VMUnmap(p driver.Ptr, size uint64, h driver.PhysHandle) error {
 		return err
 	}
 	if h == 0 {
-		return driver.Errorf("cuMemRelease", driver.InvalidValue, "handle 0")
+		return errorf("cuMemRelease", driver.InvalidValue, "handle 0")
 	}
 	a, off, err := d.reservation(call, p, size)
 	if err != nil {
@@ -158,7 +158,7 @@ func (d *device) VMUnmap(p driver.Ptr, size uint64, h driver.PhysHandle) error {
 	for g := off / vmGranularity; g < (off+size)/vmGranularity; g++ {
 		if !a.vm.mapped[g] {
 			index.mu.Unlock()
-			return driver.Errorf(call, driver.InvalidValue, "granule %d of the reservation at %#x is not mapped", g, a.base)
+			return errorf(call, driver.InvalidValue, "granule %d of the reservation at %#x is not mapped", g, a.base)
 		}
 		a.vm.mapped[g] = false // new pins of it fail from now on
 	}

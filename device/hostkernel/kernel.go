@@ -64,5 +64,11 @@ func (l *Launch) Bytes(p driver.Ptr, n uint64) ([]byte, error) {
 
 // illegal is the error of a kernel touching memory it may not.
 func illegal(why string) error {
-	return driver.Errorf("cuLaunchKernel", driver.IllegalAddress, "%s", why)
+	return launchError(driver.IllegalAddress, "%s", why)
+}
+
+// launchError is a failed launch on the host backend, which runs these
+// kernels: its message is worded without CUDA's names.
+func launchError(code driver.Result, format string, args ...any) error {
+	return driver.PlainErrorf("cuLaunchKernel", code, format, args...)
 }

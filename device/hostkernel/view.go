@@ -17,7 +17,7 @@ func View[T any](l *Launch, p driver.Ptr, n uint64) ([]T, error) {
 		return nil, nil
 	}
 	if uint64(p)%align != 0 {
-		return nil, driver.Errorf("cuLaunchKernel", driver.MisalignedAddress, "kernel %s on %s: %v is not %d-byte aligned for %T",
+		return nil, launchError(driver.MisalignedAddress, "kernel %s on %s: %v is not %d-byte aligned for %T",
 			l.name, l.dev, p, align, zero)
 	}
 	if n > ^uint64(0)/size {

@@ -50,12 +50,12 @@ func Train(dev *device.Device, cfg Config) (err error) {
 	// The data set, generated on the device: normal features, labels from
 	// a hidden weight vector plus a little noise.
 	g := gpuarr.NewRNG(1)
-	X, err := gpuarr.Eval(gpuarr.Normal[float32](g, gpuarr.Shape{cfg.Samples, cfg.Features}), on)
+	X, err := gpuarr.Eval(gpuarr.NormalExpr[float32](g, gpuarr.Shape{cfg.Samples, cfg.Features}), on)
 	if err != nil {
 		return fmt.Errorf("features: %w", err)
 	}
 	defer X.Release()
-	truth, err := gpuarr.Eval(gpuarr.Normal[float32](g, gpuarr.Shape{cfg.Features, 1}), on)
+	truth, err := gpuarr.Eval(gpuarr.NormalExpr[float32](g, gpuarr.Shape{cfg.Features, 1}), on)
 	if err != nil {
 		return fmt.Errorf("hidden weights: %w", err)
 	}
@@ -65,7 +65,7 @@ func Train(dev *device.Device, cfg Config) (err error) {
 		return fmt.Errorf("labels: %w", err)
 	}
 	defer clean.Release()
-	y, err := gpuarr.Eval(gpuarr.FMA(gpuarr.Normal[float32](g, gpuarr.Shape{cfg.Samples, 1}), gpuarr.Scalar[float32](0.01), clean), on)
+	y, err := gpuarr.Eval(gpuarr.FMA(gpuarr.NormalExpr[float32](g, gpuarr.Shape{cfg.Samples, 1}), gpuarr.Scalar[float32](0.01), clean), on)
 	if err != nil {
 		return fmt.Errorf("labels: %w", err)
 	}
