@@ -63,6 +63,9 @@ type HostLayout struct {
 	// Resource is the resource a's memory came from when EmptyFrom made
 	// it, nil for the device's default resource.
 	Resource memory.Resource
+	// Lease is a's lease on the access: the elements a loop may address
+	// as one run, 0 from a's Release on (see HostLease).
+	Lease *HostLease
 }
 
 // HostAccess says how PrepareHostAccess waits.
@@ -92,7 +95,9 @@ type HostAccess struct {
 // it, another call waits for nothing, takes one lock and makes no driver
 // call. CPU writes need no further step: they are done before the next GPU
 // operation is issued, which sees them. The memory stays valid until a is
-// released or becomes unreachable.
+// released or becomes unreachable: code that keeps using it reads the
+// returned lease before each access (HostLease), which both keeps a
+// reachable and sees its Release.
 func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, error) {
 	const call = "PrepareHostAccess"
 	if a == nil {
@@ -113,7 +118,10 @@ func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, erro
 	if err := c.buf.syncForHostAccess(how.WholeDevice, migrate); err != nil {
 		return HostLayout{}, fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), err)
 	}
-	return HostLayout{Ptr: c.ptr(), Shape: a.Shape(), Strides: a.Strides(), Resource: c.buf.res}, nil
+	if !c.openLease() {
+		return HostLayout{}, c.releasedError(call)
+	}
+	return HostLayout{Ptr: c.ptr(), Shape: a.Shape(), Strides: a.Strides(), Resource: c.buf.res, Lease: &c.lease}, nil
 }
 
 // syncForHostAccess is syncForHost for reading and writing: it also waits

@@ -65,7 +65,7 @@ func (c *config) stream(call string) (*device.Stream, error) {
 // Empty allocates a managed array of shape sh with unspecified elements.
 // It is a *gpuarr.Array like any other (expressions, reductions, Matmul,
 // Launch, Copy, views, Release); in addition the CPU reads and writes its
-// elements in place through Slice, At, All and Values.
+// elements in place through a View (Host), Borrow, All and Values.
 //
 // A request larger than the device's free memory fails with an
 // *OversubscribeError (matching device.ErrOutOfMemory) and allocates
@@ -106,12 +106,12 @@ func FromSlice[T gpuarr.Numeric](data []T, sh gpuarr.Shape, opts ...Option) (*gp
 	if err != nil {
 		return nil, err
 	}
-	v, err := Slice(a)
+	v, err := host("FromSlice", a)
 	if err != nil {
 		_ = a.Release()
-		return nil, fmt.Errorf("unified.FromSlice: %w", err)
+		return nil, err
 	}
-	copy(v, data)
+	copy(v.vec, data)
 	return a, nil
 }
 
