@@ -162,8 +162,7 @@ func newWalkLayout(base unsafe.Pointer, shape, strides []int, esize int) walkLay
 }
 
 func isManaged(dev *device.Device, lay gpuarr.HostLayout) bool {
-	r, ok := resources.Load(dev)
-	return ok && lay.Resource != nil && r == any(lay.Resource)
+	return isManagedResource(dev, lay.Resource)
 }
 
 // Len is the number of elements.

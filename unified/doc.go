@@ -53,10 +53,11 @@
 //     memory, the kernel writes them across the bus, and the CPU's first
 //     pass migrates nothing. Arrays GPU kernels keep working on keep the
 //     default placement (and Prefetch).
-//   - Refusal to oversubscribe: a request larger than the device's free
-//     memory fails with *OversubscribeError and allocates nothing, unless
-//     AllowOversubscribe is given. Oversubscribed managed memory pages
-//     between host and device and can stall a shared GPU.
+//   - Refusal to oversubscribe: a request that the device's free memory
+//     cannot hold, beside the managed memory allocated earlier and not yet
+//     resident on the device, fails with *OversubscribeError and allocates
+//     nothing, unless AllowOversubscribe is given. Oversubscribed managed
+//     memory pages between host and device and can stall a shared GPU.
 //   - Pinned host arrays (NewPinned): page-locked memory with Download and
 //     Upload, asynchronous copies on a stream tracked like any array use;
 //     Pinned.Borrow waits for them before the CPU touches the memory. The
@@ -69,10 +70,16 @@
 //     fault at a time (CPUPrefetches counts these). A failed prefetch is
 //     ignored: it is a hint.
 //
-// Accounting: managed memory counts against the device's hard memory limit
-// (GPUARR_HARD_MEMORY_LIMIT, memory.DefaultManaged) and against
-// gcpressure's host-memory account (pinned memory too), so eager
-// collection sees it.
+// Reclaim: forgotten unified and pinned arrays are collected before memory
+// runs out, as device arrays are. Managed memory counts against the
+// device's hard memory limit (GPUARR_HARD_MEMORY_LIMIT,
+// memory.DefaultManaged) and in gcpressure's reading of the device's
+// pressure, so eager collection runs for it; an allocation that passes the
+// limit, or that the refusal to oversubscribe would turn down, climbs the
+// reclaim ladder first (collect, wait for the cleanups, give the pool's
+// cached segments back) and fails only if that freed too little. Managed
+// and pinned memory also count against gcpressure's host-memory account,
+// and a pinned allocation the driver refuses climbs the same ladder.
 //
 // Unified does not own device arrays, the tracking rules (gpuarr), or the
 // driver calls (device, device/cuda, device/host).

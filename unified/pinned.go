@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/memory"
 )
@@ -49,7 +50,10 @@ type pinnedMem struct {
 }
 
 // NewPinned allocates n elements of page-locked host memory through dev
-// (nil: device.Default()).
+// (nil: device.Default()). Like device memory, it goes through eager
+// collection first (the host-memory account's pressure) and, when the
+// driver runs out of page-locked memory, the reclaim ladder before it
+// fails.
 func NewPinned[T gpuarr.Numeric](n int, dev *device.Device) (*Pinned[T], error) {
 	const call = "NewPinned"
 	if n <= 0 {
@@ -68,6 +72,14 @@ func NewPinned[T gpuarr.Numeric](n int, dev *device.Device) (*Pinned[T], error) 
 		return nil, fmt.Errorf("unified.%s: %d bytes of pinned host memory: %w", call, nbytes, err)
 	}
 	b, err := dev.AllocHost(nbytes)
+	if errors.Is(err, device.ErrOutOfMemory) {
+		// The reclaim ladder frees unreachable arrays, Pinned ones too.
+		_ = gcpressure.Install() // the ladder; a malformed variable is reported where gpuarr allocates
+		memory.ReclaimUntil(dev, nbytes, func() bool {
+			b, err = dev.AllocHost(nbytes)
+			return !errors.Is(err, device.ErrOutOfMemory)
+		})
+	}
 	if err != nil {
 		unchargeHost(nbytes)
 		return nil, fmt.Errorf("unified.%s: %d bytes on %s: %w", call, nbytes, dev, err)
