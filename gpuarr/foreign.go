@@ -125,14 +125,29 @@ func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, erro
 }
 
 // syncForHostAccess is syncForHost for reading and writing: it also waits
-// for the streams that read the buffer since its last write, then forgets
-// them.
+// for the streams that read the buffer since its last write, the writer's
+// own stream included, then forgets them.
 func (b *buffer) syncForHostAccess(wholeDevice bool, migrate func(*device.Stream) (bool, error)) error {
 	if wholeDevice {
 		return b.syncDevice()
 	}
 	b.mu.Lock()
 	t := &b.trk
+	if t.wread {
+		// The writer's stream read the buffer after its write: the CPU,
+		// which may write, waits for an event recorded after those reads.
+		t.wfresh = false
+		ev, err := t.recordWriterLocked()
+		if err == nil && ev != nil {
+			err = ev.ev.Synchronize()
+			counters.hostSyncs.Add(1)
+		}
+		if err != nil && !closed(err) {
+			b.mu.Unlock()
+			return err
+		}
+		t.wread = false
+	}
 	if len(t.readers) == 0 {
 		b.mu.Unlock()
 		return b.syncForHostMigrating(migrate)
@@ -172,7 +187,7 @@ func (b *buffer) syncDevice() error {
 	}
 	b.mu.Lock()
 	if b.trk.wseq == seq {
-		b.trk.dirty = false
+		b.trk.dirty, b.trk.wread = false, false
 		b.trk.dropReaders()
 	}
 	b.mu.Unlock()
