@@ -39,17 +39,22 @@ func (l *HostLease) word() *uintptr { return (*uintptr)(unsafe.Pointer(&l.n)) }
 // openLease sets c's lease for a host access about to be lent, and reports
 // false, leaving it 0, when c is released. The caller holds a reference on
 // c's buffer (acquire), so a Release racing this cannot free the memory
-// while the lease briefly says otherwise. Only a change is written, so
-// that loops reading the lease of a View made earlier see no write.
+// while the lease briefly says otherwise. The lease is written once (a
+// handle's run never changes), under the buffer's lock, which every host
+// access takes here: the write happens before any plain read through the
+// lease, whichever goroutine's access came first.
 func (c *core) openLease() bool {
 	n := -1
 	if c.n > 0 && c.hostRun() {
 		n = c.n
 	}
 	p := c.lease.word()
-	if w := uintptr(n); atomic.LoadUintptr(p) != w {
-		atomic.StoreUintptr(p, w)
+	b := c.buf
+	b.mu.Lock()
+	if atomic.LoadUintptr(p) == 0 {
+		atomic.StoreUintptr(p, uintptr(n))
 	}
+	b.mu.Unlock()
 	if c.released.Load() {
 		c.endLease()
 		return false

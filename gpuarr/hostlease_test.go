@@ -79,3 +79,30 @@ func TestHostLeaseRacesRelease(t *testing.T) {
 		require.Equal(t, 0, l.Run())
 	}
 }
+
+// Goroutines that make their first host access to one handle at once and
+// then read through it: the lease is written once, so no read races a
+// write (the race detector would report it).
+func TestHostLeaseSharedFirstAccess(t *testing.T) {
+	testDevice(t)
+	for range 200 {
+		a := must(gpuarr.Zeros[int32](gpuarr.Shape{8}))
+		var wg sync.WaitGroup
+		runs := make([]int, 4)
+		for i := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lay, err := gpuarr.PrepareHostAccess(a, gpuarr.HostAccess{})
+				if err == nil {
+					for range 10 {
+						runs[i] = lay.Lease.Run()
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, []int{8, 8, 8, 8}, runs)
+		require.NoError(t, a.Release())
+	}
+}

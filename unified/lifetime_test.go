@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -416,4 +417,46 @@ func TestStaleSliceChild(t *testing.T) {
 	s := staleCases[name](t)
 	x := touchStale(s)
 	t.Errorf("read a stale slice without a fault: %v", x)
+}
+
+// Goroutines sharing one array, each with Views of its own, read it at
+// once (the race detector checks the View's lease is written before any
+// of them reads through it), then one releases it after the others are
+// done and their Views panic.
+func TestViewsFromSeveralGoroutines(t *testing.T) {
+	testDevice(t)
+	for trial := range 50 {
+		a, err := unified.FromSlice(iota32(256), gpuarr.Shape{16, 16})
+		require.NoError(t, err)
+		tr, err := a.Transpose()
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		sums := make([]float32, 4)
+		views := make([]unified.View[float32], 4)
+		for g := range sums {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				x := a
+				if g%2 == 1 {
+					x = tr
+				}
+				v, err := unified.Host(x)
+				if err != nil {
+					return
+				}
+				views[g] = v
+				for i := range v.Len() {
+					sums[g] += v.At(i)
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, []float32{255 * 128, 255 * 128, 255 * 128, 255 * 128}, sums, "trial %d", trial)
+		require.NoError(t, a.Release())
+		require.NoError(t, tr.Release())
+		for _, v := range views {
+			assert.ErrorIs(t, releasedPanic(func() { v.At(0) }), gpuarr.ErrReleased)
+		}
+	}
 }
