@@ -60,14 +60,19 @@ type View[T gpuarr.Numeric] struct {
 // viewLayout is the rest of a View: the array's lease, and what strided
 // access, per-axis indices and the panics need.
 type viewLayout struct {
-	// ls is the array's lease (gpuarr.HostLease): its Len is len(vec)
-	// while the array is unreleased, 0 once it is released and for a
-	// strided view. Every element access compares its index with it
-	// first: the one check sends a released array's access to the panic
-	// and, being a load through l and ls into the array, keeps the array
+	// ls is the array's lease (gpuarr.HostLease): its Run is len(vec)
+	// while the array is unreleased (-1 for a strided view), 0 once it is
+	// released. Every element access compares its index with it first:
+	// the one check sends a released array's access to the panic and,
+	// being a load through l and ls into the array, keeps the array
 	// reachable for as long as the View is used (a View whose vec alone
 	// were live would let the array's cleanup free the memory under a
-	// loop). At and Set stay small enough to inline with it.
+	// loop: each access's check keeps l live until the next one). At and
+	// Set stay small enough to inline with it, which leaves no room for a
+	// runtime.KeepAlive after the element: the last access of a View
+	// reads its element right after its check, with no call between them
+	// (the GC scans a goroutine stopped there conservatively, registers
+	// included). The other accesses keep l alive explicitly.
 	ls      *gpuarr.HostLease
 	a       array // the array the View was made of
 	walk    walkLayout
