@@ -10,20 +10,20 @@ BENCH_OUT ?= bench/results
 # bench/kernels compare with) exist only in builds with this tag.
 BENCH_TAGS ?= gpuarrbench
 
-.PHONY: all check test-short test fmt-check vet imports test-race test-host-check fuzz mutate demo bench gpu-bundle gpu-results help
+.PHONY: all check test-short test fmt-check vet imports test-race test-host-check test-programs fuzz mutate demo bench gpu-bundle gpu-results help
 
 all: test
 
 help:
 	@echo "make check        the inner loop, a few minutes: gofmt check, go vet, backend import check, go test -short, the array packages on 2 checking host devices"
-	@echo "make test         CI's suite: gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, bounded fuzz"
+	@echo "make test         CI's suite: gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, 10^4 random user programs, bounded fuzz"
 	@echo "make mutate       apply each deliberate synchronization/lifetime bug of .ci/mutate to a copy of the tree: the tests and bench/stress must catch every one"
 	@echo "make demo         gpuarr info and the vecadd example on the default device"
 	@echo "make bench        every benchmark program under bench/ on the default device, JSON to $(BENCH_OUT)"
 	@echo "make gpu-bundle   test binaries, programs and scripts into .gpu/ for a GPU machine (bash .gpu/run.sh)"
 	@echo "make gpu-results DIR=...   unpack a GPU run's results.tar.gz, bench JSON into bench/results"
 
-test: fmt-check vet imports test-race test-host-check fuzz
+test: fmt-check vet imports test-race test-host-check test-programs fuzz
 
 # The inner loop: what catches most mistakes in a few minutes. No race
 # detector, -short (the long stress tests shrink), and the checking host
@@ -57,6 +57,13 @@ test-race:
 test-host-check:
 	GPUARR_HOST_DEVICES=2 GPUARR_HOST_CHECK=1 $(GO) test -race -count=1 ./...
 	GPUARR_HOST_DEVICES=4 GPUARR_HOST_CHECK=1 $(GO) test -race -count=1 ./collective/... ./examples/multigpu/...
+
+# The randomized user-program test (unified/programs_test.go) at full
+# length: 10^4 trials on two checking host devices, without -race (the
+# runs above take its default of 200 trials under -race).
+test-programs:
+	set -o pipefail; GPUARR_HOST_DEVICES=2 GPUARR_HOST_CHECK=1 GPUARR_TEST_PROGRAMS=10000 \
+		$(GO) test -count=1 -run '^TestUserPrograms$$' -v ./unified | grep -E '^(---|ok|FAIL)|programs_test'
 
 fuzz:
 	@if grep -qs '^func FuzzCachingPool(' memory/*_test.go; then \

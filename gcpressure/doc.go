@@ -14,7 +14,9 @@
 //
 //   - pressure = live device bytes / limit (the hard limit, else the soft
 //     limit, else the driver's free memory plus what the pool holds; see
-//     eager.go);
+//     eager.go); live bytes are the default pool's and the managed
+//     memory's (memory.DefaultManaged: package unified's arrays), which
+//     the ladder also counts;
 //   - below 0.75 (0.50 before a blocking wait) nothing happens; in
 //     background mode (below) the threshold is 0.90 in both places, or
 //     lower when the program allocates fast enough to outrun a collection

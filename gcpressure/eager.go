@@ -20,28 +20,43 @@ func BeforeAlloc(dev *device.Device, n uint64) { process().beforeAlloc(dev, n, f
 // is lower and the budget larger, since the caller is about to idle anyway.
 func BeforeBlockingWait(dev *device.Device) { process().beforeAlloc(dev, 0, true) }
 
-// deviceReading measures dev's default resource: live is its allocated
-// bytes; the limit is its hard limit, else its soft limit, else the
-// driver's free memory plus what the resource holds (reserved bytes: its
-// cached memory is as available to arrays as the driver's free memory,
-// which CUDA.jl's free + live would count as used).
+// deviceReading measures dev's default resource and its managed memory
+// (memory.DefaultManaged, package unified's arrays): live is the bytes
+// allocated from both; the limit is the hard limit (which both count
+// against), else the soft limit, else the driver's free memory plus what
+// the resource holds (reserved bytes: its cached memory is as available to
+// arrays as the driver's free memory, which CUDA.jl's free + live would
+// count as used) plus the managed bytes the driver counts as used
+// (memory.ManagedUse). Managed bytes not resident on the device count as
+// live but not as available: they need device memory once they migrate
+// there, which is also what package unified's refusal to oversubscribe
+// holds them to.
 func deviceReading(dev *device.Device) reading {
 	res, err := memory.Default(dev)
 	if err != nil {
 		return reading{}
 	}
 	st := res.Stats()
-	r := reading{Live: st.AllocatedBytes.Current}
+	var managed uint64
+	var r reading
 	switch {
 	case st.HardLimit > 0:
 		r.Limit = st.HardLimit
+		managed, _ = memory.ManagedUse(dev, 0, 0)
 	case st.SoftLimit > 0:
 		r.Limit = st.SoftLimit
+		managed, _ = memory.ManagedUse(dev, 0, 0)
 	default:
-		if free, _, err := dev.MemInfo(); err == nil {
-			r.Limit = free + max(st.ReservedBytes.Current, r.Live)
+		free, total, err := dev.MemInfo()
+		if err != nil {
+			managed, _ = memory.ManagedUse(dev, 0, 0)
+			break
 		}
+		var resident uint64
+		managed, resident = memory.ManagedUse(dev, free, total)
+		r.Limit = free + max(st.ReservedBytes.Current, st.AllocatedBytes.Current) + resident
 	}
+	r.Live = st.AllocatedBytes.Current + managed
 	return r
 }
 

@@ -81,13 +81,15 @@ func newLadder(c *collector, live func(*device.Device) uint64) *ladder {
 	}
 }
 
-// defaultLive is the allocated bytes of dev's default resource.
+// defaultLive is the allocated bytes of dev's default resource and of its
+// managed memory (memory.DefaultManaged).
 func defaultLive(dev *device.Device) uint64 {
 	res, err := memory.Default(dev)
 	if err != nil {
 		return 0
 	}
-	return res.Stats().AllocatedBytes.Current
+	managed, _ := memory.ManagedUse(dev, 0, 0)
+	return res.Stats().AllocatedBytes.Current + managed
 }
 
 // Reclaim runs step level of the ladder for an allocation of need bytes on

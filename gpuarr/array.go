@@ -60,7 +60,8 @@ type core struct {
 	// whether Release was called. cleanup is valid once it is tracked;
 	// pendingNext links it into the registrar's list until then.
 	released     handleState
-	pendingDepth uint32 // its depth in the registrar's list (batchStack.push)
+	pendingDepth uint32    // its depth in the registrar's list (batchStack.push)
+	lease        HostLease // direct CPU access (hostlease.go)
 	cleanup      runtime.Cleanup
 	pendingNext  *core
 }

@@ -48,11 +48,13 @@ func (a *Array[T]) Release() error {
 			return nil
 		case statePending: // the registrar will skip it
 			if st.CompareAndSwap(statePending, stateReleased) {
+				a.c.endLease()
 				return a.c.buf.unref()
 			}
 		case stateTracked:
 			if st.CompareAndSwap(stateTracked, stateReleased) {
 				a.c.cleanup.Stop()
+				a.c.endLease()
 				return a.c.buf.unref()
 			}
 		}

@@ -66,6 +66,9 @@ type HostLayout struct {
 	// Resource is the resource a's memory came from when EmptyFrom made
 	// it, nil for the device's default resource.
 	Resource memory.Resource
+	// Lease is a's lease on the access: the elements a loop may address
+	// as one run, 0 from a's Release on (see HostLease).
+	Lease *HostLease
 }
 
 // HostAccess says how PrepareHostAccess waits.
@@ -95,7 +98,9 @@ type HostAccess struct {
 // it, another call waits for nothing, takes one lock and makes no driver
 // call. CPU writes need no further step: they are done before the next GPU
 // operation is issued, which sees them. The memory stays valid until a is
-// released or becomes unreachable.
+// released or becomes unreachable: code that keeps using it reads the
+// returned lease before each access (HostLease), which both keeps a
+// reachable and sees its Release.
 func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, error) {
 	const call = "PrepareHostAccess"
 	if err := a.check(call); err != nil {
@@ -116,18 +121,36 @@ func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, erro
 	if err := c.buf.syncForHostAccess(how.WholeDevice, migrate); err != nil {
 		return HostLayout{}, fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), err)
 	}
-	return HostLayout{Ptr: c.ptr(), Shape: a.Shape(), Strides: a.Strides(), Resource: c.buf.res}, nil
+	if !c.openLease() {
+		return HostLayout{}, c.releasedError(call)
+	}
+	return HostLayout{Ptr: c.ptr(), Shape: a.Shape(), Strides: a.Strides(), Resource: c.buf.res, Lease: &c.lease}, nil
 }
 
 // syncForHostAccess is syncForHost for reading and writing: it also waits
-// for the streams that read the buffer since its last write, then forgets
-// them.
+// for the streams that read the buffer since its last write, the writer's
+// own stream included, then forgets them.
 func (b *buffer) syncForHostAccess(wholeDevice bool, migrate func(*device.Stream) (bool, error)) error {
 	if wholeDevice {
 		return b.syncDevice()
 	}
 	b.mu.Lock()
 	t := &b.trk
+	if t.wread {
+		// The writer's stream read the buffer after its write: the CPU,
+		// which may write, waits for an event recorded after those reads.
+		t.wfresh = false
+		ev, err := t.recordWriterLocked()
+		if err == nil && ev != nil {
+			err = ev.ev.Synchronize()
+			counters.hostSyncs.Add(1)
+		}
+		if err != nil && !closed(err) {
+			b.mu.Unlock()
+			return err
+		}
+		t.wread = false
+	}
 	if len(t.readers) == 0 {
 		b.mu.Unlock()
 		return b.syncForHostMigrating(migrate)
@@ -167,7 +190,7 @@ func (b *buffer) syncDevice() error {
 	}
 	b.mu.Lock()
 	if b.trk.wseq == seq {
-		b.trk.dirty = false
+		b.trk.dirty, b.trk.wread = false, false
 		b.trk.dropReaders()
 	}
 	b.mu.Unlock()

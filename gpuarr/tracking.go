@@ -27,6 +27,11 @@ type tracking struct {
 	// 128-byte size class.
 	wfresh bool // wev was recorded after writer's last write
 	dirty  bool // a GPU write may be pending as the host sees it
+	// wread: writer read the buffer since its last write (reads on the
+	// writer's own stream are not readers), and nothing waited for those
+	// reads yet. A write on another stream and a CPU write must: they wait
+	// for an event recorded after the reads.
+	wread bool
 	// wcap: the last write was issued on a capturing stream, so a graph
 	// launch produces its data, at a time and on a stream tracking cannot
 	// know (see syncForHost).
@@ -211,6 +216,9 @@ func (t *tracking) waitReaderLocked(s *device.Stream, r *reader) error {
 func (t *tracking) useLocked(s *device.Stream, m mode) error {
 	if m&modeWrite == 0 {
 		if t.writer == s {
+			// Ordered after the write by s itself; a later write must
+			// wait for it (wread).
+			t.wread = true
 			return nil
 		}
 		if i := t.readerIndex(s); i >= 0 {
@@ -232,7 +240,10 @@ func (t *tracking) useLocked(s *device.Stream, m mode) error {
 				return captureError(r.s, "read")
 			}
 		}
-		if t.writer != s && t.readerIndex(s) < 0 {
+		if t.writer != s && (t.readerIndex(s) < 0 || t.wread) {
+			if t.wread {
+				t.wfresh = false // the event must follow the writer's reads too
+			}
 			if err := t.waitWriterLocked(s); err != nil {
 				return err
 			}
@@ -254,7 +265,7 @@ func (t *tracking) useLocked(s *device.Stream, m mode) error {
 		}
 		t.writer = s
 	}
-	t.wfresh = false
+	t.wfresh, t.wread = false, false
 	t.dirty = true
 	t.wcap = s.IsCapturing()
 	t.wseq++
@@ -277,7 +288,7 @@ func (t *tracking) reset() {
 	if t.wev != nil {
 		t.wev.drop()
 	}
-	t.writer, t.wev, t.wfresh, t.dirty, t.wcap = nil, nil, false, false, false
+	t.writer, t.wev, t.wfresh, t.dirty, t.wcap, t.wread = nil, nil, false, false, false, false
 }
 
 // syncCapturedLocked is syncForHost for a buffer whose last write was

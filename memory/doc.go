@@ -30,7 +30,9 @@
 // environment: GPUARR_MEMORY_POOL=caching|cuda|none (caching),
 // GPUARR_HARD_MEMORY_LIMIT and GPUARR_SOFT_MEMORY_LIMIT (bytes, "512MB",
 // "4GiB", "80%" of the device), GPUARR_MEMORY_TRACE=N (trace N events).
-// Status(dev) renders its statistics.
+// Status(dev) renders its statistics. DefaultManaged(dev) is the managed
+// memory beside it (package unified's arrays), charged to the same hard
+// limit and climbing the same ladder; ManagedUse reports it.
 //
 // # The caching pool
 //
@@ -84,7 +86,9 @@
 // blocks; call the Reclaimer (SetReclaimer or CachingOptions.Reclaimer; the
 // GC's ladder in package gcpressure) up to ReclaimLevels times; give every
 // idle segment back upstream. The Reclaiming adaptor climbs the same ladder
-// from the reclaimer step on, emptying its upstream's cache at the end.
+// from the reclaimer step on, emptying its upstream's cache at the end;
+// ReclaimUntil climbs it for memory no resource hands out (page-locked
+// host memory, room for managed memory on the device).
 // Only then does it fail, with an
 // *OutOfMemoryError (matching device.ErrOutOfMemory) whose message is a
 // status report: requested, used, reserved, limits, largest free block,

@@ -60,6 +60,30 @@ func (l *ladder) climb(cause error) (b *Block, err error, failed bool) {
 	return nil, err, true
 }
 
+// ReclaimUntil climbs the exhaustion ladder for need bytes on dev for
+// memory that no resource hands out: package unified's room for a managed
+// allocation (the driver's free memory), page-locked host memory. It runs
+// the process-wide reclaimer's levels (SetReclaimer) and asks try after
+// each, stopping at the first true; if none was, dev's default resource
+// gives its cached segments back and try is asked a last time. It reports
+// try's last answer. try may allocate: it is the retry.
+func ReclaimUntil(dev *device.Device, need uint64, try func() bool) bool {
+	if r := globalReclaimer(); r != nil {
+		for level := range ReclaimLevels {
+			if !r.Reclaim(dev, need, level) {
+				break
+			}
+			if try() {
+				return true
+			}
+		}
+	}
+	if def, err := Default(dev); err == nil {
+		_ = def.EmptyCache() // a failure leaves the memory where it was; try says what came of it
+	}
+	return try()
+}
+
 // reclaimerOr is r, or the process-wide reclaimer when r is nil.
 func reclaimerOr(r Reclaimer) Reclaimer {
 	if r != nil {

@@ -28,6 +28,14 @@ func Managed(dev *device.Device) Resource { return &managed{dev: dev} }
 // refused when the default resource's reserved bytes, the managed bytes in
 // use and the request together pass the limit. The default resource does
 // not see managed bytes in turn (its Limit counts its own segments).
+//
+// An allocation that fails for lack of memory (the limit, or the driver)
+// climbs the exhaustion ladder the default resource climbs (exhaustion.go):
+// the process-wide reclaimer's levels with a retry after each (package
+// gcpressure's collections free unreachable arrays, managed ones too),
+// then the default resource gives its cached segments back, which the
+// limit and the driver count, and a last retry; only then does it fail,
+// with an *OutOfMemoryError.
 func DefaultManaged(dev *device.Device) (Resource, error) {
 	managedDefaults.mu.Lock()
 	defer managedDefaults.mu.Unlock()
@@ -42,16 +50,41 @@ func DefaultManaged(dev *device.Device) (Resource, error) {
 	if hl := def.Stats().HardLimit; hl > 0 {
 		m.hard = func() (uint64, uint64) { return hl, def.Stats().ReservedBytes.Current }
 	}
+	r := &reclaiming{upstream: upstream{m}, giveBack: func() error { return errors.Join(m.EmptyCache(), def.EmptyCache()) }}
 	if managedDefaults.m == nil {
-		managedDefaults.m = map[*device.Device]*managed{}
+		managedDefaults.m = map[*device.Device]Resource{}
 	}
-	managedDefaults.m[dev] = m
-	return m, nil
+	managedDefaults.m[dev] = r
+	return r, nil
+}
+
+// ManagedUse reports the managed memory of dev: bytes allocated through
+// DefaultManaged and not yet freed, and resident, an upper bound of how
+// many of them occupy the device's memory now, given the driver's free
+// and total memory (Device.MemInfo). The driver counts managed pages as
+// used once they migrate to the device (the host backend, from the
+// allocation on), so resident is what the driver counts as used beyond
+// the default resource's reserved bytes, at most bytes. Memory that other
+// processes hold counts as resident too, so the bound may be high.
+func ManagedUse(dev *device.Device, free, total uint64) (bytes, resident uint64) {
+	managedDefaults.mu.Lock()
+	r := managedDefaults.m[dev]
+	managedDefaults.mu.Unlock()
+	if r == nil {
+		return 0, 0
+	}
+	bytes = r.Stats().AllocatedBytes.Current
+	var reserved uint64
+	if def, err := Default(dev); err == nil {
+		reserved = def.Stats().ReservedBytes.Current
+	}
+	used := total - min(free, total)
+	return bytes, min(bytes, used-min(reserved, used))
 }
 
 var managedDefaults struct {
 	mu sync.Mutex
-	m  map[*device.Device]*managed
+	m  map[*device.Device]Resource
 }
 
 func (m *managed) Device() *device.Device { return m.dev }

@@ -60,6 +60,9 @@ func isOOM(err error) bool { return errors.Is(err, device.ErrOutOfMemory) }
 type reclaiming struct {
 	upstream
 	r Reclaimer
+	// giveBack returns cached memory before the last retry; nil: the
+	// wrapped resource's EmptyCache.
+	giveBack func() error
 }
 
 // Reclaiming wraps a resource without a cache of its own (Direct,
@@ -79,8 +82,12 @@ func (a *reclaiming) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		return b, err
 	}
 	retry := func() (*Block, error) { return a.Resource.Alloc(s, n) }
+	giveBack := a.giveBack
+	if giveBack == nil {
+		giveBack = a.Resource.EmptyCache
+	}
 	l := ladder{dev: a.Device(), need: n, reclaimer: a.r,
-		retry: retry, giveBack: a.Resource.EmptyCache, last: retry}
+		retry: retry, giveBack: giveBack, last: retry}
 	b, err, failed := l.climb(err)
 	if !failed {
 		return b, err

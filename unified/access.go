@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
@@ -16,32 +17,75 @@ var ErrNotManaged = errors.New("not a unified array")
 
 // View is direct CPU access to a unified array's elements. Making one
 // (Host) synchronizes what must be synchronized; its methods are then plain
-// memory accesses: no driver call, no lock, no atomic. A View reflects the
-// array until the next GPU operation on it is issued: make a new one after
-// GPU work (it costs one lock when nothing is pending). Writes through it
-// are seen by the next GPU operation without a manual sync. It is valid
-// while its array is neither released nor unreachable.
+// memory accesses: no driver call, no lock, no atomic read-modify-write.
+// A View reflects the array until the next GPU operation on it is issued:
+// make a new one after GPU work (it costs one lock when nothing is
+// pending). Writes through it are seen by the next GPU operation without a
+// manual sync.
 //
 // Elements are addressed two ways. At and Set take the row-major position
 // (0 to Len()-1, the position All yields), on any view, strided or not;
 // on a contiguous view they compile to a slice access, so loops over them
-// run at slice speed. AtIndex and SetIndex take one index per axis.
+// run at slice speed. AtIndex and SetIndex take one index per axis. Borrow
+// lends the elements as a []T for the length of a call.
+//
+// Lifetime. A View keeps its array reachable for as long as it is used:
+// every element access (At, Set, AtIndex, SetIndex, each step of All and
+// Values, and the whole of a Borrow call) uses the array, so the GC cannot
+// free the memory under it, however the program drops its own references.
+// Once the array is released (Release on the handle the View was made
+// of), every element access panics with an error matching
+// gpuarr.ErrReleased, and Borrow returns one, before touching the memory:
+// a View never reads or writes memory its array gave back. The check is
+// one plain load per access (the array's gpuarr.HostLease: no lock, no
+// atomic operation). A Release on one goroutine racing an access on
+// another is a data race in the program, as closing a file that a read is
+// still using is (the race detector reports it): the access may have
+// passed its check just before. Order the Release after the accesses; the
+// host backend's checking mode (GPUARR_HOST_CHECK=1) makes an access that
+// lost such a race fault at once.
+//
+// UnsafeSlice hands out the elements as a raw []T, which neither keeps the
+// array alive nor sees its Release: see its documentation. The zero View
+// has no elements; its element accesses panic.
 type View[T gpuarr.Numeric] struct {
 	// vec is the elements as one slice when the view is contiguous (nil
 	// otherwise): At, Set and the iterators' fast path. The View is kept
-	// this small so that a loop calling At copies nothing per element.
+	// to four words so that the compiler keeps it in registers: a loop
+	// calling At copies nothing per element.
 	vec []T
-	l   *viewLayout[T]
+	l   *viewLayout
 }
 
-// viewLayout is the rest of a View: what strided access and per-axis
-// indices need, and the array the View keeps alive.
-type viewLayout[T gpuarr.Numeric] struct {
+// viewLayout is the rest of a View: the array's lease, and what strided
+// access, per-axis indices and the panics need.
+type viewLayout struct {
+	// ls is the array's lease (gpuarr.HostLease): its Run is len(vec)
+	// while the array is unreleased (-1 for a strided view), 0 once it is
+	// released. Every element access compares its index with it first:
+	// the one check sends a released array's access to the panic and,
+	// being a load through l and ls into the array, keeps the array
+	// reachable for as long as the View is used (a View whose vec alone
+	// were live would let the array's cleanup free the memory under a
+	// loop: each access's check keeps l live until the next one). At and
+	// Set stay small enough to inline with it, which leaves no room for a
+	// runtime.KeepAlive after the element: the last access of a View
+	// reads its element right after its check, with no call between them
+	// (the GC scans a goroutine stopped there conservatively, registers
+	// included). The other accesses keep l alive explicitly.
+	ls      *gpuarr.HostLease
+	a       array // the array the View was made of
 	walk    walkLayout
 	shape   []int
 	strides []int
 	n       int
-	keep    *gpuarr.Array[T]
+	elem    int // element size in bytes
+}
+
+// array is what a View's slow paths ask of its array.
+type array interface {
+	Released() bool
+	String() string
 }
 
 // walkLayout describes a strided view for iteration: base is the first
@@ -81,7 +125,7 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 		return View[T]{}, fmt.Errorf("unified.%s: %v: its memory is device memory the CPU cannot address; "+
 			"allocate it with unified.Empty/Zeros/FromSlice, or copy it to the host with ToSlice: %w", call, a.Describe(), ErrNotManaged)
 	}
-	l := &viewLayout[T]{shape: lay.Shape, strides: lay.Strides, n: a.Len(), keep: a}
+	l := &viewLayout{a: a, ls: lay.Lease, shape: lay.Shape, strides: lay.Strides, n: a.Len()}
 	v := View[T]{l: l}
 	if l.n == 0 {
 		return v, nil
@@ -90,9 +134,9 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 	if base == nil {
 		return View[T]{}, fmt.Errorf("unified.%s: %v: no host address: %w", call, a.Describe(), ErrNotManaged)
 	}
-	esize := int(unsafe.Sizeof(*new(T)))
-	l.walk = newWalkLayout(base, l.shape, l.strides, esize)
-	if len(l.walk.dims) == 1 && l.walk.steps[0] == esize {
+	l.elem = int(unsafe.Sizeof(*new(T)))
+	l.walk = newWalkLayout(base, l.shape, l.strides, l.elem)
+	if l.ls.Run() == l.n { // one row-major run: the fast path
 		v.vec = unsafe.Slice((*T)(base), l.n)
 	}
 	return v, nil
@@ -123,8 +167,7 @@ func newWalkLayout(base unsafe.Pointer, shape, strides []int, esize int) walkLay
 }
 
 func isManaged(dev *device.Device, lay gpuarr.HostLayout) bool {
-	r, ok := resources.Load(dev)
-	return ok && lay.Resource != nil && r == any(lay.Resource)
+	return isManagedResource(dev, lay.Resource)
 }
 
 // Len is the number of elements.
@@ -136,70 +179,112 @@ func (v View[T]) Len() int {
 }
 
 // Contiguous reports whether the elements are packed row-major, so that
-// Slice covers them.
+// Borrow and UnsafeSlice cover them.
 func (v View[T]) Contiguous() bool { return v.vec != nil || v.Len() == 0 }
-
-// Slice is the elements as a []T (row-major), or nil when the view is
-// strided (use At, All or Values) or empty.
-func (v View[T]) Slice() []T { return v.vec }
 
 // At is the element at row-major position i (0 ≤ i < Len()), on any view:
 // the element All yields with position i. It panics when i is out of
-// range, as indexing a slice does.
+// range, as indexing a slice does, and with an error matching
+// gpuarr.ErrReleased when the array was released.
 func (v View[T]) At(i int) T {
-	if uint(i) < uint(len(v.vec)) {
+	if i < v.l.ls.Run() {
 		return v.vec[i]
 	}
-	return *v.l.ptr(i)
+	return *(*T)(v.l.at(i))
 }
 
-// Set writes x at row-major position i (see At).
+// Set writes x at row-major position i (see At for the panics).
 func (v View[T]) Set(i int, x T) {
-	if uint(i) < uint(len(v.vec)) {
+	if i < v.l.ls.Run() {
 		v.vec[i] = x
-		return
+	} else {
+		*(*T)(v.l.set(i)) = x
 	}
-	*v.l.ptr(i) = x
 }
 
-// ptr is the address of the element at row-major position i, for strided
-// views (and the panic for an out-of-range i).
-func (v *viewLayout[T]) ptr(i int) *T {
-	if uint(i) >= uint(v.n) {
-		panic(fmt.Sprintf("unified: position %d out of range [0, %d) for a %v view", i, v.n, v.shape))
+// at and set are the addresses of the element at row-major position i
+// for At and Set off the fast path (a strided view), and their panics:
+// the array was released, i is out of range, the View is the zero View.
+// The caller holds the View, whose lease keeps the array reachable. They
+// stay out of line, without a name argument, so that At and Set inline.
+//
+//go:noinline
+func (l *viewLayout) at(i int) unsafe.Pointer { return l.ptr("At", i) }
+
+//go:noinline
+func (l *viewLayout) set(i int) unsafe.Pointer { return l.ptr("Set", i) }
+
+func (l *viewLayout) ptr(call string, i int) unsafe.Pointer {
+	l.checkLive(call)
+	if l == nil {
+		l = zeroLayout
+	}
+	if uint(i) >= uint(l.n) {
+		panic(fmt.Sprintf("unified: position %d out of range [0, %d) for a %v view", i, l.n, l.shape))
 	}
 	off := 0
-	for ax := len(v.walk.dims) - 1; ax >= 0; ax-- {
-		d := v.walk.dims[ax]
-		off += (i % d) * v.walk.steps[ax]
+	for ax := len(l.walk.dims) - 1; ax >= 0; ax-- {
+		d := l.walk.dims[ax]
+		off += (i % d) * l.walk.steps[ax]
 		i /= d
 	}
-	return (*T)(unsafe.Add(v.walk.base, off))
+	return unsafe.Add(l.walk.base, off)
+}
+
+// zeroLayout stands in for the zero View's layout in the panics.
+var zeroLayout = &viewLayout{}
+
+// checkLive panics with an error matching gpuarr.ErrReleased when the
+// View's array was released.
+func (l *viewLayout) checkLive(call string) {
+	if l != nil && l.a != nil && l.a.Released() {
+		panic(releasedError("View."+call, l.a))
+	}
+}
+
+// releasedError is the error of an access to a released array: a View's
+// panic, Borrow's error.
+func releasedError(call string, a fmt.Stringer) error {
+	return fmt.Errorf("unified.%s: %v: its memory was given back: %w", call, a, gpuarr.ErrReleased)
 }
 
 // AtIndex is the element at idx, one index per axis. It panics on a wrong
-// number of indices or an index out of range.
-func (v View[T]) AtIndex(idx ...int) T { return *v.l.ptrIndex(idx) }
+// number of indices or an index out of range, and with an error matching
+// gpuarr.ErrReleased when the array was released.
+func (v View[T]) AtIndex(idx ...int) T {
+	x := *(*T)(v.l.ptrIndex("AtIndex", idx))
+	runtime.KeepAlive(v.l)
+	return x
+}
 
 // SetIndex writes x at idx, one index per axis (see AtIndex).
-func (v View[T]) SetIndex(x T, idx ...int) { *v.l.ptrIndex(idx) = x }
+func (v View[T]) SetIndex(x T, idx ...int) {
+	*(*T)(v.l.ptrIndex("SetIndex", idx)) = x
+	runtime.KeepAlive(v.l)
+}
 
-func (v *viewLayout[T]) ptrIndex(idx []int) *T {
-	if len(idx) != len(v.shape) {
-		panic(fmt.Sprintf("unified: %d indices for a rank-%d array", len(idx), len(v.shape)))
+func (l *viewLayout) ptrIndex(call string, idx []int) unsafe.Pointer {
+	l.checkLive(call)
+	if l == nil {
+		l = zeroLayout
+	}
+	if len(idx) != len(l.shape) {
+		panic(fmt.Sprintf("unified: %d indices for a rank-%d array", len(idx), len(l.shape)))
 	}
 	off := 0
 	for i, x := range idx {
-		if uint(x) >= uint(v.shape[i]) {
-			panic(fmt.Sprintf("unified: index %d out of range [0, %d) on axis %d", x, v.shape[i], i))
+		if uint(x) >= uint(l.shape[i]) {
+			panic(fmt.Sprintf("unified: index %d out of range [0, %d) on axis %d", x, l.shape[i], i))
 		}
-		off += x * v.strides[i]
+		off += x * l.strides[i]
 	}
-	return (*T)(unsafe.Add(v.walk.base, off*int(unsafe.Sizeof(*new(T)))))
+	return unsafe.Add(l.walk.base, off*l.elem)
 }
 
 // All yields (row-major position, element) pairs in row-major order,
-// following the view's strides.
+// following the view's strides. Like At, each step panics with an error
+// matching gpuarr.ErrReleased once the array is released (by the loop
+// body, say), before it reads the element.
 //
 // The iterator is small enough for the compiler to inline a range loop
 // over it, body included: on a contiguous view it runs as a loop over a
@@ -207,45 +292,119 @@ func (v *viewLayout[T]) ptrIndex(idx []int) *T {
 func (v View[T]) All() iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
 		if v.vec != nil {
-			for i, x := range v.vec {
-				if !yield(i, x) {
-					return
+			for i := range len(v.vec) {
+				if i >= v.l.ls.Run() {
+					v.l.checkLive("All")
+				}
+				if !yield(i, v.vec[i]) {
+					break
 				}
 			}
+			runtime.KeepAlive(v.l)
+			return
+		}
+		if v.l == nil {
 			return
 		}
 		i := 0
 		for r := v.l.walk.rows(); r.next(); {
 			for j := range r.n {
+				if v.l.ls.Run() == 0 {
+					v.l.checkLive("All")
+				}
 				if !yield(i, *(*T)(unsafe.Add(r.p, j*r.step))) {
+					runtime.KeepAlive(v.l)
 					return
 				}
 				i++
 			}
 		}
+		runtime.KeepAlive(v.l)
 	}
 }
 
 // Values yields the elements in row-major order, following the view's
-// strides. Like All, a range loop over it inlines completely.
+// strides; it panics like All. A range loop over it inlines completely.
 func (v View[T]) Values() iter.Seq[T] {
 	return func(yield func(T) bool) {
 		if v.vec != nil {
-			for _, x := range v.vec {
-				if !yield(x) {
-					return
+			for i := range len(v.vec) {
+				if i >= v.l.ls.Run() {
+					v.l.checkLive("Values")
+				}
+				if !yield(v.vec[i]) {
+					break
 				}
 			}
+			runtime.KeepAlive(v.l)
+			return
+		}
+		if v.l == nil {
 			return
 		}
 		for r := v.l.walk.rows(); r.next(); {
 			for j := range r.n {
+				if v.l.ls.Run() == 0 {
+					v.l.checkLive("Values")
+				}
 				if !yield(*(*T)(unsafe.Add(r.p, j*r.step))) {
+					runtime.KeepAlive(v.l)
 					return
 				}
 			}
 		}
+		runtime.KeepAlive(v.l)
 	}
+}
+
+// Borrow calls f with the elements as one []T (row-major) and returns
+// f's error: for code that wants a slice (copy, sort, a library function
+// taking []T). The slice is lent for the call only: Borrow keeps the array
+// reachable until f returns, and f must neither keep the slice (or a part
+// of it) past its return nor release the array. An empty view lends an
+// empty slice.
+//
+// Borrow does not call f, and returns an error, when the array was
+// released (matching gpuarr.ErrReleased), when the view is strided
+// (matching gpuarr.ErrArgument: use At, All or Values, or copy it to a
+// contiguous array first) and when f is nil.
+func (v View[T]) Borrow(f func(s []T) error) error { return v.borrow("View.Borrow", f) }
+
+func (v View[T]) borrow(call string, f func(s []T) error) error {
+	switch {
+	case f == nil:
+		return fmt.Errorf("unified.%s: nil function: %w", call, gpuarr.ErrArgument)
+	case v.l == nil:
+		return fmt.Errorf("unified.%s: the zero View: make one with unified.Host: %w", call, gpuarr.ErrArgument)
+	case v.l.a.Released():
+		return releasedError(call, v.l.a)
+	case !v.Contiguous():
+		return fmt.Errorf("unified.%s: %v is a strided view, not one []T; use At, All or Values, or copy it to a contiguous array: %w",
+			call, v.l.a, gpuarr.ErrArgument)
+	}
+	s := v.vec
+	if s == nil {
+		s = []T{}
+	}
+	err := f(s)
+	runtime.KeepAlive(v.l)
+	return err
+}
+
+// UnsafeSlice is the elements as a raw []T (row-major), or nil when the
+// view is strided or empty. Prefer Borrow, At/Set or the iterators: the
+// slice is a window on memory outside the Go heap that Go cannot tie to
+// the array. It does not keep the array alive, and it does not see a
+// Release. The caller must keep the array reachable (a use of it after
+// the slice's last use, or runtime.KeepAlive(a)) and unreleased for as
+// long as it uses the slice; a use after the array was released or
+// collected reads or writes freed memory, possibly another array's by
+// then, or crashes. The host backend's checking mode (GPUARR_HOST_CHECK=1)
+// makes such a use fault at once. It panics with an error matching
+// gpuarr.ErrReleased when the array is already released.
+func (v View[T]) UnsafeSlice() []T {
+	v.l.checkLive("UnsafeSlice")
+	return v.vec
 }
 
 // rowWalker visits a walkLayout's runs along its last axis in row-major
@@ -290,20 +449,38 @@ func (r *rowWalker) next() bool {
 	return false
 }
 
-// Slice is Host(a).Slice() for a contiguous array: its elements as a
-// []T the CPU reads and writes in place. A strided view is an error.
-func Slice[T gpuarr.Numeric](a *gpuarr.Array[T]) ([]T, error) {
-	v, err := host("Slice", a)
+// Borrow is Host(a).Borrow(f): it synchronizes like Host, then calls f
+// with a's elements as one []T that the CPU reads and writes in place, lent
+// for the call only (f must not keep it, nor release a), and returns f's
+// error. A strided view is an error matching gpuarr.ErrArgument, a
+// released array one matching gpuarr.ErrReleased; f is then not called.
+//
+//	err := unified.Borrow(a, func(s []float32) error { slices.Sort(s); return nil })
+func Borrow[T gpuarr.Numeric](a *gpuarr.Array[T], f func(s []T) error) error {
+	v, err := host("Borrow", a)
+	if err != nil {
+		return err
+	}
+	return v.borrow("Borrow", f)
+}
+
+// UnsafeSlice is Host(a).UnsafeSlice() for a contiguous array: its
+// elements as a raw []T the CPU reads and writes in place. A strided view
+// is an error. The slice does not keep a alive: the caller must keep a
+// reachable and unreleased while it uses the slice (see
+// View.UnsafeSlice). Prefer Borrow, or a View's At, Set and iterators.
+func UnsafeSlice[T gpuarr.Numeric](a *gpuarr.Array[T]) ([]T, error) {
+	v, err := host("UnsafeSlice", a)
 	if err != nil {
 		return nil, err
 	}
 	if !v.Contiguous() {
-		return nil, fmt.Errorf("unified.Slice: %v is a strided view, not one []T; use unified.All or unified.Host: %w", a.Describe(), gpuarr.ErrArgument)
+		return nil, fmt.Errorf("unified.UnsafeSlice: %v is a strided view, not one []T; use unified.Borrow, unified.All or unified.Host: %w", a.Describe(), gpuarr.ErrArgument)
 	}
 	if v.l.n == 0 {
 		return []T{}, nil
 	}
-	return v.Slice(), nil
+	return v.vec, nil
 }
 
 // AtIndex reads one element (one index per axis). It synchronizes like

@@ -2,7 +2,6 @@ package unified
 
 import (
 	"sync"
-	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
@@ -46,21 +45,54 @@ func (h hostCharged) Free(b *memory.Block) error {
 	return nil
 }
 
-var resources sync.Map // *device.Device → memory.Resource
+// roomChecked is a resource adaptor that refuses to oversubscribe: it
+// makes room for each allocation (makeRoom) before it asks its resource.
+type roomChecked struct{ memory.Resource }
 
-// managedResource is dev's managed-memory resource, shared by every
-// unified array of dev: memory.DefaultManaged (charged to the hard limit)
-// charged to the host account.
-func managedResource(dev *device.Device) (memory.Resource, error) {
-	if r, ok := resources.Load(dev); ok {
-		return r.(memory.Resource), nil
-	}
-	r, err := memory.DefaultManaged(dev)
-	if err != nil {
+func (r roomChecked) Alloc(s *device.Stream, n uint64) (*memory.Block, error) {
+	if err := makeRoom(r.Device(), n); err != nil {
 		return nil, err
 	}
-	got, _ := resources.LoadOrStore(dev, memory.Resource(hostCharged{r}))
-	return got.(memory.Resource), nil
+	return r.Resource.Alloc(s, n)
 }
 
-func sizeOf[T any](v T) uintptr { return unsafe.Sizeof(v) }
+// managedResources are dev's managed-memory resources, shared by every
+// unified array of dev: memory.DefaultManaged (charged to the hard limit,
+// with its reclaim ladder) charged to the host account, and the same
+// behind the refusal to oversubscribe, which the constructors use unless
+// AllowOversubscribe is given. Both free alike.
+type managedResources struct {
+	plain, checked memory.Resource
+}
+
+// owns reports whether r is one of m's resources.
+func (m *managedResources) owns(r memory.Resource) bool {
+	return r != nil && (r == m.plain || r == m.checked)
+}
+
+var resources sync.Map // *device.Device → *managedResources
+
+// managedResource is dev's managed-memory resource: the checked one
+// unless oversub.
+func managedResource(dev *device.Device, oversub bool) (memory.Resource, error) {
+	m, ok := resources.Load(dev)
+	if !ok {
+		r, err := memory.DefaultManaged(dev)
+		if err != nil {
+			return nil, err
+		}
+		plain := hostCharged{r}
+		m, _ = resources.LoadOrStore(dev, &managedResources{plain: plain, checked: roomChecked{plain}})
+	}
+	if oversub {
+		return m.(*managedResources).plain, nil
+	}
+	return m.(*managedResources).checked, nil
+}
+
+// isManagedResource reports whether r is one of dev's managed-memory
+// resources.
+func isManagedResource(dev *device.Device, r memory.Resource) bool {
+	m, ok := resources.Load(dev)
+	return ok && m.(*managedResources).owns(r)
+}

@@ -1,10 +1,13 @@
 package unified
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 // Option configures a constructor.
@@ -65,13 +68,16 @@ func (c *config) stream(call string) (*device.Stream, error) {
 // Empty allocates a managed array of shape sh with unspecified elements.
 // It is a *gpuarr.Array like any other (expressions, reductions, Matmul,
 // Launch, Copy, views, Release); in addition the CPU reads and writes its
-// elements in place through Slice, At, All and Values.
+// elements in place through a View (Host), Borrow, All and Values.
 //
-// A request larger than the device's free memory fails with an
-// *OversubscribeError (matching device.ErrOutOfMemory) and allocates
-// nothing, unless AllowOversubscribe is given. Managed memory also counts
-// against the device's hard memory limit (GPUARR_HARD_MEMORY_LIMIT) and,
-// being memory the CPU may hold, against gcpressure's host-memory account.
+// A request that the device's free memory cannot hold, beside the managed
+// memory allocated earlier and not yet on the device, is refused with an
+// *OversubscribeError (matching device.ErrOutOfMemory), allocating
+// nothing, unless AllowOversubscribe is given; before refusing, the reclaim
+// ladder frees what unreachable arrays hold. Managed memory also counts
+// against the device's hard memory limit (GPUARR_HARD_MEMORY_LIMIT), with
+// the same ladder before a refusal, and, being memory the CPU may hold,
+// against gcpressure's host-memory account; eager collection sees it.
 func Empty[T gpuarr.Numeric](sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T], error) {
 	a, _, err := alloc[T]("Empty", sh, opts)
 	return a, err
@@ -106,12 +112,12 @@ func FromSlice[T gpuarr.Numeric](data []T, sh gpuarr.Shape, opts ...Option) (*gp
 	if err != nil {
 		return nil, err
 	}
-	v, err := Slice(a)
+	v, err := host("FromSlice", a)
 	if err != nil {
 		_ = a.Release()
-		return nil, fmt.Errorf("unified.FromSlice: %w", err)
+		return nil, err
 	}
-	copy(v, data)
+	copy(v.vec, data)
 	return a, nil
 }
 
@@ -131,31 +137,54 @@ func alloc[T gpuarr.Numeric](call string, sh gpuarr.Shape, opts []Option) (*gpua
 	if !dev.Info().ManagedMemory {
 		return nil, nil, fmt.Errorf("unified.%s: %s has no managed memory: %w", call, dev, device.ErrNotSupported)
 	}
-	res, err := managedResource(dev)
+	res, err := managedResource(dev, c.oversub)
 	if err != nil {
 		return nil, nil, fmt.Errorf("unified.%s: %w", call, err)
 	}
-	var zero T
-	nbytes := uint64(1)
 	for _, d := range sh {
 		if d < 0 {
 			return nil, nil, fmt.Errorf("unified.%s: negative dimension in shape %v: %w", call, sh, gpuarr.ErrShape)
 		}
-		nbytes *= uint64(d)
-	}
-	nbytes *= uint64(sizeOf(zero))
-	if !c.oversub {
-		free, _, err := dev.MemInfo()
-		if err != nil {
-			return nil, nil, fmt.Errorf("unified.%s: reading free memory of %s: %w", call, dev, err)
-		}
-		if nbytes > free {
-			return nil, nil, &OversubscribeError{Device: dev, Requested: nbytes, Free: free}
-		}
 	}
 	a, err := gpuarr.EmptyFrom[T](res, sh, gpuarr.On(s))
-	if err != nil {
+	var oe *OversubscribeError
+	switch {
+	case errors.As(err, &oe):
+		return nil, nil, oe // it names the request and the device
+	case err != nil:
 		return nil, nil, fmt.Errorf("unified.%s: %w", call, err)
 	}
 	return a, s, nil
+}
+
+// makeRoom checks that dev's free memory holds nbytes more of managed
+// memory beside the managed memory already allocated there and not yet
+// resident (memory.ManagedUse: the driver counts managed pages as used
+// only once they migrate to the device). When it does not, it climbs the
+// reclaim ladder first (unreachable arrays, unified ones included, give
+// their memory back; the default pool returns its cached segments), and
+// refuses with an *OversubscribeError only if there is still no room.
+func makeRoom(dev *device.Device, nbytes uint64) error {
+	var free, pending uint64
+	var err error
+	room := func() bool {
+		var total uint64
+		if free, total, err = dev.MemInfo(); err != nil {
+			return true // reported below
+		}
+		managed, resident := memory.ManagedUse(dev, free, total)
+		pending = managed - resident
+		return nbytes <= free && pending <= free-nbytes
+	}
+	if !room() {
+		_ = gcpressure.Install() // the ladder; a malformed variable is reported where gpuarr allocates
+		memory.ReclaimUntil(dev, nbytes, room)
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("reading the free memory of %s: %w", dev, err)
+	case nbytes > free || pending > free-nbytes:
+		return &OversubscribeError{Device: dev, Requested: nbytes, Free: free, Pending: pending}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package unified_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/unified"
@@ -68,4 +69,18 @@ func ExamplePrefetch() {
 	first, _ := unified.AtIndex(a, 0)
 	fmt.Println(first)
 	// Output: 0.5
+}
+
+// Code that wants a []T (a sort, a library function) borrows one for the
+// length of a call; the array stays alive until the call returns.
+func ExampleBorrow() {
+	a, _ := unified.FromSlice([]int32{3, 1, 2}, gpuarr.Shape{3})
+	defer a.Release()
+	_ = unified.Borrow(a, func(s []int32) error {
+		slices.Sort(s)
+		return nil
+	})
+	v, _ := unified.Host(a)
+	fmt.Println(v.At(0), v.At(1), v.At(2))
+	// Output: 1 2 3
 }

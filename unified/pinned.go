@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/memory"
 )
@@ -16,18 +17,22 @@ import (
 // Pinned is a host array in page-locked memory: copies between it and a
 // device array go by DMA, asynchronously, with no staging copy. Download
 // and Upload queue such a copy on a stream, tracked like any array use;
-// Slice waits for the copies queued since it was last called, so the CPU
-// never reads (or overwrites) memory a copy is still using.
+// Borrow and UnsafeSlice wait for the copies queued since the CPU last
+// looked, so the CPU never reads (or overwrites) memory a copy is still
+// using.
 //
-// The memory Slice returns is also a direct source and destination for
-// gpuarr's CopyFromHost and CopyToHost: a DMA with no staging copy, which
-// both wait for before they return (device.IsPinned tells them the memory
-// is page-locked), so the slice is free for reuse at once. Download and
+// The memory is also a direct source and destination for gpuarr's
+// CopyFromHost and CopyToHost: a DMA with no staging copy, which both wait
+// for before they return (device.IsPinned tells them the memory is
+// page-locked), so the slice is free for reuse at once. Download and
 // Upload are the asynchronous forms.
+//
+//	err := p.Borrow(func(s []float32) error { return a.CopyToHost(s) })
 //
 // Pinned memory is charged to gcpressure's host-memory account. Release
 // frees it (after its copies); so does the GC when the Pinned becomes
-// unreachable.
+// unreachable, which is why a slice of it is lent (Borrow) rather than
+// handed out: a raw slice (UnsafeSlice) does not keep the Pinned alive.
 type Pinned[T gpuarr.Numeric] struct {
 	m        *pinnedMem
 	n        int
@@ -45,7 +50,10 @@ type pinnedMem struct {
 }
 
 // NewPinned allocates n elements of page-locked host memory through dev
-// (nil: device.Default()).
+// (nil: device.Default()). Like device memory, it goes through eager
+// collection first (the host-memory account's pressure) and, when the
+// driver runs out of page-locked memory, the reclaim ladder before it
+// fails.
 func NewPinned[T gpuarr.Numeric](n int, dev *device.Device) (*Pinned[T], error) {
 	const call = "NewPinned"
 	if n <= 0 {
@@ -64,6 +72,14 @@ func NewPinned[T gpuarr.Numeric](n int, dev *device.Device) (*Pinned[T], error) 
 		return nil, fmt.Errorf("unified.%s: %d bytes of pinned host memory: %w", call, nbytes, err)
 	}
 	b, err := dev.AllocHost(nbytes)
+	if errors.Is(err, device.ErrOutOfMemory) {
+		// The reclaim ladder frees unreachable arrays, Pinned ones too.
+		_ = gcpressure.Install() // the ladder; a malformed variable is reported where gpuarr allocates
+		memory.ReclaimUntil(dev, nbytes, func() bool {
+			b, err = dev.AllocHost(nbytes)
+			return !errors.Is(err, device.ErrOutOfMemory)
+		})
+	}
 	if err != nil {
 		unchargeHost(nbytes)
 		return nil, fmt.Errorf("unified.%s: %d bytes on %s: %w", call, nbytes, dev, err)
@@ -76,14 +92,44 @@ func NewPinned[T gpuarr.Numeric](n int, dev *device.Device) (*Pinned[T], error) 
 // Len is the number of elements.
 func (p *Pinned[T]) Len() int { return p.n }
 
-// Slice waits for the copies queued on the memory, then returns it as a
-// []T, valid until Release (keep p reachable while using it).
-func (p *Pinned[T]) Slice() ([]T, error) {
-	if p == nil || p.released.Load() {
-		return nil, fmt.Errorf("unified.Pinned.Slice: %w", gpuarr.ErrReleased)
+// Borrow waits for the copies queued on the memory, then calls f with it
+// as a []T and returns f's error. The slice is lent for the call only:
+// Borrow keeps p reachable until f returns, and f must neither keep the
+// slice (or a part of it) past its return nor release p. Borrow returns an
+// error matching gpuarr.ErrReleased after Release, and one matching
+// gpuarr.ErrArgument for a nil f, without calling f.
+func (p *Pinned[T]) Borrow(f func(s []T) error) error {
+	const call = "Pinned.Borrow"
+	if f == nil {
+		return fmt.Errorf("unified.%s: nil function: %w", call, gpuarr.ErrArgument)
+	}
+	s, err := p.slice(call)
+	if err != nil {
+		return err
+	}
+	err = f(s)
+	runtime.KeepAlive(p)
+	return err
+}
+
+// UnsafeSlice waits for the copies queued on the memory, then returns it
+// as a raw []T. Prefer Borrow: the slice does not keep p alive, and Go
+// cannot tell. The caller must keep p reachable (a use of p after the
+// slice's last use, or runtime.KeepAlive(p)) and unreleased for as long
+// as it uses the slice; a use after p was released or collected reads or
+// writes freed memory, or crashes. The host backend's checking mode
+// (GPUARR_HOST_CHECK=1) makes such a use fault at once.
+func (p *Pinned[T]) UnsafeSlice() ([]T, error) { return p.slice("Pinned.UnsafeSlice") }
+
+func (p *Pinned[T]) slice(call string) ([]T, error) {
+	if p == nil {
+		return nil, fmt.Errorf("unified.%s: nil *Pinned: %w", call, gpuarr.ErrArgument)
+	}
+	if p.released.Load() {
+		return nil, fmt.Errorf("unified.%s: %w", call, gpuarr.ErrReleased)
 	}
 	if err := p.m.wait(); err != nil {
-		return nil, fmt.Errorf("unified.Pinned.Slice: %w", err)
+		return nil, fmt.Errorf("unified.%s: %w", call, err)
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(p.m.b))), p.n), nil
 }

@@ -28,14 +28,15 @@ func TestPinnedCopies(t *testing.T) {
 	for trial := range 100 {
 		require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar(float32(trial)), gpuarr.On(s)))
 		require.NoError(t, p.Download(a, s))
-		v, err := p.Slice()
-		require.NoError(t, err)
-		if v[0] != float32(trial) || v[n-1] != float32(trial) {
-			wrong++
-		}
-		for i := range v {
-			v[i] = float32(-trial)
-		}
+		require.NoError(t, p.Borrow(func(v []float32) error {
+			if v[0] != float32(trial) || v[n-1] != float32(trial) {
+				wrong++
+			}
+			for i := range v {
+				v[i] = float32(-trial)
+			}
+			return nil
+		}))
 		require.NoError(t, p.Upload(a, s))
 		got, err := a.ToSlice()
 		require.NoError(t, err)
@@ -55,8 +56,9 @@ func TestPinnedCopies(t *testing.T) {
 
 	require.NoError(t, p.Release())
 	require.NoError(t, p.Release(), "a second Release does nothing")
-	_, err = p.Slice()
+	_, err = p.UnsafeSlice()
 	assert.ErrorIs(t, err, gpuarr.ErrReleased)
+	assert.ErrorIs(t, p.Borrow(func([]float32) error { return nil }), gpuarr.ErrReleased)
 	assert.ErrorIs(t, p.Download(a, s), gpuarr.ErrReleased)
 }
 
@@ -73,7 +75,7 @@ func TestPinnedWithCopyFromHostAndToHost(t *testing.T) {
 	a, err := gpuarr.Zeros[float32](gpuarr.Shape{n}, gpuarr.On(s))
 	require.NoError(t, err)
 	defer a.Release()
-	v, err := p.Slice()
+	v, err := p.UnsafeSlice() // p stays reachable: its Release is deferred
 	require.NoError(t, err)
 	require.True(t, device.IsPinned(unsafe.Pointer(unsafe.SliceData(v)), n*4), "the registry knows pinned arrays")
 	wrong := 0

@@ -86,7 +86,7 @@ func Advise[T gpuarr.Numeric](a *gpuarr.Array[T], adv Advice) error {
 func managedOp[T gpuarr.Numeric](call string, a *gpuarr.Array[T], s *device.Stream, fn func(device.Ptr, uint64) error) error {
 	dev := a.Device()
 	err := gpuarr.UseMemory(a, s, false, func(p device.Ptr, n uint64, res memory.Resource) error {
-		if r, ok := resources.Load(dev); !ok || res == nil || r != any(res) {
+		if !isManagedResource(dev, res) {
 			return fmt.Errorf("%v is not a unified array: %w", a.Describe(), ErrNotManaged)
 		}
 		return fn(p, n)

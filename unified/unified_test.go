@@ -110,12 +110,14 @@ func TestCPUWriteGPURead(t *testing.T) {
 	defer a.Release()
 	wrong := 0
 	for trial := range 200 {
-		v, err := unified.Slice(a)
-		require.NoError(t, err)
-		for i := range v {
-			v[i] = float32(rng.IntN(100))
-		}
-		want := append([]float32(nil), v...)
+		var want []float32
+		require.NoError(t, unified.Borrow(a, func(v []float32) error {
+			for i := range v {
+				v[i] = float32(rng.IntN(100))
+			}
+			want = append(want, v...)
+			return nil
+		}))
 		y, err := gpuarr.Eval[float32](gpuarr.Mul[float32](a, gpuarr.Scalar[float32](2)), gpuarr.On(sB))
 		require.NoError(t, err)
 		got, err := y.ToSlice()
@@ -142,12 +144,23 @@ func TestCPUWriteAfterGPURead(t *testing.T) {
 	y, err := gpuarr.Eval[int64](gpuarr.Add[int64](a, a), gpuarr.On(sB)) // a read on sB
 	require.NoError(t, err)
 	defer y.Release()
-	v, err := unified.Slice(a) // waits for sB's read before the CPU may write
+	v, err := unified.Host(a) // waits for sB's read before the CPU may write
 	require.NoError(t, err)
-	for i := range v {
-		v[i] = 100
+	for i := range v.Len() {
+		v.Set(i, 100)
 	}
 	assert.Equal(t, []int64{2, 4, 6, 8}, must(y.ToSlice()))
+}
+
+// cpuRead copies a's elements out through a borrowed slice.
+func cpuRead[T gpuarr.Numeric](t testing.TB, a *gpuarr.Array[T]) []T {
+	t.Helper()
+	var out []T
+	require.NoError(t, unified.Borrow(a, func(s []T) error {
+		out = append(out, s...)
+		return nil
+	}))
+	return out
 }
 
 func must[T any](v T, err error) T {
@@ -187,9 +200,10 @@ func TestViewsIterateRowMajor(t *testing.T) {
 	defer row.Release()
 	_, vals = collect(row)
 	assert.Equal(t, data[4:], vals)
-	rs, err := unified.Slice(row)
+	rs, err := unified.UnsafeSlice(row) // row stays reachable: its Release is deferred
 	require.NoError(t, err)
 	assert.Equal(t, data[4:], rs)
+	assert.Equal(t, data[4:], cpuRead(t, row))
 
 	tr, err := a.Transpose()
 	require.NoError(t, err)
@@ -200,8 +214,9 @@ func TestViewsIterateRowMajor(t *testing.T) {
 	x, err := unified.AtIndex(tr, 3, 1)
 	require.NoError(t, err)
 	assert.Equal(t, int32(7), x)
-	_, err = unified.Slice(tr)
+	_, err = unified.UnsafeSlice(tr)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.ErrorIs(t, unified.Borrow(tr, func([]int32) error { panic("called") }), gpuarr.ErrArgument)
 	_, err = unified.AtIndex(tr, 4, 0)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
 	_, err = unified.AtIndex(tr, 1)
@@ -313,14 +328,16 @@ func TestBadArguments(t *testing.T) {
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
 	_, err = unified.Empty[float32](gpuarr.Shape{1}, nil)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
-	_, err = unified.Slice[float32](nil)
+	_, err = unified.UnsafeSlice[float32](nil)
 	assert.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.ErrorIs(t, unified.Borrow[float32](nil, func([]float32) error { return nil }), gpuarr.ErrArgument)
 
 	d, err := gpuarr.Zeros[float32](gpuarr.Shape{4})
 	require.NoError(t, err)
 	defer d.Release()
-	_, err = unified.Slice(d)
+	_, err = unified.UnsafeSlice(d)
 	assert.ErrorIs(t, err, unified.ErrNotManaged, "a device array has no CPU view")
+	assert.ErrorIs(t, unified.Borrow(d, func([]float32) error { return nil }), unified.ErrNotManaged)
 	assert.ErrorIs(t, unified.Prefetch(d, nil, d.Device().DefaultStream()), unified.ErrNotManaged)
 	assert.ErrorIs(t, unified.Advise(d, unified.ReadMostly()), unified.ErrNotManaged)
 }
@@ -334,8 +351,9 @@ func TestReleaseAndCleanup(t *testing.T) {
 	require.NoError(t, a.Release())
 	require.NoError(t, a.Release(), "a second Release does nothing")
 	assert.Equal(t, before, managedInUse(t, dev))
-	_, err = unified.Slice(a)
+	_, err = unified.UnsafeSlice(a)
 	assert.ErrorIs(t, err, gpuarr.ErrReleased)
+	assert.ErrorIs(t, unified.Borrow(a, func([]float32) error { return nil }), gpuarr.ErrReleased)
 	_, err = unified.Values(a)
 	assert.ErrorIs(t, err, gpuarr.ErrReleased)
 	assert.ErrorIs(t, unified.Prefetch(a, dev, dev.DefaultStream()), gpuarr.ErrReleased)
@@ -394,7 +412,7 @@ func TestMixedWithDeviceArrays(t *testing.T) {
 	assert.Equal(t, []float32{10}, must(tot.ToSlice()))
 	// A GPU write into the unified array, read back on the CPU.
 	require.NoError(t, gpuarr.EvalInto(u, gpuarr.Mul[float32](d, gpuarr.Scalar[float32](2))))
-	assert.Equal(t, []float32{20, 40, 60, 80}, must(unified.Slice(u)))
+	assert.Equal(t, []float32{20, 40, 60, 80}, cpuRead(t, u))
 
 	devs, err := device.Devices()
 	require.NoError(t, err)
@@ -421,7 +439,7 @@ func TestMixedWithDeviceArrays(t *testing.T) {
 	defer mixed.Release()
 	assert.Equal(t, []float32{21, 41, 61, 81}, must(mixed.ToSlice()))
 	require.NoError(t, gpuarr.Copy(u, mixed)) // into the first device's unified array
-	assert.Equal(t, []float32{21, 41, 61, 81}, must(unified.Slice(u)))
+	assert.Equal(t, []float32{21, 41, 61, 81}, cpuRead(t, u))
 }
 
 // The first CPU access after a GPU write to a large array prefetches its

@@ -68,9 +68,9 @@ func TestViewPositionAccess(t *testing.T) {
 			assert.Equal(t, c.want, vals, "Values")
 			assert.Equal(t, c.want, all, "All")
 			if c.contig {
-				assert.Equal(t, c.want, v.Slice())
+				assert.Equal(t, c.want, v.UnsafeSlice())
 			} else {
-				assert.Nil(t, v.Slice())
+				assert.Nil(t, v.UnsafeSlice())
 			}
 
 			// Set(i) writes the element At(i) reads, and the array sees it.
@@ -82,9 +82,10 @@ func TestViewPositionAccess(t *testing.T) {
 			assert.Equal(t, int32(-7), got[last], "the array sees the CPU write")
 			v.Set(last, old)
 
-			assert.PanicsWithValue(t, "unified: position -1 out of range [0, "+itoa(v.Len())+") for a "+shapeString(c.x)+" view",
-				func() { v.At(-1) })
-			assert.Panics(t, func() { v.At(v.Len()) })
+			assert.PanicsWithValue(t, "unified: position "+itoa(v.Len())+" out of range [0, "+itoa(v.Len())+") for a "+shapeString(c.x)+" view",
+				func() { v.At(v.Len()) })
+			assert.Panics(t, func() { v.At(-1) })
+			assert.Panics(t, func() { v.Set(-1, 0) })
 			assert.Panics(t, func() { v.Set(v.Len(), 0) })
 		})
 	}
@@ -100,7 +101,7 @@ func TestViewPositionAccess(t *testing.T) {
 
 	var zero unified.View[int32]
 	assert.Equal(t, 0, zero.Len())
-	assert.Nil(t, zero.Slice())
+	assert.Nil(t, zero.UnsafeSlice())
 }
 
 // An empty array's view has no elements and yields none.

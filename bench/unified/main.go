@@ -146,7 +146,7 @@ func benchElements(rep *report.Report, reps int) error {
 	if err != nil {
 		return err
 	}
-	view := v.Slice()
+	view := v.UnsafeSlice() // a stays reachable and unreleased: its Release is deferred
 	// Each loop reads the elements [lo, hi); the iterators have no
 	// sub-range, so theirs read every element (parts 1).
 	cases := []struct {
@@ -264,7 +264,7 @@ func foldPasses(reps int, setup func(a *gpuarr.Array[float64]) error, each func(
 			return nil, nil, err
 		}
 		t := time.Now()
-		s, err := unified.Slice(a)
+		s, err := unified.UnsafeSlice(a)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -274,7 +274,7 @@ func foldPasses(reps int, setup func(a *gpuarr.Array[float64]) error, each func(
 			return nil, nil, fmt.Errorf("first pass summed %v, want %v", got, float64(r)*n)
 		}
 		t = time.Now()
-		s, err = unified.Slice(a)
+		s, err = unified.UnsafeSlice(a)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -521,7 +521,7 @@ func benchMigration(rep *report.Report, dev *device.Device, nbytes uint64, reps 
 			return err
 		}
 		t := time.Now()
-		s, err := unified.Slice(u)
+		s, err := unified.UnsafeSlice(u)
 		if err != nil {
 			return err
 		}

@@ -55,7 +55,10 @@
 //
 // Checking mode. GPUARR_HOST_CHECK=1 delays queued operations at random
 // and poisons freed memory (PoisonByte), so that a missing synchronization
-// gives a wrong answer in an ordinary test.
+// gives a wrong answer in an ordinary test. Freed managed and page-locked
+// memory, which the CPU addresses directly, is quarantined instead
+// (inaccessible and not reused for a while; quarantine.go), so that a CPU
+// access that outlived it faults at the access.
 //
 // # Where the host device differs from CUDA
 //

@@ -14,6 +14,8 @@ import (
 // Uploads from it read it when the stream runs the copy, as a GPU's DMA
 // does (uploads from other host memory snapshot it when issued, as the
 // driver stages pageable memory); downloads return once it holds the data.
+// Freed, it is quarantined in checking mode (quarantine.go), so a CPU
+// access that outlived it faults.
 var pinned struct {
 	sync.Mutex
 	m map[unsafe.Pointer][]byte // base → the slice Mmap returned
@@ -59,8 +61,7 @@ func (d *device) FreeHost(p unsafe.Pointer) error {
 	if !ok {
 		return errorf(call, driver.InvalidValue, "%p is not a live allocation from AllocHost", p)
 	}
-	// Munmap fails only for a slice Mmap did not return; ours always is.
-	_ = syscall.Munmap(mem)
+	retire(mem, d.sys.cfg.check)
 	return nil
 }
 

@@ -13,7 +13,8 @@ import (
 // once it migrates there) whose pointer the CPU may dereference. Prefetch
 // and advice move nothing; they validate their arguments like the driver,
 // and prefetch is queued on its stream so that its errors surface in
-// stream order.
+// stream order. Freed managed memory is quarantined in checking mode
+// (quarantine.go), so a CPU access that outlived it faults.
 var managedBases sync.Map // driver.Ptr → struct{}: live managed allocations
 
 // AllocManaged maps n bytes (cuMemAllocManaged).
@@ -26,6 +27,7 @@ func (d *device) AllocManaged(n uint64) (driver.Ptr, error) {
 	if err != nil {
 		return 0, err
 	}
+	a.managed = true
 	p := driver.Ptr(a.base)
 	managedBases.Store(p, struct{}{})
 	return p, nil

@@ -24,6 +24,7 @@ type allocation struct {
 	mem        []byte   // the slice Mmap returned; Munmap needs it back
 	pool       *memPool // non-nil for blocks of a MemPool
 	vm         *vmRange // non-nil for an address reservation (VMReserve)
+	managed    bool     // from AllocManaged: the CPU addresses it (quarantine.go)
 
 	freeQueued atomic.Bool // a free is queued or under way: a second one is a double free
 
@@ -190,11 +191,17 @@ func (a *allocation) release() bool {
 		return false
 	}
 	a.waitUnpinned()
-	if a.dev.sys.cfg.check {
+	check := a.dev.sys.cfg.check
+	switch {
+	case a.managed:
+		retire(a.mem, check)
+	case check:
 		Poison(a.mem)
+		fallthrough
+	default:
+		// Munmap fails only for a slice Mmap did not return; ours always is.
+		_ = syscall.Munmap(a.mem)
 	}
-	// Munmap fails only for a slice Mmap did not return; ours always is.
-	_ = syscall.Munmap(a.mem)
 	a.dev.used.Add(-a.size)
 	return true
 }
