@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/gpuarr"
 )
 
@@ -44,22 +44,11 @@ type batch struct {
 	err   error
 }
 
-// elemTypes maps Go's kinds to NCCL's types; int16 and uint16 have none.
-var elemTypes = map[reflect.Kind]device.ElemType{
-	reflect.Int8:    driver.ElemInt8,
-	reflect.Uint8:   driver.ElemUint8,
-	reflect.Int32:   driver.ElemInt32,
-	reflect.Uint32:  driver.ElemUint32,
-	reflect.Int64:   driver.ElemInt64,
-	reflect.Uint64:  driver.ElemUint64,
-	reflect.Float32: driver.ElemFloat32,
-	reflect.Float64: driver.ElemFloat64,
-}
-
-// elemType is T's NCCL type, if it has one.
-func elemType[T gpuarr.Numeric]() (device.ElemType, bool) {
-	et, ok := elemTypes[reflect.TypeFor[T]().Kind()]
-	return et, ok
+// elemType is T's element type, if collectives take it (int16 and
+// uint16 have no NCCL type).
+func elemType[T gpuarr.Numeric]() (dtype.DType, bool) {
+	t := dtype.Of[T]()
+	return t, device.CollType(t)
 }
 
 // spec is one collective as the user called it, checked by plan.

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // Array is an n-dimensional, row-major array of T in device memory. It
@@ -41,9 +42,9 @@ type core struct {
 	// the buffer must not read its fields, and addresses are wanted
 	// before that (the plan's arguments).
 	p     device.Ptr
-	n     int       // elements
-	typ   *elemType // element type: size and name
-	shape Shape     // dims[:len] when the rank fits, else its own slice
+	n     int         // elements
+	typ   *dtype.Elem // element type: size and name
+	shape Shape       // dims[:len] when the rank fits, else its own slice
 	dims  [4]int
 	// layout holds the element steps along each axis of a strided view
 	// (Transpose, Permute, Step); nil for the usual contiguous row-major
@@ -92,14 +93,14 @@ func (c *core) strides() []int {
 
 func (c *core) dev() *device.Device { return c.buf.st.dev }
 func (c *core) ptr() device.Ptr     { return c.p }
-func (c *core) nbytes() uint64      { return uint64(c.n) * uint64(c.typ.size) }
+func (c *core) nbytes() uint64      { return uint64(c.n) * uint64(uintptr(c.typ.Size())) }
 
 // describe names the array in messages: "float32[3 4] array on host:0".
 func (c *core) describe() string {
 	if c.buf == nil {
 		return zeroArray
 	}
-	return fmt.Sprintf("%s%v array on %s", c.typ.name, c.shape, c.dev())
+	return fmt.Sprintf("%s%v array on %s", c.typ.Name, c.shape, c.dev())
 }
 
 func (c *core) releasedError(call string) error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // track arranges a's cleanup: when a becomes unreachable, the GC drops
@@ -74,7 +75,7 @@ func newArray[T Numeric](call string, sh Shape, s *device.Stream) (*Array[T], er
 	}
 	a := &Array[T]{}
 	a.c.bind(buf, 0)
-	a.c.n, a.c.typ = n, elemTypeOf[T]()
+	a.c.n, a.c.typ = n, dtype.ElemOf[T]()
 	a.c.setShape(sh)
 	track(a)
 	return a, nil

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/driver"
-	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 // Eval computes e into a new array of e's shape with one fused kernel. It
@@ -178,6 +177,3 @@ func gridFor(dev *device.Device, items uint64, block uint32) device.LaunchConfig
 	}
 	return cfg
 }
-
-// ensure the expression layer's types stay in step with the IR.
-var _ = expr.Float32

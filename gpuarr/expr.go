@@ -2,8 +2,8 @@ package gpuarr
 
 import (
 	"math"
-	"reflect"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -37,7 +37,7 @@ func (a *Array[T]) operand() Expr[T] {
 	if a.c.buf == nil {
 		return Expr[T]{&node{err: errZeroArrayExpr}}
 	}
-	return Expr[T]{arrayNode(&a.c, dtypeOf[T]())}
+	return Expr[T]{arrayNode(&a.c, dtype.Of[T]())}
 }
 
 // Shape is the shape the expression evaluates to (its operands
@@ -66,7 +66,7 @@ type Mask struct{ n *node }
 // scalars, constants and random streams.
 type node struct {
 	op    expr.Op
-	t     expr.DType
+	t     dtype.DType
 	args  [3]*node
 	shape Shape
 	err   error
@@ -80,7 +80,7 @@ type node struct {
 // arrayNode is the leaf for an array. It keeps the array alive (through
 // its core) until the expression is gone; a release before Eval is caught
 // when Eval claims the array.
-func arrayNode(c *core, t expr.DType) *node {
+func arrayNode(c *core, t dtype.DType) *node {
 	if n := c.leaf.Load(); n != nil {
 		return n
 	}
@@ -89,60 +89,12 @@ func arrayNode(c *core, t expr.DType) *node {
 	return c.leaf.Load()
 }
 
-// dtypeOf maps an element type to the expression type system.
-func dtypeOf[T Numeric]() expr.DType {
-	var zero T
-	switch any(zero).(type) {
-	case float32:
-		return expr.Float32
-	case float64:
-		return expr.Float64
-	case int32:
-		return expr.Int32
-	case int64:
-		return expr.Int64
-	case uint8:
-		return expr.Uint8
-	case int8:
-		return expr.Int8
-	case int16:
-		return expr.Int16
-	case uint16:
-		return expr.Uint16
-	case uint32:
-		return expr.Uint32
-	case uint64:
-		return expr.Uint64
-	}
-	switch reflect.TypeFor[T]().Kind() {
-	case reflect.Float32:
-		return expr.Float32
-	case reflect.Float64:
-		return expr.Float64
-	case reflect.Int8:
-		return expr.Int8
-	case reflect.Int16:
-		return expr.Int16
-	case reflect.Int32:
-		return expr.Int32
-	case reflect.Int64:
-		return expr.Int64
-	case reflect.Uint8:
-		return expr.Uint8
-	case reflect.Uint16:
-		return expr.Uint16
-	case reflect.Uint32:
-		return expr.Uint32
-	}
-	return expr.Uint64
-}
-
-// scalarBits is v's kernel-parameter bits for type t (expr.DType.ParamType).
-func scalarBits[T Numeric](v T, t expr.DType) uint64 {
+// scalarBits is v's kernel-parameter bits for type t (dtype.DType.ParamType).
+func scalarBits[T Numeric](v T, t dtype.DType) uint64 {
 	switch {
-	case t == expr.Float32:
+	case t == dtype.Float32:
 		return uint64(math.Float32bits(float32(v)))
-	case t == expr.Float64:
+	case t == dtype.Float64:
 		return math.Float64bits(float64(v))
 	case t.IsSigned():
 		return uint64(int64(v))

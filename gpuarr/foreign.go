@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/memory"
 )
@@ -50,7 +51,7 @@ func EmptyFrom[T Numeric](res memory.Resource, sh Shape, opts ...Option) (*Array
 	b.trk.writer = s
 	a := &Array[T]{}
 	a.c.bind(b, 0)
-	a.c.n, a.c.typ = n, elemTypeOf[T]()
+	a.c.n, a.c.typ = n, dtype.ElemOf[T]()
 	a.c.setShape(sh)
 	track(a)
 	return a, nil
@@ -114,8 +115,8 @@ func PrepareHostAccess[T Numeric](a *Array[T], how HostAccess) (HostLayout, erro
 	var migrate func(*device.Stream) (bool, error)
 	if how.Migrate != nil {
 		if lo, n := a.span(); n > 0 {
-			p := c.ptr().Add(uint64(lo * int(c.typ.size)))
-			migrate = func(s *device.Stream) (bool, error) { return how.Migrate(s, p, uint64(n*int(c.typ.size))) }
+			p := c.ptr().Add(uint64(lo * int(uintptr(c.typ.Size()))))
+			migrate = func(s *device.Stream) (bool, error) { return how.Migrate(s, p, uint64(n*int(uintptr(c.typ.Size())))) }
 		}
 	}
 	if err := c.buf.syncForHostAccess(how.WholeDevice, migrate); err != nil {
@@ -222,7 +223,7 @@ func UseMemory[T Numeric](a *Array[T], s *device.Stream, write bool, fn func(p d
 		return nil // no elements
 	}
 	run := func() error {
-		return fn(c.ptr().Add(uint64(lo*int(c.typ.size))), uint64(n*int(c.typ.size)), c.buf.res)
+		return fn(c.ptr().Add(uint64(lo*int(uintptr(c.typ.Size())))), uint64(n*int(uintptr(c.typ.Size()))), c.buf.res)
 	}
 	if s == nil {
 		if !c.acquire() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/hosteval"
@@ -138,6 +139,6 @@ func cloneProgram(p *expr.Program) *expr.Program {
 	c := *p
 	c.Code = append([]expr.Instr(nil), p.Code...)
 	c.Inputs = append([]expr.Input(nil), p.Inputs...)
-	c.Scalars = append([]expr.DType(nil), p.Scalars...)
+	c.Scalars = append([]dtype.DType(nil), p.Scalars...)
 	return &c
 }

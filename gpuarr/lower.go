@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -314,7 +315,7 @@ func (l *lowered) needs64() bool {
 // vectorize sets the program's vector width when every operand is
 // contiguous, at least 4 bytes wide and aligned for 16-byte accesses.
 // out is nil for a reduction (which writes one value per group).
-func (l *lowered) vectorize(out *core, outT expr.DType) {
+func (l *lowered) vectorize(out *core, outT dtype.DType) {
 	l.prog.Vector = 1
 	maxSize := 4 // a reduction's partial results are written one per group
 	if out != nil {
@@ -370,17 +371,17 @@ func (l *lowered) appendLeafArgs(a *driver.Args) bool {
 
 // appendScalarArg marshals a scalar operand of type t (bits as in
 // scalarBits) as its kernel parameter.
-func appendScalarArg(a *driver.Args, t expr.DType, bits uint64) bool {
-	switch t.ParamType() {
-	case expr.Float32:
+func appendScalarArg(a *driver.Args, t dtype.DType, bits uint64) bool {
+	switch expr.ParamType(t) {
+	case dtype.Float32:
 		return a.Append(driver.ArgF32, bits)
-	case expr.Float64:
+	case dtype.Float64:
 		return a.Append(driver.ArgF64, bits)
-	case expr.Int32:
+	case dtype.Int32:
 		return a.Append(driver.ArgI32, bits)
-	case expr.Uint32:
+	case dtype.Uint32:
 		return a.Append(driver.ArgU32, bits)
-	case expr.Int64:
+	case dtype.Int64:
 		return a.Append(driver.ArgI64, bits)
 	}
 	return a.Append(driver.ArgU64, bits)

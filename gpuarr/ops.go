@@ -3,6 +3,7 @@ package gpuarr
 import (
 	"fmt"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -12,7 +13,7 @@ import (
 // naming both shapes. All operands of one operation have the same element
 // type: convert with Cast.
 
-func unary(op expr.Op, x *node, t expr.DType) *node {
+func unary(op expr.Op, x *node, t dtype.DType) *node {
 	if x == nil {
 		return &node{err: errNilExpr}
 	}
@@ -20,7 +21,7 @@ func unary(op expr.Op, x *node, t expr.DType) *node {
 	return n
 }
 
-func nary(name string, op expr.Op, t expr.DType, xs ...*node) *node {
+func nary(name string, op expr.Op, t dtype.DType, xs ...*node) *node {
 	n := &node{op: op, t: t}
 	for i, x := range xs {
 		if x == nil {
@@ -44,7 +45,7 @@ func nary(name string, op expr.Op, t expr.DType, xs ...*node) *node {
 }
 
 func binop[T Numeric](name string, op expr.Op, x, y Operand[T]) Expr[T] {
-	return Expr[T]{nary(name, op, dtypeOf[T](), operandNode(x), operandNode(y))}
+	return Expr[T]{nary(name, op, dtype.Of[T](), operandNode(x), operandNode(y))}
 }
 
 func operandNode[T Numeric](x Operand[T]) *node {
@@ -57,11 +58,11 @@ func operandNode[T Numeric](x Operand[T]) *node {
 // Scalar is the value v as an operand: it broadcasts to any shape, and
 // travels as a kernel parameter, so x*2 and x*3 share one kernel.
 func Scalar[T Numeric](v T) Expr[T] {
-	t := dtypeOf[T]()
+	t := dtype.Of[T]()
 	return Expr[T]{&node{op: expr.OpScalar, t: t, bits: scalarBits(v, t), shape: Shape{}}}
 }
 
-func constant(t expr.DType, v float64) *node {
+func constant(t dtype.DType, v float64) *node {
 	return &node{op: expr.OpConst, t: t, value: v, shape: Shape{}}
 }
 
@@ -89,43 +90,43 @@ func Pow[T Float](x, y Operand[T]) Expr[T] { return binop("Pow", expr.OpPow, x, 
 
 // FMA is x*y + z; for floats with one rounding (fused multiply-add).
 func FMA[T Numeric](x, y, z Operand[T]) Expr[T] {
-	return Expr[T]{nary("FMA", expr.OpFMA, dtypeOf[T](), operandNode(x), operandNode(y), operandNode(z))}
+	return Expr[T]{nary("FMA", expr.OpFMA, dtype.Of[T](), operandNode(x), operandNode(y), operandNode(z))}
 }
 
 // Neg is -x (wrapping for unsigned types).
 func Neg[T Numeric](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpNeg, operandNode(x), dtypeOf[T]())}
+	return Expr[T]{unary(expr.OpNeg, operandNode(x), dtype.Of[T]())}
 }
 
 // Abs is |x|; the identity for unsigned types, and MinInt stays MinInt.
 func Abs[T Numeric](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpAbs, operandNode(x), dtypeOf[T]())}
+	return Expr[T]{unary(expr.OpAbs, operandNode(x), dtype.Of[T]())}
 }
 
 // Exp is eˣ.
 func Exp[T Float](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpExp, operandNode(x), dtypeOf[T]())}
+	return Expr[T]{unary(expr.OpExp, operandNode(x), dtype.Of[T]())}
 }
 
 // Log is the natural logarithm (NaN below 0, -Inf at 0).
 func Log[T Float](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpLog, operandNode(x), dtypeOf[T]())}
+	return Expr[T]{unary(expr.OpLog, operandNode(x), dtype.Of[T]())}
 }
 
 // Sqrt is the square root, correctly rounded.
 func Sqrt[T Float](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpSqrt, operandNode(x), dtypeOf[T]())}
+	return Expr[T]{unary(expr.OpSqrt, operandNode(x), dtype.Of[T]())}
 }
 
 // Tanh is the hyperbolic tangent.
 func Tanh[T Float](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpTanh, operandNode(x), dtypeOf[T]())}
+	return Expr[T]{unary(expr.OpTanh, operandNode(x), dtype.Of[T]())}
 }
 
 // Sigmoid is 1 / (1 + e⁻ˣ), built from the operations above (it fuses
 // like any expression).
 func Sigmoid[T Float](x Operand[T]) Expr[T] {
-	t := dtypeOf[T]()
+	t := dtype.Of[T]()
 	one := constant(t, 1)
 	e := unary(expr.OpExp, unary(expr.OpNeg, operandNode(x), t), t)
 	return Expr[T]{nary("Sigmoid", expr.OpDiv, t, one, nary("Sigmoid", expr.OpAdd, t, one, e))}
@@ -142,7 +143,7 @@ func Clamp[T Numeric](x Operand[T], lo, hi T) Expr[T] {
 //
 //	h := gpuarr.Cast[float64](x) // x an *Array[float32]
 func Cast[U, T Numeric](x Operand[T]) Expr[U] {
-	from, to := dtypeOf[T](), dtypeOf[U]()
+	from, to := dtype.Of[T](), dtype.Of[U]()
 	n := operandNode(x)
 	if from == to {
 		return Expr[U]{n}
@@ -151,7 +152,7 @@ func Cast[U, T Numeric](x Operand[T]) Expr[U] {
 }
 
 func compare[T Numeric](name string, op expr.Op, x, y Operand[T]) Mask {
-	return Mask{nary(name, op, expr.Bool, operandNode(x), operandNode(y))}
+	return Mask{nary(name, op, dtype.Bool, operandNode(x), operandNode(y))}
 }
 
 // Less is the mask x < y. Comparisons with NaN are false (NotEqual: true).
@@ -173,21 +174,21 @@ func Equal[T Numeric](x, y Operand[T]) Mask { return compare("Equal", expr.OpEq,
 func NotEqual[T Numeric](x, y Operand[T]) Mask { return compare("NotEqual", expr.OpNe, x, y) }
 
 // And is the mask m && o.
-func (m Mask) And(o Mask) Mask { return Mask{nary("Mask.And", expr.OpAnd, expr.Bool, m.n, o.n)} }
+func (m Mask) And(o Mask) Mask { return Mask{nary("Mask.And", expr.OpAnd, dtype.Bool, m.n, o.n)} }
 
 // Or is the mask m || o.
-func (m Mask) Or(o Mask) Mask { return Mask{nary("Mask.Or", expr.OpOr, expr.Bool, m.n, o.n)} }
+func (m Mask) Or(o Mask) Mask { return Mask{nary("Mask.Or", expr.OpOr, dtype.Bool, m.n, o.n)} }
 
 // Not is the mask !m.
-func (m Mask) Not() Mask { return Mask{unary(expr.OpNot, m.n, expr.Bool)} }
+func (m Mask) Not() Mask { return Mask{unary(expr.OpNot, m.n, dtype.Bool)} }
 
 // Err is the error building the mask met, if any.
 func (m Mask) Err() error { return Expr[uint8]{m.n}.Err() }
 
 // Where picks x where m is true and y elsewhere (all three broadcast).
 func Where[T Numeric](m Mask, x, y Operand[T]) Expr[T] {
-	return Expr[T]{nary("Where", expr.OpWhere, dtypeOf[T](), m.n, operandNode(x), operandNode(y))}
+	return Expr[T]{nary("Where", expr.OpWhere, dtype.Of[T](), m.n, operandNode(x), operandNode(y))}
 }
 
 // FromMask is 1 where m is true and 0 elsewhere.
-func FromMask[T Numeric](m Mask) Expr[T] { return Expr[T]{unary(expr.OpCast, m.n, dtypeOf[T]())} }
+func FromMask[T Numeric](m Mask) Expr[T] { return Expr[T]{unary(expr.OpCast, m.n, dtype.Of[T]())} }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
@@ -53,9 +54,9 @@ type planWalk struct {
 	sig      [planMaxSig]byte
 	memo     [planMaxNodes]*node
 	leaves   [planMaxLeaves]*core
-	ltypes   [planMaxLeaves]expr.DType
+	ltypes   [planMaxLeaves]dtype.DType
 	scalars  [planMaxScalars]uint64
-	stypes   [planMaxScalars]expr.DType
+	stypes   [planMaxScalars]dtype.DType
 }
 
 // scan walks root for an evaluation into dst and reports whether a plan

@@ -3,6 +3,7 @@ package gpuarr
 import (
 	"sync/atomic"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -42,7 +43,7 @@ func draw[T Float](g *RNG, sh Shape, normal bool) Expr[T] {
 	}
 	sh = append(Shape(nil), sh...)
 	src := &randomSrc{seed: g.seed, stream: g.next.Add(1) - 1, normal: normal, shape: sh}
-	return Expr[T]{&node{op: expr.OpRandom, t: dtypeOf[T](), rnd: src, shape: sh}}
+	return Expr[T]{&node{op: expr.OpRandom, t: dtype.Of[T](), rnd: src, shape: sh}}
 }
 
 // UniformExpr is an expression, not an array: random numbers uniform in

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -192,7 +193,7 @@ func reduceTo[R Numeric](call string, r expr.ReduceOp, n *node, opts []Option, r
 	if err != nil {
 		return nil, err
 	}
-	if err := reduceInto(call, r, dtypeOf[R](), &out.c, n, space, axes, glen, s); err != nil {
+	if err := reduceInto(call, r, dtype.Of[R](), &out.c, n, space, axes, glen, s); err != nil {
 		_ = out.Release()
 		return nil, err
 	}
@@ -248,7 +249,7 @@ func axesNote(axes uint64, space Shape) string {
 
 // narrowError refuses Sum or Prod of an integer type narrower than 64
 // bits, naming the calls that do what the user may mean.
-func narrowError(call string, t expr.DType) error {
+func narrowError(call string, t dtype.DType) error {
 	wide := "int64"
 	if t.IsUnsigned() {
 		wide = "uint64"
@@ -263,7 +264,7 @@ func narrowError(call string, t expr.DType) error {
 // when there are enough groups to fill the device, else a partial pass
 // that splits each group over several blocks and a final pass over the
 // partials.
-func reduceInto(call string, r expr.ReduceOp, resT expr.DType, out *core, root *node, space Shape, axes uint64, glen int, s *device.Stream) error {
+func reduceInto(call string, r expr.ReduceOp, resT dtype.DType, out *core, root *node, space Shape, axes uint64, glen int, s *device.Stream) error {
 	groups := out.n
 	if groups == 0 {
 		return nil
@@ -304,7 +305,7 @@ func reduceInto(call string, r expr.ReduceOp, resT expr.DType, out *core, root *
 	defer parts.buf.unref()
 	var second *core // Arg positions, or a Wide Mean's high words
 	if l.prog.HasOut2() {
-		if second, err = tempCore(call, s, expr.Int64, groups*bpg); err != nil {
+		if second, err = tempCore(call, s, dtype.Int64, groups*bpg); err != nil {
 			return err
 		}
 		defer second.buf.unref()
@@ -321,7 +322,7 @@ func reduceInto(call string, r expr.ReduceOp, resT expr.DType, out *core, root *
 	fin.leaves = []leaf{{c: parts}}
 	if second != nil {
 		fin.prog.ArgIndex = 1
-		fin.prog.Inputs = append(fin.prog.Inputs, expr.Input{Kind: expr.Memory, T: expr.Int64})
+		fin.prog.Inputs = append(fin.prog.Inputs, expr.Input{Kind: expr.Memory, T: dtype.Int64})
 		fin.leaves = append(fin.leaves, leaf{c: second})
 	}
 	return fin.launchReduce(call, s, out, nil, groups, bpg, 1, glen)
@@ -366,12 +367,12 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *core, g
 
 // tempCore allocates an untracked-by-GC scratch array of n elements of t
 // on s; the caller drops it with buf.unref (stream-ordered like any free).
-func tempCore(call string, s *device.Stream, t expr.DType, n int) (*core, error) {
+func tempCore(call string, s *device.Stream, t dtype.DType, n int) (*core, error) {
 	buf, err := allocBuffer(call, s, uint64(n)*uint64(t.Size()))
 	if err != nil {
 		return nil, err
 	}
-	c := &core{n: n, typ: elemTypeNamed(t.String(), uintptr(t.Size()))}
+	c := &core{n: n, typ: t.Elem()}
 	c.bind(buf, 0)
 	c.setShape(Shape{n})
 	return c, nil

@@ -35,7 +35,7 @@ func (a *Array[T]) String() string {
 	case a.c.buf == nil:
 		return "gpuarr.Array(" + zeroArray + ")"
 	}
-	head := fmt.Sprintf("gpuarr.Array[%s]%v on %s", a.c.typ.name, a.c.shape, a.c.dev())
+	head := fmt.Sprintf("gpuarr.Array[%s]%v on %s", a.c.typ.Name, a.c.shape, a.c.dev())
 	if a.c.released.Load() {
 		return head + " (released)"
 	}
@@ -82,7 +82,7 @@ func (a *Array[T]) peek() (vals []T, pos []int, why string) {
 		return nil, nil, why
 	}
 	vals = make([]T, len(pos))
-	size := int64(c.typ.size)
+	size := int64(uintptr(c.typ.Size()))
 	for i, p := range pos {
 		off := int64(p)
 		if st := c.strides(); st != nil {

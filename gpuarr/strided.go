@@ -103,7 +103,7 @@ func (a *Array[T]) stridedView(call string, elemOff int, sh Shape, st []int) (*A
 		return nil, a.c.releasedError(call)
 	}
 	v := &Array[T]{}
-	v.c.bind(a.c.buf, uint64(int64(a.c.off)+int64(elemOff)*int64(a.c.typ.size)))
+	v.c.bind(a.c.buf, uint64(int64(a.c.off)+int64(elemOff)*int64(uintptr(a.c.typ.Size()))))
 	v.c.typ = a.c.typ
 	v.c.n = sh.Len()
 	v.c.setShape(sh)

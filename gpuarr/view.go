@@ -24,7 +24,7 @@ func (a *Array[T]) Reshape(sh Shape) (*Array[T], error) {
 			sh[i] = 1
 		}
 	}
-	n, err := checkShape(call, sh, a.c.typ.size)
+	n, err := checkShape(call, sh, uintptr(a.c.typ.Size()))
 	if err != nil {
 		return nil, err
 	}
@@ -65,5 +65,5 @@ func (a *Array[T]) Slice(i, j int) (*Array[T], error) {
 	for _, d := range a.c.shape[1:] {
 		row *= d
 	}
-	return a.view(call, uint64(i*row)*uint64(a.c.typ.size), (j-i)*row, sh)
+	return a.view(call, uint64(i*row)*uint64(uintptr(a.c.typ.Size())), (j-i)*row, sh)
 }

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // cuBLAS is loaded the first time a stream multiplies, so a program that
@@ -151,7 +152,7 @@ func (s *stream) Gemm(g driver.Gemm) error {
 	if err := loadCublas(s.dev.info.DriverVersion); err != nil {
 		return err
 	}
-	if g.Type != driver.Float32 && g.Type != driver.Float64 {
+	if !driver.GemmType(g.Type) {
 		return driver.Errorf(blasGemmCallID, driver.InvalidValue, "element type %v", g.Type)
 	}
 	s.blasMu.Lock()
@@ -167,7 +168,7 @@ func (s *stream) Gemm(g driver.Gemm) error {
 		s.blasH = h
 	}
 	dbl, math := C.int(0), C.int(blasMathPlain)
-	if g.Type == driver.Float64 {
+	if g.Type == dtype.Float64 {
 		dbl = 1
 	} else if g.TF32 {
 		math = blasMathTF32

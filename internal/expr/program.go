@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 	"math"
 	"strings"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // Op is an instruction's operation.
@@ -82,7 +84,7 @@ func (o Op) IsCompare() bool { return o >= OpLt && o <= OpNe }
 // earlier instructions of the same Program.
 type Instr struct {
 	Op      Op
-	T       DType
+	T       dtype.DType
 	A, B, C int32
 	Aux     int32   // Input or scalar index (leaves)
 	Const   float64 // OpConst's value
@@ -99,9 +101,9 @@ const (
 // Input is one array or random operand.
 type Input struct {
 	Kind    InputKind
-	T       DType // element type (Random: the generated type)
-	Normal  bool  // Random only: normal instead of uniform
-	Strided bool  // addressed through dims and strides (always true for Random)
+	T       dtype.DType // element type (Random: the generated type)
+	Normal  bool        // Random only: normal instead of uniform
+	Strided bool        // addressed through dims and strides (always true for Random)
 }
 
 // ReduceOp is what a reduction computes per group.
@@ -150,7 +152,7 @@ const (
 type Program struct {
 	Code    []Instr // the last instruction is the value per element
 	Inputs  []Input
-	Scalars []DType
+	Scalars []dtype.DType
 	Rank    int  // dims parameters (0 when no input is Strided or Random)
 	Index64 bool // 64-bit index arithmetic needed
 	Vector  int  // elements per vector access; 0 or 1: none
@@ -164,13 +166,12 @@ type Program struct {
 	// 128-bit sum for a Wide Mean. That input is not used by Code.
 	ArgIndex int
 	// Result is the element type a Final reduction writes; the zero value
-	// (Bool, which arrays never hold) means ResultType(Reduce,
-	// ValueType()). See FinalType for the types allowed.
-	Result DType
+	// (dtype.Invalid) means ResultType(Reduce, ValueType()). See FinalType for the types allowed.
+	Result dtype.DType
 }
 
 // ValueType is the type of the per-element value (the last instruction).
-func (p *Program) ValueType() DType { return p.Code[len(p.Code)-1].T }
+func (p *Program) ValueType() dtype.DType { return p.Code[len(p.Code)-1].T }
 
 // AccType is the accumulator of a reduction of values of type t: Sum and
 // Prod accumulate floats in Float64, signed integers in Int64 and
@@ -178,18 +179,18 @@ func (p *Program) ValueType() DType { return p.Code[len(p.Code)-1].T }
 // Float64 and integers exactly in 128 bits (Wide), whose low word is the
 // Uint64 AccType returns and whose high word is an Int64 beside it; Min,
 // Max and the Arg reductions keep t.
-func AccType(r ReduceOp, t DType) DType {
+func AccType(r ReduceOp, t dtype.DType) dtype.DType {
 	switch {
 	case Wide(r, t):
-		return Uint64
+		return dtype.Uint64
 	case r == Sum || r == Prod || r == Mean:
 		switch {
 		case t.IsFloat():
-			return Float64
+			return dtype.Float64
 		case t.IsSigned():
-			return Int64
+			return dtype.Int64
 		default:
-			return Uint64
+			return dtype.Uint64
 		}
 	}
 	return t
@@ -199,13 +200,13 @@ func AccType(r ReduceOp, t DType) DType {
 // a Mean of integers. The accumulator is a two's-complement 128-bit sum
 // of the values (sign-extended from a signed t, zero-extended from an
 // unsigned one), exact for any count below 2⁶⁴.
-func Wide(r ReduceOp, t DType) bool { return r == Mean && t.IsInt() }
+func Wide(r ReduceOp, t dtype.DType) bool { return r == Mean && t.IsInt() }
 
 // ResultType is the element type a Final reduction writes by default:
 // Int64 for the Arg reductions, the value type otherwise.
-func ResultType(r ReduceOp, t DType) DType {
+func ResultType(r ReduceOp, t dtype.DType) dtype.DType {
 	if r.IsArg() {
-		return Int64
+		return dtype.Int64
 	}
 	return t
 }
@@ -227,8 +228,8 @@ func ResultType(r ReduceOp, t DType) DType {
 //     with each conversion and operation rounded to nearest in float64
 //     (q and r converted as unsigned), then rounded to Result. count = 0
 //     gives 0 for an integer Result and NaN for a float one.
-func (p *Program) FinalType() DType {
-	if p.Result != Bool {
+func (p *Program) FinalType() dtype.DType {
+	if p.Result != dtype.Invalid {
 		return p.Result
 	}
 	return ResultType(p.Reduce, p.ValueType())
@@ -245,7 +246,7 @@ func (p *Program) HasOut2() bool {
 }
 
 // OutType is the type the kernel writes to out.
-func (p *Program) OutType() DType {
+func (p *Program) OutType() dtype.DType {
 	switch {
 	case p.Reduce == NoReduce:
 		return p.ValueType()
@@ -261,13 +262,13 @@ func (p *Program) OutType() DType {
 // (Uint64 for addresses, counts and dims; Int64 for strides).
 type Param struct {
 	Name string
-	T    DType
+	T    dtype.DType
 }
 
 // Params lists the kernel's parameters in order (see the package doc).
 func (p *Program) Params() []Param {
 	var ps []Param
-	u := func(name string) { ps = append(ps, Param{name, Uint64}) }
+	u := func(name string) { ps = append(ps, Param{name, dtype.Uint64}) }
 	u("out")
 	if p.Reduce == NoReduce {
 		u("n")
@@ -290,12 +291,12 @@ func (p *Program) Params() []Param {
 		}
 		if in.Strided {
 			for d := 0; d < p.Rank; d++ {
-				ps = append(ps, Param{fmt.Sprintf("in%d_stride%d", i, d), Int64})
+				ps = append(ps, Param{fmt.Sprintf("in%d_stride%d", i, d), dtype.Int64})
 			}
 		}
 	}
 	for j, t := range p.Scalars {
-		ps = append(ps, Param{fmt.Sprintf("s%d", j), t.ParamType()})
+		ps = append(ps, Param{fmt.Sprintf("s%d", j), ParamType(t)})
 	}
 	return ps
 }
@@ -356,7 +357,7 @@ func (p *Program) EntryName() string {
 func (p *Program) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "program %s (rank %d, vector %d, index64 %t, reduce %s, stage %d", p.EntryName(), p.Rank, p.Vector, p.Index64, p.Reduce, p.Stage)
-	if p.Reduce != NoReduce && p.Result != Bool {
+	if p.Reduce != NoReduce && p.Result != dtype.Invalid {
 		fmt.Fprintf(&b, ", result %s", p.Result)
 	}
 	b.WriteString(")\n")

@@ -1,6 +1,10 @@
 package expr
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+)
 
 // MaxRank is the largest Rank a Program may have.
 const MaxRank = 8
@@ -22,8 +26,8 @@ func (p *Program) Validate() error {
 		}
 	}
 	for j, t := range p.Scalars {
-		if t > Float64 {
-			return fmt.Errorf("expr: scalar s%d has invalid type %d", j, t)
+		if !Computes(t) {
+			return fmt.Errorf("expr: scalar s%d has type %v, which programs do not compute with", j, t)
 		}
 	}
 	for i, in := range p.Code {
@@ -31,7 +35,7 @@ func (p *Program) Validate() error {
 			return fmt.Errorf("expr: instruction %%%d (%s.%s): %w", i, in.Op, in.T, err)
 		}
 	}
-	if vt := p.ValueType(); vt == Bool {
+	if vt := p.ValueType(); vt == dtype.Bool {
 		return fmt.Errorf("expr: the program's value (last instruction) is bool; arrays never hold bool (cast it)")
 	}
 	if err := p.validateVector(); err != nil {
@@ -42,9 +46,9 @@ func (p *Program) Validate() error {
 
 func (p *Program) validateInput(i int, in Input) error {
 	switch {
-	case in.T > Float64:
-		return fmt.Errorf("expr: input in%d has invalid type %d", i, in.T)
-	case in.Kind == Memory && in.T == Bool:
+	case !Computes(in.T):
+		return fmt.Errorf("expr: input in%d has type %v, which programs do not compute with", i, in.T)
+	case in.Kind == Memory && in.T == dtype.Bool:
 		return fmt.Errorf("expr: input in%d is a bool array; arrays never hold bool", i)
 	case in.Kind == Memory && in.Normal:
 		return fmt.Errorf("expr: input in%d is a memory input marked Normal", i)
@@ -62,24 +66,24 @@ func (p *Program) validateInstr(i int, in Instr) error {
 	if in.Op >= numOps {
 		return fmt.Errorf("invalid op %d", in.Op)
 	}
-	if in.T > Float64 {
-		return fmt.Errorf("invalid type %d", in.T)
+	if !Computes(in.T) {
+		return fmt.Errorf("type %v, which programs do not compute with", in.T)
 	}
-	var ops [3]DType
+	var ops [3]dtype.DType
 	for k, a := range []int32{in.A, in.B, in.C}[:in.Op.Arity()] {
 		if a < 0 || int(a) >= i {
 			return fmt.Errorf("operand %c is %%%d, not an earlier instruction", 'A'+k, a)
 		}
 		ops[k] = p.Code[a].T
 	}
-	want := func(k int, t DType) error {
+	want := func(k int, t dtype.DType) error {
 		if ops[k] != t {
 			return fmt.Errorf("operand %c has type %s; want %s", 'A'+k, ops[k], t)
 		}
 		return nil
 	}
 	numeric := func() error {
-		if in.T == Bool {
+		if in.T == dtype.Bool {
 			return fmt.Errorf("op %s does not take bool", in.Op)
 		}
 		return nil
@@ -134,29 +138,29 @@ func (p *Program) validateInstr(i int, in Instr) error {
 	case op == OpExp || op == OpLog || op == OpSqrt || op == OpTanh:
 		return first(float(), want(0, in.T))
 	case op == OpNot:
-		return first(want(0, Bool), boolOnly(in))
+		return first(want(0, dtype.Bool), boolOnly(in))
 	case op == OpCast:
 	case op == OpPow:
 		return first(float(), want(0, in.T), want(1, in.T))
 	case op >= OpAdd && op <= OpMax:
 		return first(numeric(), want(0, in.T), want(1, in.T))
 	case op.IsCompare():
-		if in.T != Bool {
+		if in.T != dtype.Bool {
 			return fmt.Errorf("a comparison yields bool, not %s", in.T)
 		}
 		return want(1, ops[0])
 	case op == OpAnd || op == OpOr:
-		return first(boolOnly(in), want(0, Bool), want(1, Bool))
+		return first(boolOnly(in), want(0, dtype.Bool), want(1, dtype.Bool))
 	case op == OpFMA:
 		return first(numeric(), want(0, in.T), want(1, in.T), want(2, in.T))
 	case op == OpWhere:
-		return first(want(0, Bool), want(1, in.T), want(2, in.T))
+		return first(want(0, dtype.Bool), want(1, in.T), want(2, in.T))
 	}
 	return nil
 }
 
 func boolOnly(in Instr) error {
-	if in.T != Bool {
+	if in.T != dtype.Bool {
 		return fmt.Errorf("op %s takes bool only, not %s", in.Op, in.T)
 	}
 	return nil
@@ -205,7 +209,7 @@ func (p *Program) validateReduce() error {
 		if p.ArgIndex >= len(p.Inputs) {
 			return fmt.Errorf("expr: ArgIndex %d out of range (%d inputs)", p.ArgIndex, len(p.Inputs))
 		}
-		if in := p.Inputs[p.ArgIndex]; in.Kind != Memory || in.T != Int64 {
+		if in := p.Inputs[p.ArgIndex]; in.Kind != Memory || in.T != dtype.Int64 {
 			return fmt.Errorf("expr: ArgIndex input in%d must be an int64 memory input", p.ArgIndex)
 		}
 	}
@@ -216,13 +220,13 @@ func (p *Program) validateReduce() error {
 func (p *Program) validateResult() error {
 	rt, vt := p.Result, p.ValueType()
 	switch {
-	case rt == Bool:
+	case rt == dtype.Invalid:
 		return nil
-	case rt > Float64:
-		return fmt.Errorf("expr: invalid result type %d", rt)
+	case !Stores(rt):
+		return fmt.Errorf("expr: result type %v, which arrays of programs do not hold", rt)
 	case (p.Reduce == Min || p.Reduce == Max) && rt != vt:
 		return fmt.Errorf("expr: %s of %s values writes %s, not %s", p.Reduce, vt, vt, rt)
-	case p.Reduce.IsArg() && rt != Int64:
+	case p.Reduce.IsArg() && rt != dtype.Int64:
 		return fmt.Errorf("expr: %s writes int64 positions, not %s", p.Reduce, rt)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -11,14 +12,14 @@ import (
 type redSpec struct {
 	op        expr.ReduceOp
 	stage     expr.Stage
-	t         expr.DType // value type
-	rng       intRange   // integer value types: the Min and Max identities
-	positions bool       // the second words (Arg positions, Wide high words) come from the ArgIndex input
-	wide      bool       // a Mean of integers: 128-bit sums
+	t         dtype.DType // value type
+	rng       intRange    // integer value types: the Min and Max identities
+	positions bool        // the second words (Arg positions, Wide high words) come from the ArgIndex input
+	wide      bool        // a Mean of integers: 128-bit sums
 	// Final stage: the result type, its size, and the conversion to it
 	// from the accumulator (Sum, Prod), the mean (float Mean: Float64),
 	// or the quotient (Wide: Int64 for an integer result, else Float64).
-	result expr.DType
+	result dtype.DType
 	size   uintptr
 	final  unaryK
 }
@@ -48,23 +49,23 @@ func newAccumulator(r *redSpec) accumulator {
 		return newWideAccumulator(r)
 	}
 	switch r.t {
-	case expr.Int8:
+	case dtype.Int8:
 		return newAccum[int8](r)
-	case expr.Int16:
+	case dtype.Int16:
 		return newAccum[int16](r)
-	case expr.Int32:
+	case dtype.Int32:
 		return newAccum[int32](r)
-	case expr.Int64:
+	case dtype.Int64:
 		return newAccum[int64](r)
-	case expr.Uint8:
+	case dtype.Uint8:
 		return newAccum[uint8](r)
-	case expr.Uint16:
+	case dtype.Uint16:
 		return newAccum[uint16](r)
-	case expr.Uint32:
+	case dtype.Uint32:
 		return newAccum[uint32](r)
-	case expr.Uint64:
+	case dtype.Uint64:
 		return newAccum[uint64](r)
-	case expr.Float32:
+	case dtype.Float32:
 		return newAccum[float32](r)
 	}
 	return newAccum[float64](r)

@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLargeElementwise covers the parallel path: several goroutines, each
@@ -15,7 +15,7 @@ import (
 func TestLargeElementwise(t *testing.T) {
 	dev := hostDevice(t)
 	const n = 3_000_017
-	f32 := expr.Float32
+	f32 := dtype.Float32
 	p := elementwise([]expr.Instr{input(0, f32), input(1, f32), bin(expr.OpMul, f32, 0, 1), konst(f32, 0.5),
 		bin(expr.OpSub, f32, 2, 3)}, contiguous(f32, 2))
 	a, b := make([]float32, n), make([]float32, n)
@@ -37,7 +37,7 @@ func TestLargeElementwise(t *testing.T) {
 func BenchmarkEval(b *testing.B) {
 	dev := hostDevice(b)
 	const n = 1 << 22
-	f32 := expr.Float32
+	f32 := dtype.Float32
 	vals := make([]float32, n)
 	for i := range vals {
 		vals[i] = float32(i % 100)

@@ -4,7 +4,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // Casts follow internal/expr's rules. Go's conversions already do
@@ -22,7 +22,7 @@ type intRange struct {
 	isSigned bool
 }
 
-func rangeOf(t expr.DType) intRange {
+func rangeOf(t dtype.DType) intRange {
 	bits := uint(8 * t.Size())
 	if t.IsSigned() {
 		return intRange{lo: -math.Ldexp(1, int(bits-1)), hi: math.Ldexp(1, int(bits-1)),
@@ -49,56 +49,56 @@ func satInt(v float64, r *intRange) uint64 {
 
 // castFor returns the kernel converting from to to, or nil if either is
 // not an element type.
-func castFor(from, to expr.DType) unaryK {
+func castFor(from, to dtype.DType) unaryK {
 	if !validType(from) || !validType(to) {
 		return nil
 	}
 	switch from {
-	case expr.Bool:
+	case dtype.Bool:
 		return castFromBool(to)
-	case expr.Int8:
+	case dtype.Int8:
 		return castFromInt[int8](to)
-	case expr.Int16:
+	case dtype.Int16:
 		return castFromInt[int16](to)
-	case expr.Int32:
+	case dtype.Int32:
 		return castFromInt[int32](to)
-	case expr.Int64:
+	case dtype.Int64:
 		return castFromInt[int64](to)
-	case expr.Uint8:
+	case dtype.Uint8:
 		return castFromInt[uint8](to)
-	case expr.Uint16:
+	case dtype.Uint16:
 		return castFromInt[uint16](to)
-	case expr.Uint32:
+	case dtype.Uint32:
 		return castFromInt[uint32](to)
-	case expr.Uint64:
+	case dtype.Uint64:
 		return castFromInt[uint64](to)
-	case expr.Float32:
+	case dtype.Float32:
 		return castFromFloat[float32](to)
 	}
 	return castFromFloat[float64](to)
 }
 
-func castFromBool(to expr.DType) unaryK {
+func castFromBool(to dtype.DType) unaryK {
 	switch to {
-	case expr.Bool:
+	case dtype.Bool:
 		return copyK[bool]
-	case expr.Int8:
+	case dtype.Int8:
 		return boolToK[int8]
-	case expr.Int16:
+	case dtype.Int16:
 		return boolToK[int16]
-	case expr.Int32:
+	case dtype.Int32:
 		return boolToK[int32]
-	case expr.Int64:
+	case dtype.Int64:
 		return boolToK[int64]
-	case expr.Uint8:
+	case dtype.Uint8:
 		return boolToK[uint8]
-	case expr.Uint16:
+	case dtype.Uint16:
 		return boolToK[uint16]
-	case expr.Uint32:
+	case dtype.Uint32:
 		return boolToK[uint32]
-	case expr.Uint64:
+	case dtype.Uint64:
 		return boolToK[uint64]
-	case expr.Float32:
+	case dtype.Float32:
 		return boolToK[float32]
 	}
 	return boolToK[float64]
@@ -131,53 +131,53 @@ func convK[S, D number](o, a unsafe.Pointer, n int) {
 	}
 }
 
-func castFromInt[S integer](to expr.DType) unaryK {
+func castFromInt[S integer](to dtype.DType) unaryK {
 	switch to {
-	case expr.Bool:
+	case dtype.Bool:
 		return toBoolK[S]
-	case expr.Int8:
+	case dtype.Int8:
 		return convK[S, int8]
-	case expr.Int16:
+	case dtype.Int16:
 		return convK[S, int16]
-	case expr.Int32:
+	case dtype.Int32:
 		return convK[S, int32]
-	case expr.Int64:
+	case dtype.Int64:
 		return convK[S, int64]
-	case expr.Uint8:
+	case dtype.Uint8:
 		return convK[S, uint8]
-	case expr.Uint16:
+	case dtype.Uint16:
 		return convK[S, uint16]
-	case expr.Uint32:
+	case dtype.Uint32:
 		return convK[S, uint32]
-	case expr.Uint64:
+	case dtype.Uint64:
 		return convK[S, uint64]
-	case expr.Float32:
+	case dtype.Float32:
 		return convK[S, float32]
 	}
 	return convK[S, float64]
 }
 
-func castFromFloat[S float](to expr.DType) unaryK {
+func castFromFloat[S float](to dtype.DType) unaryK {
 	switch to {
-	case expr.Bool:
+	case dtype.Bool:
 		return toBoolK[S]
-	case expr.Int8:
+	case dtype.Int8:
 		return satK[S, int8](to)
-	case expr.Int16:
+	case dtype.Int16:
 		return satK[S, int16](to)
-	case expr.Int32:
+	case dtype.Int32:
 		return satK[S, int32](to)
-	case expr.Int64:
+	case dtype.Int64:
 		return satK[S, int64](to)
-	case expr.Uint8:
+	case dtype.Uint8:
 		return satK[S, uint8](to)
-	case expr.Uint16:
+	case dtype.Uint16:
 		return satK[S, uint16](to)
-	case expr.Uint32:
+	case dtype.Uint32:
 		return satK[S, uint32](to)
-	case expr.Uint64:
+	case dtype.Uint64:
 		return satK[S, uint64](to)
-	case expr.Float32:
+	case dtype.Float32:
 		return convK[S, float32]
 	}
 	return convK[S, float64]
@@ -185,7 +185,7 @@ func castFromFloat[S float](to expr.DType) unaryK {
 
 // satK converts floats to integers with saturation (float32 widens to
 // float64 exactly first).
-func satK[S float, D integer](to expr.DType) unaryK {
+func satK[S float, D integer](to dtype.DType) unaryK {
 	r := rangeOf(to)
 	return func(o, a unsafe.Pointer, n int) {
 		os, as := col[D](o, n), col[S](a, n)
@@ -197,8 +197,8 @@ func satK[S float, D integer](to expr.DType) unaryK {
 
 // castValue converts one float64 to t by the cast rules and returns its
 // bits (see bitsOf): constants and Mean results go through it.
-func castValue(v float64, t expr.DType) uint64 {
+func castValue(v float64, t dtype.DType) uint64 {
 	var out uint64
-	castFor(expr.Float64, t)(unsafe.Pointer(&out), unsafe.Pointer(&v), 1)
+	castFor(dtype.Float64, t)(unsafe.Pointer(&out), unsafe.Pointer(&v), 1)
 	return out
 }

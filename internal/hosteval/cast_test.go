@@ -5,17 +5,17 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/stretchr/testify/assert"
 )
 
-var numericTypes = []expr.DType{expr.Int8, expr.Int16, expr.Int32, expr.Int64,
-	expr.Uint8, expr.Uint16, expr.Uint32, expr.Uint64, expr.Float32, expr.Float64}
+var numericTypes = []dtype.DType{dtype.Int8, dtype.Int16, dtype.Int32, dtype.Int64,
+	dtype.Uint8, dtype.Uint16, dtype.Uint32, dtype.Uint64, dtype.Float32, dtype.Float64}
 
 // castSources are the edge values each source type is loaded with (each
 // wrapped or rounded into the type first).
-func castSources(t expr.DType) []val {
+func castSources(t dtype.DType) []val {
 	if t.IsFloat() {
 		var vs []val
 		for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
@@ -36,18 +36,18 @@ func castSources(t expr.DType) []val {
 }
 
 // castRef is the package doc's cast, computed with math/big.
-func castRef(v val, to expr.DType) val {
+func castRef(v val, to dtype.DType) val {
 	switch {
 	case to.IsFloat() && v.isInt():
 		f := new(big.Float).SetInt(v.i)
-		if to == expr.Float32 {
+		if to == dtype.Float32 {
 			x, _ := f.Float32()
 			return fv(float64(x))
 		}
 		x, _ := f.Float64()
 		return fv(x)
 	case to.IsFloat():
-		if to == expr.Float32 && !math.IsNaN(v.f) {
+		if to == dtype.Float32 && !math.IsNaN(v.f) {
 			x, _ := big.NewFloat(v.f).Float32() // round to nearest even
 			return fv(float64(x))
 		}
@@ -103,9 +103,9 @@ func TestCasts(t *testing.T) {
 			})
 		}
 		// Through Bool: number → Bool is x != 0 (NaN too); Bool → number 0 or 1.
-		for _, to := range []expr.DType{expr.Uint8, expr.Int64, expr.Float32} {
+		for _, to := range []dtype.DType{dtype.Uint8, dtype.Int64, dtype.Float32} {
 			t.Run(from.String()+"→bool→"+to.String(), func(t *testing.T) {
-				p := elementwise([]expr.Instr{input(0, from), un(expr.OpCast, expr.Bool, 0), un(expr.OpCast, to, 1)}, contiguous(from, 1))
+				p := elementwise([]expr.Instr{input(0, from), un(expr.OpCast, dtype.Bool, 0), un(expr.OpCast, to, 1)}, contiguous(from, 1))
 				got := evalVals(t, dev, p, src)
 				for k, v := range decode(from, encode(from, src)) {
 					want := iv(1)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/philox"
 )
@@ -47,7 +48,7 @@ type slotFill struct {
 // inputUse is what the kernel does with one input.
 type inputUse struct {
 	used bool // by Code, or as the ArgIndex positions
-	t    expr.DType
+	t    dtype.DType
 	size int
 }
 
@@ -63,7 +64,7 @@ func compile(p *expr.Program) (*program, error) {
 	pr.inputs = make([]inputUse, len(p.Inputs))
 	for i, in := range p.Inputs {
 		switch {
-		case in.Kind == expr.Memory && (!validType(in.T) || in.T == expr.Bool):
+		case in.Kind == expr.Memory && (!validType(in.T) || in.T == dtype.Bool):
 			return nil, fmt.Errorf("input %d: arrays cannot hold %s", i, in.T)
 		case in.Kind == expr.Random && !in.T.IsFloat():
 			return nil, fmt.Errorf("input %d: random values of type %s (want float32 or float64)", i, in.T)
@@ -86,7 +87,7 @@ func compile(p *expr.Program) (*program, error) {
 	pr.nslots = n
 	last := p.Code[n-1]
 	if p.Reduce == expr.NoReduce {
-		if last.T == expr.Bool {
+		if last.T == dtype.Bool {
 			return nil, fmt.Errorf("the result is bool, which arrays cannot hold (cast it)")
 		}
 		pr.out = n - 1
@@ -137,7 +138,7 @@ func (pr *program) checkReduce() error {
 		return fmt.Errorf("unknown reduction %d", p.Reduce)
 	case p.Stage != expr.Final && p.Stage != expr.Partial:
 		return fmt.Errorf("unknown stage %d", p.Stage)
-	case !validType(t) || t == expr.Bool:
+	case !validType(t) || t == dtype.Bool:
 		return fmt.Errorf("%s of %s values (cast them to a number)", p.Reduce, t)
 	}
 	pr.red = &redSpec{op: p.Reduce, stage: p.Stage, t: t, wide: p.Wide()}
@@ -156,7 +157,7 @@ func (pr *program) checkReduce() error {
 	if ai >= len(p.Inputs) {
 		return fmt.Errorf("ArgIndex %d: the program has %d inputs", ai, len(p.Inputs))
 	}
-	if in := p.Inputs[ai]; in.Kind != expr.Memory || in.T != expr.Int64 {
+	if in := p.Inputs[ai]; in.Kind != expr.Memory || in.T != dtype.Int64 {
 		return fmt.Errorf("ArgIndex %d: positions must be an int64 array input", ai)
 	}
 	for i, in := range p.Code {
@@ -174,22 +175,22 @@ func (pr *program) checkReduce() error {
 func (r *redSpec) finalConversion(p *expr.Program) error {
 	rt := p.FinalType()
 	switch {
-	case !validType(rt) || rt == expr.Bool:
+	case !validType(rt) || rt == dtype.Bool:
 		return fmt.Errorf("result type %s", rt)
 	case (r.op == expr.Min || r.op == expr.Max) && rt != r.t:
 		return fmt.Errorf("%s of %s values writes %s, not %s", r.op, r.t, r.t, rt)
-	case r.op.IsArg() && rt != expr.Int64:
+	case r.op.IsArg() && rt != dtype.Int64:
 		return fmt.Errorf("%s writes int64 positions, not %s", r.op, rt)
 	}
 	r.result, r.size = rt, uintptr(rt.Size())
 	from := expr.AccType(r.op, r.t)
 	switch {
 	case r.wide && rt.IsFloat():
-		from = expr.Float64
+		from = dtype.Float64
 	case r.wide:
-		from = expr.Int64
+		from = dtype.Int64
 	case r.op == expr.Mean:
-		from = expr.Float64
+		from = dtype.Float64
 	}
 	r.final = castFor(from, rt)
 	return nil
@@ -201,7 +202,7 @@ func (pr *program) compileInstr(i int, in expr.Instr) error {
 		return fmt.Errorf("type %d", in.T)
 	}
 	ops := [3]int32{in.A, in.B, in.C}
-	var ts [3]expr.DType
+	var ts [3]dtype.DType
 	for k := 0; k < in.Op.Arity(); k++ {
 		if ops[k] < 0 || int(ops[k]) >= i {
 			return fmt.Errorf("operand %d is %%%d, not an earlier instruction", k, ops[k])
@@ -259,7 +260,7 @@ func (pr *program) compileInstr(i int, in expr.Instr) error {
 		}
 		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], n) })
 	case op.IsCompare():
-		if in.T != expr.Bool || ts[0] != ts[1] {
+		if in.T != dtype.Bool || ts[0] != ts[1] {
 			return fmt.Errorf("compares %s with %s into %s (want equal operand types, bool result)", ts[0], ts[1], in.T)
 		}
 		k := binaryFor(op, ts[0])
@@ -277,7 +278,7 @@ func (pr *program) compileInstr(i int, in expr.Instr) error {
 		}
 		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], fr.col[b], n) })
 	case op == expr.OpWhere:
-		if ts[0] != expr.Bool || ts[1] != in.T || ts[2] != in.T {
+		if ts[0] != dtype.Bool || ts[1] != in.T || ts[2] != in.T {
 			return fmt.Errorf("where(%s, %s, %s) of type %s (want a bool condition and %s values)", ts[0], ts[1], ts[2], in.T, in.T)
 		}
 		k := ternaryFor(op, in.T)
@@ -328,12 +329,12 @@ func randomStep(d, i int, src expr.Input) step {
 		stridedOffsets(off, lo, ls.dims, in.strides, 0, fr.idx)
 		seed, stream := in.seed, in.stream
 		switch {
-		case src.T == expr.Float32 && !src.Normal:
+		case src.T == dtype.Float32 && !src.Normal:
 			o := col[float32](fr.col[d], n)
 			for j, c := range off {
 				o[j] = philox.Uniform32(seed, uint64(c), stream)
 			}
-		case src.T == expr.Float32:
+		case src.T == dtype.Float32:
 			o := col[float32](fr.col[d], n)
 			for j, c := range off {
 				o[j] = philox.Normal32(seed, uint64(c), stream)

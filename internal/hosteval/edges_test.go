@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 // edgeCase is one op on one type with operands and the result the package
@@ -17,13 +17,13 @@ import (
 type edgeCase struct {
 	name string
 	op   expr.Op
-	t    expr.DType
+	t    dtype.DType
 	a, b val
 	want val
 }
 
-func minInt(t expr.DType) val { return val{i: new(big.Int).Neg(pow2(uint(8*t.Size() - 1)))} }
-func maxUint(t expr.DType) val {
+func minInt(t dtype.DType) val { return val{i: new(big.Int).Neg(pow2(uint(8*t.Size() - 1)))} }
+func maxUint(t dtype.DType) val {
 	return val{i: new(big.Int).Sub(pow2(uint(8*t.Size())), big.NewInt(1))}
 }
 
@@ -31,7 +31,7 @@ func edgeCases() []edgeCase {
 	nan, inf := math.NaN(), math.Inf(1)
 	negZero := math.Copysign(0, -1)
 	var cs []edgeCase
-	for _, t := range []expr.DType{expr.Int8, expr.Int16, expr.Int32, expr.Int64} {
+	for _, t := range []dtype.DType{dtype.Int8, dtype.Int16, dtype.Int32, dtype.Int64} {
 		cs = append(cs,
 			edgeCase{"MinInt/-1", expr.OpDiv, t, minInt(t), iv(-1), minInt(t)},
 			edgeCase{"x/0", expr.OpDiv, t, iv(7), iv(0), iv(0)},
@@ -45,7 +45,7 @@ func edgeCases() []edgeCase {
 			edgeCase{"neg MinInt", expr.OpNeg, t, minInt(t), iv(0), minInt(t)},
 		)
 	}
-	for _, t := range []expr.DType{expr.Uint8, expr.Uint16, expr.Uint32, expr.Uint64} {
+	for _, t := range []dtype.DType{dtype.Uint8, dtype.Uint16, dtype.Uint32, dtype.Uint64} {
 		cs = append(cs,
 			edgeCase{"max/0", expr.OpDiv, t, maxUint(t), iv(0), iv(0)},
 			edgeCase{"max/2", expr.OpDiv, t, maxUint(t), iv(2), val{i: new(big.Int).Rsh(maxUint(t).i, 1)}},
@@ -56,7 +56,7 @@ func edgeCases() []edgeCase {
 			edgeCase{"unsigned compare", expr.OpLt, t, iv(1), maxUint(t), iv(1)},
 		)
 	}
-	for _, t := range []expr.DType{expr.Float32, expr.Float64} {
+	for _, t := range []dtype.DType{dtype.Float32, dtype.Float64} {
 		cs = append(cs,
 			edgeCase{"min NaN,1", expr.OpMin, t, fv(nan), fv(1), fv(nan)},
 			edgeCase{"min 1,NaN", expr.OpMin, t, fv(1), fv(nan), fv(nan)},
@@ -92,10 +92,10 @@ func edgeCases() []edgeCase {
 	// float32 arithmetic is float32's: 1 + 2⁻²⁴ rounds to 1 (ties to even),
 	// 16777216 + 1 too, while float64 keeps them.
 	cs = append(cs,
-		edgeCase{"f32 add rounds", expr.OpAdd, expr.Float32, fv(1), fv(1.0 / (1 << 24)), fv(1)},
-		edgeCase{"f32 add 2^24+1", expr.OpAdd, expr.Float32, fv(1 << 24), fv(1), fv(1 << 24)},
-		edgeCase{"f64 add 2^24+1", expr.OpAdd, expr.Float64, fv(1 << 24), fv(1), fv(1<<24 + 1)},
-		edgeCase{"f32 mul overflow", expr.OpMul, expr.Float32, fv(1e20), fv(1e20), fv(math.Inf(1))},
+		edgeCase{"f32 add rounds", expr.OpAdd, dtype.Float32, fv(1), fv(1.0 / (1 << 24)), fv(1)},
+		edgeCase{"f32 add 2^24+1", expr.OpAdd, dtype.Float32, fv(1 << 24), fv(1), fv(1 << 24)},
+		edgeCase{"f64 add 2^24+1", expr.OpAdd, dtype.Float64, fv(1 << 24), fv(1), fv(1<<24 + 1)},
+		edgeCase{"f32 mul overflow", expr.OpMul, dtype.Float32, fv(1e20), fv(1e20), fv(math.Inf(1))},
 	)
 	return cs
 }
@@ -107,7 +107,7 @@ func TestEdgeCases(t *testing.T) {
 			var code []expr.Instr
 			switch {
 			case c.op.IsCompare():
-				code = []expr.Instr{input(0, c.t), input(1, c.t), bin(c.op, expr.Bool, 0, 1), un(expr.OpCast, c.t, 2)}
+				code = []expr.Instr{input(0, c.t), input(1, c.t), bin(c.op, dtype.Bool, 0, 1), un(expr.OpCast, c.t, 2)}
 				if !c.t.IsFloat() {
 					break
 				}
@@ -156,7 +156,7 @@ func TestFMA32Exact(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := fma32(tc.a, tc.b, tc.c)
 			assert.Equal(t, math.Float32bits(tc.want), math.Float32bits(got), "fma32(%g, %g, %g) = %g, want %g", tc.a, tc.b, tc.c, got, tc.want)
-			assert.Equal(t, float32(fmaRef(float64(tc.a), float64(tc.b), float64(tc.c), expr.Float32)), got)
+			assert.Equal(t, float32(fmaRef(float64(tc.a), float64(tc.b), float64(tc.c), dtype.Float32)), got)
 		})
 	}
 	// Random operands, many of them near midpoints: c cancels most of a·b.
@@ -177,7 +177,7 @@ func TestFMA32Exact(t *testing.T) {
 			x = math.Float32frombits(math.Float32bits(x) &^ 0x7ff)
 			y = math.Float32frombits(math.Float32bits(y) &^ 0x7ff)
 		}
-		want := float32(fmaRef(float64(x), float64(y), float64(z), expr.Float32))
+		want := float32(fmaRef(float64(x), float64(y), float64(z), dtype.Float32))
 		require.Equalf(t, math.Float32bits(want), math.Float32bits(fma32(x, y, z)), "fma32(%g, %g, %g)", x, y, z)
 	}
 }
@@ -187,27 +187,27 @@ func TestScalarsAndConstants(t *testing.T) {
 	const n = 5
 	tests := []struct {
 		name   string
-		t      expr.DType
+		t      dtype.DType
 		scalar any     // as ParamType
 		konst  float64 // converted to t by the cast rules
 		in     val
 		want   val // in · scalar + konst, or with a bool scalar: scalar ? in : konst
 	}{
-		{"int8 scalar truncates", expr.Int8, int32(-3 + 256), 1, iv(5), iv(-14)},
-		{"int8 const saturates", expr.Int8, int32(1), 300.7, iv(-100), iv(27)},
-		{"uint16 scalar truncates", expr.Uint16, uint32(70000), 0, iv(1), iv(70000 - 65536)},
-		{"uint8 const -1 saturates to 0", expr.Uint8, uint32(2), -1, iv(3), iv(6)},
-		{"int32 const NaN is 0", expr.Int32, int32(-2), math.NaN(), iv(21), iv(-42)},
-		{"int64", expr.Int64, int64(1 << 40), -1, iv(3), iv(3<<40 - 1)},
-		{"uint64", expr.Uint64, uint64(1 << 63), 0, iv(1), uv(1 << 63)},
-		{"float32", expr.Float32, float32(0.5), 0.1, fv(3), fv(float64(float32(1.5) + float32(0.1)))},
-		{"float64", expr.Float64, 0.25, 1e-3, fv(8), fv(2.001)},
+		{"int8 scalar truncates", dtype.Int8, int32(-3 + 256), 1, iv(5), iv(-14)},
+		{"int8 const saturates", dtype.Int8, int32(1), 300.7, iv(-100), iv(27)},
+		{"uint16 scalar truncates", dtype.Uint16, uint32(70000), 0, iv(1), iv(70000 - 65536)},
+		{"uint8 const -1 saturates to 0", dtype.Uint8, uint32(2), -1, iv(3), iv(6)},
+		{"int32 const NaN is 0", dtype.Int32, int32(-2), math.NaN(), iv(21), iv(-42)},
+		{"int64", dtype.Int64, int64(1 << 40), -1, iv(3), iv(3<<40 - 1)},
+		{"uint64", dtype.Uint64, uint64(1 << 63), 0, iv(1), uv(1 << 63)},
+		{"float32", dtype.Float32, float32(0.5), 0.1, fv(3), fv(float64(float32(1.5) + float32(0.1)))},
+		{"float64", dtype.Float64, 0.25, 1e-3, fv(8), fv(2.001)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := elementwise([]expr.Instr{input(0, tc.t), leaf(expr.OpScalar, tc.t, 0), bin(expr.OpMul, tc.t, 0, 1),
 				konst(tc.t, tc.konst), bin(expr.OpAdd, tc.t, 2, 3)}, contiguous(tc.t, 1))
-			p.Scalars = []expr.DType{tc.t}
+			p.Scalars = []dtype.DType{tc.t}
 			c := call{n: n, out: alloc[uint64](t, dev, n), scalars: []any{tc.scalar}}
 			c.ins = []inArg{{ptr: upload(t, dev, encode(tc.t, []val{tc.in, tc.in, tc.in, tc.in, tc.in}))}}
 			require.NoError(t, run(t, dev, p, c))
@@ -217,9 +217,9 @@ func TestScalarsAndConstants(t *testing.T) {
 		})
 	}
 	t.Run("bool scalar selects", func(t *testing.T) {
-		p := elementwise([]expr.Instr{input(0, expr.Float32), leaf(expr.OpScalar, expr.Bool, 0), konst(expr.Float32, -1),
-			tern(expr.OpWhere, expr.Float32, 1, 0, 2)}, contiguous(expr.Float32, 1))
-		p.Scalars = []expr.DType{expr.Bool}
+		p := elementwise([]expr.Instr{input(0, dtype.Float32), leaf(expr.OpScalar, dtype.Bool, 0), konst(dtype.Float32, -1),
+			tern(expr.OpWhere, dtype.Float32, 1, 0, 2)}, contiguous(dtype.Float32, 1))
+		p.Scalars = []dtype.DType{dtype.Bool}
 		in := upload(t, dev, []float32{1, 2, 3})
 		for _, tc := range []struct {
 			s    uint32
@@ -232,9 +232,9 @@ func TestScalarsAndConstants(t *testing.T) {
 	})
 	t.Run("leaf result", func(t *testing.T) {
 		// A program whose value is a constant, a scalar or an input copies it out.
-		for _, code := range [][]expr.Instr{{konst(expr.Float64, 2.5)}, {leaf(expr.OpScalar, expr.Float64, 0)}, {input(0, expr.Float64)}} {
-			p := elementwise(code, contiguous(expr.Float64, 1))
-			p.Scalars = []expr.DType{expr.Float64}
+		for _, code := range [][]expr.Instr{{konst(dtype.Float64, 2.5)}, {leaf(expr.OpScalar, dtype.Float64, 0)}, {input(0, dtype.Float64)}} {
+			p := elementwise(code, contiguous(dtype.Float64, 1))
+			p.Scalars = []dtype.DType{dtype.Float64}
 			out := alloc[float64](t, dev, 2000)
 			in := upload(t, dev, slicesRepeat(2.5, 2000))
 			require.NoError(t, run(t, dev, p, call{n: 2000, out: out, ins: []inArg{{ptr: in}}, scalars: []any{2.5}}))

@@ -4,16 +4,16 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBadPrograms(t *testing.T) {
-	f32, i32 := expr.Float32, expr.Int32
+	f32, i32 := dtype.Float32, dtype.Int32
 	tests := []struct {
 		name string
 		p    *expr.Program
@@ -35,26 +35,26 @@ func TestBadPrograms(t *testing.T) {
 		{"scalar type", elementwise([]expr.Instr{leaf(expr.OpScalar, f32, 0)}, nil), "scalar 0 is not a float32 scalar"},
 		{"unknown op", elementwise([]expr.Instr{input(0, f32), {Op: 99, T: f32}}, contiguous(f32, 1)), "unknown op 99"},
 		{"bad type", elementwise([]expr.Instr{input(0, f32), un(expr.OpCast, 42, 0)}, contiguous(f32, 1)), "type 42"},
-		{"bool result", elementwise([]expr.Instr{input(0, f32), bin(expr.OpLt, expr.Bool, 0, 0)}, contiguous(f32, 1)), "result is bool"},
-		{"bool array", elementwise([]expr.Instr{input(0, expr.Bool)}, contiguous(expr.Bool, 1)), "arrays cannot hold bool"},
+		{"bool result", elementwise([]expr.Instr{input(0, f32), bin(expr.OpLt, dtype.Bool, 0, 0)}, contiguous(f32, 1)), "result is bool"},
+		{"bool array", elementwise([]expr.Instr{input(0, dtype.Bool)}, contiguous(dtype.Bool, 1)), "arrays cannot hold bool"},
 		{"random not strided", &expr.Program{Code: []expr.Instr{leaf(expr.OpRandom, f32, 0)}, Rank: 1,
 			Inputs: []expr.Input{{Kind: expr.Random, T: f32}}}, "must be strided"},
 		{"random int", &expr.Program{Code: []expr.Instr{leaf(expr.OpRandom, i32, 0)}, Rank: 1,
 			Inputs: []expr.Input{{Kind: expr.Random, T: i32, Strided: true}}}, "random values of type int32"},
 		{"strided at rank 0", elementwise([]expr.Instr{input(0, f32)}, []expr.Input{{T: f32, Strided: true}}), "strided but the program has rank 0"},
-		{"sum of bools", &expr.Program{Code: []expr.Instr{input(0, f32), bin(expr.OpLt, expr.Bool, 0, 0)}, Inputs: contiguous(f32, 1),
+		{"sum of bools", &expr.Program{Code: []expr.Instr{input(0, f32), bin(expr.OpLt, dtype.Bool, 0, 0)}, Inputs: contiguous(f32, 1),
 			Reduce: expr.Sum}, "sum of bool values"},
 		{"bad ArgIndex", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: expr.ArgMax, ArgIndex: 1}, "ArgIndex 1"},
 		{"ArgIndex not int64", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 2), Reduce: expr.ArgMax, ArgIndex: 1}, "positions must be an int64"},
-		{"ArgIndex read by code", &expr.Program{Code: []expr.Instr{input(0, expr.Int64)}, Inputs: contiguous(expr.Int64, 1), Reduce: expr.ArgMax}, "reads the positions input"},
+		{"ArgIndex read by code", &expr.Program{Code: []expr.Instr{input(0, dtype.Int64)}, Inputs: contiguous(dtype.Int64, 1), Reduce: expr.ArgMax}, "reads the positions input"},
 		{"unknown reduction", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: 50}, "unknown reduction"},
 		{"min into another type", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: expr.Min, ArgIndex: -1,
-			Result: expr.Float64}, "min of float32 values writes float32, not float64"},
+			Result: dtype.Float64}, "min of float32 values writes float32, not float64"},
 		{"argmax into int32", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: expr.ArgMax, ArgIndex: -1,
 			Result: i32}, "writes int64 positions, not int32"},
 		{"bad result type", &expr.Program{Code: []expr.Instr{input(0, f32)}, Inputs: contiguous(f32, 1), Reduce: expr.Sum, ArgIndex: -1,
 			Result: 42}, "result type"},
-		{"wide high words not int64", &expr.Program{Code: []expr.Instr{input(0, expr.Uint64)}, Inputs: contiguous(expr.Uint64, 2), Reduce: expr.Mean,
+		{"wide high words not int64", &expr.Program{Code: []expr.Instr{input(0, dtype.Uint64)}, Inputs: contiguous(dtype.Uint64, 2), Reduce: expr.Mean,
 			ArgIndex: 1}, "positions must be an int64"},
 	}
 	for _, tc := range tests {
@@ -71,7 +71,7 @@ func TestBadPrograms(t *testing.T) {
 
 func TestBadProgramLaunchFails(t *testing.T) {
 	dev := hostDevice(t)
-	p := elementwise([]expr.Instr{input(0, expr.Int32), un(expr.OpSqrt, expr.Int32, 0)}, contiguous(expr.Int32, 1))
+	p := elementwise([]expr.Instr{input(0, dtype.Int32), un(expr.OpSqrt, dtype.Int32, 0)}, contiguous(dtype.Int32, 1))
 	err := run(t, dev, p, call{n: 4, out: alloc[int32](t, dev, 4), ins: []inArg{{ptr: alloc[int32](t, dev, 4)}}})
 	assert.ErrorContains(t, err, "sqrt does not apply to int32")
 	var de *device.Error
@@ -81,7 +81,7 @@ func TestBadProgramLaunchFails(t *testing.T) {
 
 func TestBadLaunches(t *testing.T) {
 	dev := hostDevice(t)
-	f32 := expr.Float32
+	f32 := dtype.Float32
 	add := elementwise([]expr.Instr{input(0, f32), input(1, f32), bin(expr.OpAdd, f32, 0, 1)}, contiguous(f32, 2))
 	a := upload(t, dev, []float32{1, 2, 3, 4})
 	out := alloc[float32](t, dev, 4)

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/testutil"
+	"github.com/stretchr/testify/require"
 )
 
 // hostDevice returns the default device, skipping the test unless it is
@@ -136,32 +136,32 @@ func run(t testing.TB, dev *device.Device, p *expr.Program, c call) error {
 
 // Program builders.
 
-func leaf(op expr.Op, t expr.DType, aux int) expr.Instr {
+func leaf(op expr.Op, t dtype.DType, aux int) expr.Instr {
 	return expr.Instr{Op: op, T: t, A: -1, B: -1, C: -1, Aux: int32(aux)}
 }
 
-func input(i int, t expr.DType) expr.Instr { return leaf(expr.OpInput, t, i) }
+func input(i int, t dtype.DType) expr.Instr { return leaf(expr.OpInput, t, i) }
 
-func konst(t expr.DType, v float64) expr.Instr {
+func konst(t dtype.DType, v float64) expr.Instr {
 	in := leaf(expr.OpConst, t, 0)
 	in.Const = v
 	return in
 }
 
-func un(op expr.Op, t expr.DType, a int) expr.Instr {
+func un(op expr.Op, t dtype.DType, a int) expr.Instr {
 	return expr.Instr{Op: op, T: t, A: int32(a), B: -1, C: -1}
 }
 
-func bin(op expr.Op, t expr.DType, a, b int) expr.Instr {
+func bin(op expr.Op, t dtype.DType, a, b int) expr.Instr {
 	return expr.Instr{Op: op, T: t, A: int32(a), B: int32(b), C: -1}
 }
 
-func tern(op expr.Op, t expr.DType, a, b, c int) expr.Instr {
+func tern(op expr.Op, t dtype.DType, a, b, c int) expr.Instr {
 	return expr.Instr{Op: op, T: t, A: int32(a), B: int32(b), C: int32(c)}
 }
 
 // contiguous lists n contiguous memory inputs of type t.
-func contiguous(t expr.DType, n int) []expr.Input {
+func contiguous(t dtype.DType, n int) []expr.Input {
 	ins := make([]expr.Input, n)
 	for i := range ins {
 		ins[i] = expr.Input{Kind: expr.Memory, T: t}

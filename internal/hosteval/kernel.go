@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/device/hostkernel"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
@@ -83,13 +84,13 @@ func (pr *program) run(l *hostkernel.Launch) error {
 }
 
 // argFits reports whether an argument of kind k can carry parameter type t.
-func argFits(k driver.ArgKind, t expr.DType) bool {
+func argFits(k driver.ArgKind, t dtype.DType) bool {
 	switch t {
-	case expr.Uint64, expr.Int64:
+	case dtype.Uint64, dtype.Int64:
 		return k == driver.ArgPtr || k == driver.ArgU64 || k == driver.ArgI64
-	case expr.Uint32, expr.Int32:
+	case dtype.Uint32, dtype.Int32:
 		return k == driver.ArgU32 || k == driver.ArgI32
-	case expr.Float32:
+	case dtype.Float32:
 		return k == driver.ArgF32
 	}
 	return k == driver.ArgF64
@@ -162,7 +163,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 		return nil, fmt.Errorf("out: %w", err)
 	}
 	if out2 != 0 || p.HasOut2() {
-		if ls.out2, err = view(l, expr.Int64, out2, outCount); err != nil {
+		if ls.out2, err = view(l, dtype.Int64, out2, outCount); err != nil {
 			return nil, fmt.Errorf("out2: %w", err)
 		}
 	}
@@ -209,25 +210,25 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 	return ls, nil
 }
 
-// scalarBits converts scalar argument i, passed as t.ParamType(), to t
+// scalarBits converts scalar argument i, passed as expr.ParamType(t), to t
 // (narrowing by truncation; Bool is x != 0).
-func scalarBits(args *driver.Args, i int, t expr.DType) uint64 {
+func scalarBits(args *driver.Args, i int, t dtype.DType) uint64 {
 	switch t {
-	case expr.Bool:
+	case dtype.Bool:
 		return bitsOf(args.U32(i) != 0)
-	case expr.Int8:
+	case dtype.Int8:
 		return bitsOf(int8(args.I32(i)))
-	case expr.Int16:
+	case dtype.Int16:
 		return bitsOf(int16(args.I32(i)))
-	case expr.Int32:
+	case dtype.Int32:
 		return bitsOf(args.I32(i))
-	case expr.Uint8:
+	case dtype.Uint8:
 		return bitsOf(uint8(args.U32(i)))
-	case expr.Uint16:
+	case dtype.Uint16:
 		return bitsOf(uint16(args.U32(i)))
-	case expr.Uint32:
+	case dtype.Uint32:
 		return bitsOf(args.U32(i))
-	case expr.Float32:
+	case dtype.Float32:
 		return bitsOf(args.F32(i))
 	}
 	return args.U64(i) // 64-bit integers and float64 travel as their bits
@@ -235,7 +236,7 @@ func scalarBits(args *driver.Args, i int, t expr.DType) uint64 {
 
 // view returns n elements of type t at p through hostkernel.View, which checks
 // alignment, bounds, liveness and peer access.
-func view(l *hostkernel.Launch, t expr.DType, p driver.Ptr, n uint64) (unsafe.Pointer, error) {
+func view(l *hostkernel.Launch, t dtype.DType, p driver.Ptr, n uint64) (unsafe.Pointer, error) {
 	if n == 0 {
 		return nil, nil
 	}

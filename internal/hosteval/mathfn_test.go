@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // subnormals are subnormal float64s: the extremes, powers of two and
@@ -48,7 +48,7 @@ func TestLogSubnormal(t *testing.T) {
 	assert.True(t, math.IsNaN(logF64(-0x1p-1074)))
 
 	dev := hostDevice(t)
-	p := elementwise([]expr.Instr{input(0, expr.Float64), un(expr.OpLog, expr.Float64, 0)}, contiguous(expr.Float64, 1))
+	p := elementwise([]expr.Instr{input(0, dtype.Float64), un(expr.OpLog, dtype.Float64, 0)}, contiguous(dtype.Float64, 1))
 	out := alloc[float64](t, dev, len(xs))
 	require.NoError(t, run(t, dev, p, call{out: out, n: uint64(len(xs)), ins: []inArg{{ptr: upload(t, dev, xs)}}}))
 	for i, got := range download[float64](t, dev, out, len(xs)) {
@@ -91,7 +91,7 @@ func TestPowSubnormal(t *testing.T) {
 
 	dev := hostDevice(t)
 	xs, yv := []float64{0x1p-1074, 1e-310, 0x1p-1030}, []float64{0.3, -0.5, 0.7}
-	p := elementwise([]expr.Instr{input(0, expr.Float64), input(1, expr.Float64), bin(expr.OpPow, expr.Float64, 0, 1)}, contiguous(expr.Float64, 2))
+	p := elementwise([]expr.Instr{input(0, dtype.Float64), input(1, dtype.Float64), bin(expr.OpPow, dtype.Float64, 0, 1)}, contiguous(dtype.Float64, 2))
 	out := alloc[float64](t, dev, len(xs))
 	require.NoError(t, run(t, dev, p, call{out: out, n: uint64(len(xs)), ins: []inArg{{ptr: upload(t, dev, xs)}, {ptr: upload(t, dev, yv)}}}))
 	for i, got := range download[float64](t, dev, out, len(xs)) {

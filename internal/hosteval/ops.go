@@ -4,6 +4,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -27,35 +28,35 @@ func isFloat[T number]() bool {
 
 // unaryFor returns the kernel of a unary op on t, or nil when the op does
 // not apply to t (OpCast is separate: see castFor).
-func unaryFor(op expr.Op, t expr.DType) unaryK {
+func unaryFor(op expr.Op, t dtype.DType) unaryK {
 	switch t {
-	case expr.Bool:
+	case dtype.Bool:
 		if op == expr.OpNot {
 			return notK
 		}
 		return nil
-	case expr.Int8:
+	case dtype.Int8:
 		return unarySigned[int8](op)
-	case expr.Int16:
+	case dtype.Int16:
 		return unarySigned[int16](op)
-	case expr.Int32:
+	case dtype.Int32:
 		return unarySigned[int32](op)
-	case expr.Int64:
+	case dtype.Int64:
 		return unarySigned[int64](op)
-	case expr.Uint8:
+	case dtype.Uint8:
 		return unaryUnsigned[uint8](op)
-	case expr.Uint16:
+	case dtype.Uint16:
 		return unaryUnsigned[uint16](op)
-	case expr.Uint32:
+	case dtype.Uint32:
 		return unaryUnsigned[uint32](op)
-	case expr.Uint64:
+	case dtype.Uint64:
 		return unaryUnsigned[uint64](op)
-	case expr.Float32:
+	case dtype.Float32:
 		if op == expr.OpAbs {
 			return abs32K
 		}
 		return unaryFloat[float32](op)
-	case expr.Float64:
+	case dtype.Float64:
 		if op == expr.OpAbs {
 			return abs64K
 		}
@@ -161,9 +162,9 @@ func mathK[T float](f func(float64) float64) unaryK {
 
 // binaryFor returns the kernel of a binary op whose operands have type t
 // (comparisons write Bool), or nil when the op does not apply to t.
-func binaryFor(op expr.Op, t expr.DType) binaryK {
+func binaryFor(op expr.Op, t dtype.DType) binaryK {
 	switch t {
-	case expr.Bool:
+	case dtype.Bool:
 		switch op {
 		case expr.OpAnd:
 			return andK
@@ -175,28 +176,28 @@ func binaryFor(op expr.Op, t expr.DType) binaryK {
 			return neK[bool]
 		}
 		return nil
-	case expr.Int8:
+	case dtype.Int8:
 		return binaryNum[int8](op)
-	case expr.Int16:
+	case dtype.Int16:
 		return binaryNum[int16](op)
-	case expr.Int32:
+	case dtype.Int32:
 		return binaryNum[int32](op)
-	case expr.Int64:
+	case dtype.Int64:
 		return binaryNum[int64](op)
-	case expr.Uint8:
+	case dtype.Uint8:
 		return binaryNum[uint8](op)
-	case expr.Uint16:
+	case dtype.Uint16:
 		return binaryNum[uint16](op)
-	case expr.Uint32:
+	case dtype.Uint32:
 		return binaryNum[uint32](op)
-	case expr.Uint64:
+	case dtype.Uint64:
 		return binaryNum[uint64](op)
-	case expr.Float32:
+	case dtype.Float32:
 		if op == expr.OpPow {
 			return powK[float32]
 		}
 		return binaryNum[float32](op)
-	case expr.Float64:
+	case dtype.Float64:
 		if op == expr.OpPow {
 			return powK[float64]
 		}
@@ -356,18 +357,18 @@ func orK(o, a, b unsafe.Pointer, n int) {
 }
 
 // ternaryFor returns the kernel of FMA or Where of type t, or nil.
-func ternaryFor(op expr.Op, t expr.DType) ternaryK {
+func ternaryFor(op expr.Op, t dtype.DType) ternaryK {
 	if op == expr.OpWhere {
 		switch t {
-		case expr.Bool:
+		case dtype.Bool:
 			return whereK[bool]
-		case expr.Int8, expr.Uint8:
+		case dtype.Int8, dtype.Uint8:
 			return whereK[uint8]
-		case expr.Int16, expr.Uint16:
+		case dtype.Int16, dtype.Uint16:
 			return whereK[uint16]
-		case expr.Int32, expr.Uint32, expr.Float32:
+		case dtype.Int32, dtype.Uint32, dtype.Float32:
 			return whereK[uint32] // selection moves bits: NaN payloads survive
-		case expr.Int64, expr.Uint64, expr.Float64:
+		case dtype.Int64, dtype.Uint64, dtype.Float64:
 			return whereK[uint64]
 		}
 		return nil
@@ -376,25 +377,25 @@ func ternaryFor(op expr.Op, t expr.DType) ternaryK {
 		return nil
 	}
 	switch t {
-	case expr.Int8:
+	case dtype.Int8:
 		return fmaIntK[int8]
-	case expr.Int16:
+	case dtype.Int16:
 		return fmaIntK[int16]
-	case expr.Int32:
+	case dtype.Int32:
 		return fmaIntK[int32]
-	case expr.Int64:
+	case dtype.Int64:
 		return fmaIntK[int64]
-	case expr.Uint8:
+	case dtype.Uint8:
 		return fmaIntK[uint8]
-	case expr.Uint16:
+	case dtype.Uint16:
 		return fmaIntK[uint16]
-	case expr.Uint32:
+	case dtype.Uint32:
 		return fmaIntK[uint32]
-	case expr.Uint64:
+	case dtype.Uint64:
 		return fmaIntK[uint64]
-	case expr.Float32:
+	case dtype.Float32:
 		return fma32K
-	case expr.Float64:
+	case dtype.Float64:
 		return fma64K
 	}
 	return nil

@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/stretchr/testify/require"
 )
 
 // opCase is one op checked against a float64 computation on small
@@ -61,11 +61,11 @@ func b2f(b bool) float64 {
 }
 
 // fmaRef is a·b + c rounded once to t, through exact big.Float arithmetic.
-func fmaRef(a, b, c float64, t expr.DType) float64 {
+func fmaRef(a, b, c float64, t dtype.DType) float64 {
 	x := new(big.Float).SetPrec(2000).SetFloat64(a)
 	x.Mul(x, new(big.Float).SetFloat64(b))
 	x.Add(x, new(big.Float).SetFloat64(c))
-	if t == expr.Float32 {
+	if t == dtype.Float32 {
 		f, _ := x.Float32()
 		return float64(f)
 	}
@@ -75,13 +75,13 @@ func fmaRef(a, b, c float64, t expr.DType) float64 {
 
 // opProgram computes the case over inputs of type t; comparisons are cast
 // to t so that arrays can hold the result.
-func opProgram(c opCase, t expr.DType) (*expr.Program, int) {
+func opProgram(c opCase, t dtype.DType) (*expr.Program, int) {
 	in := []expr.Instr{input(0, t), input(1, t), input(2, t)}
 	switch {
 	case c.op == expr.OpWhere:
-		return elementwise([]expr.Instr{in[0], in[1], bin(expr.OpLt, expr.Bool, 0, 1), tern(expr.OpWhere, t, 2, 0, 1)}, contiguous(t, 2)), 2
+		return elementwise([]expr.Instr{in[0], in[1], bin(expr.OpLt, dtype.Bool, 0, 1), tern(expr.OpWhere, t, 2, 0, 1)}, contiguous(t, 2)), 2
 	case c.op.IsCompare():
-		return elementwise([]expr.Instr{in[0], in[1], bin(c.op, expr.Bool, 0, 1), un(expr.OpCast, t, 2)}, contiguous(t, 2)), 2
+		return elementwise([]expr.Instr{in[0], in[1], bin(c.op, dtype.Bool, 0, 1), un(expr.OpCast, t, 2)}, contiguous(t, 2)), 2
 	case c.op.Arity() == 1:
 		return elementwise([]expr.Instr{in[0], un(c.op, t, 0)}, contiguous(t, 1)), 1
 	case c.op.Arity() == 2:
@@ -92,7 +92,7 @@ func opProgram(c opCase, t expr.DType) (*expr.Program, int) {
 
 // operands draws small non-zero values: |x| ≤ 11 for signed types (so
 // that products fit int8), 1..15 for unsigned ones, ±[0.25, 4) for floats.
-func operands(rng *rand.Rand, t expr.DType, n int, positive bool) []float64 {
+func operands(rng *rand.Rand, t dtype.DType, n int, positive bool) []float64 {
 	out := make([]float64, n)
 	for i := range out {
 		switch {
@@ -115,29 +115,29 @@ func operands(rng *rand.Rand, t expr.DType, n int, positive bool) []float64 {
 
 func TestOps(t *testing.T) {
 	dev := hostDevice(t)
-	for _, dt := range []expr.DType{expr.Int8, expr.Int16, expr.Int32, expr.Int64,
-		expr.Uint8, expr.Uint16, expr.Uint32, expr.Uint64, expr.Float32, expr.Float64} {
+	for _, dt := range []dtype.DType{dtype.Int8, dtype.Int16, dtype.Int32, dtype.Int64,
+		dtype.Uint8, dtype.Uint16, dtype.Uint32, dtype.Uint64, dtype.Float32, dtype.Float64} {
 		t.Run(dt.String(), func(t *testing.T) {
 			switch dt {
-			case expr.Int8:
+			case dtype.Int8:
 				testOps[int8](t, dev, dt)
-			case expr.Int16:
+			case dtype.Int16:
 				testOps[int16](t, dev, dt)
-			case expr.Int32:
+			case dtype.Int32:
 				testOps[int32](t, dev, dt)
-			case expr.Int64:
+			case dtype.Int64:
 				testOps[int64](t, dev, dt)
-			case expr.Uint8:
+			case dtype.Uint8:
 				testOps[uint8](t, dev, dt)
-			case expr.Uint16:
+			case dtype.Uint16:
 				testOps[uint16](t, dev, dt)
-			case expr.Uint32:
+			case dtype.Uint32:
 				testOps[uint32](t, dev, dt)
-			case expr.Uint64:
+			case dtype.Uint64:
 				testOps[uint64](t, dev, dt)
-			case expr.Float32:
+			case dtype.Float32:
 				testOps[float32](t, dev, dt)
-			case expr.Float64:
+			case dtype.Float64:
 				testOps[float64](t, dev, dt)
 			}
 		})
@@ -152,7 +152,7 @@ func toT[T number](r float64, float bool) T {
 	return T(int64(r))
 }
 
-func testOps[T number](t *testing.T, dev *device.Device, dt expr.DType) {
+func testOps[T number](t *testing.T, dev *device.Device, dt dtype.DType) {
 	const n = 3000 // two full chunks and a tail
 	rng := rand.New(rand.NewPCG(uint64(dt), 1))
 	for _, c := range opCases {

@@ -7,11 +7,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 var reduceOps = []expr.ReduceOp{expr.Sum, expr.Prod, expr.Min, expr.Max, expr.Mean, expr.ArgMin, expr.ArgMax}
@@ -26,20 +26,20 @@ var reduceShapes = []struct{ groups, glen int }{
 
 func TestReductions(t *testing.T) {
 	dev := hostDevice(t)
-	for _, dt := range []expr.DType{expr.Float32, expr.Float64, expr.Int32, expr.Uint8, expr.Int64, expr.Uint64} {
+	for _, dt := range []dtype.DType{dtype.Float32, dtype.Float64, dtype.Int32, dtype.Uint8, dtype.Int64, dtype.Uint64} {
 		t.Run(dt.String(), func(t *testing.T) {
 			switch dt {
-			case expr.Float32:
+			case dtype.Float32:
 				testReduce[float32](t, dev, dt)
-			case expr.Float64:
+			case dtype.Float64:
 				testReduce[float64](t, dev, dt)
-			case expr.Int32:
+			case dtype.Int32:
 				testReduce[int32](t, dev, dt)
-			case expr.Uint8:
+			case dtype.Uint8:
 				testReduce[uint8](t, dev, dt)
-			case expr.Int64:
+			case dtype.Int64:
 				testReduce[int64](t, dev, dt)
-			case expr.Uint64:
+			case dtype.Uint64:
 				testReduce[uint64](t, dev, dt)
 			}
 		})
@@ -49,7 +49,7 @@ func TestReductions(t *testing.T) {
 // reduceValues draws a group's values for op: near 1 for products (so
 // that 10⁵ of them stay finite), small integers (many ties) for the
 // comparisons, and a few NaNs in every third float group for them.
-func reduceValues[T number](rng *rand.Rand, dt expr.DType, op expr.ReduceOp, groups, glen int) []T {
+func reduceValues[T number](rng *rand.Rand, dt dtype.DType, op expr.ReduceOp, groups, glen int) []T {
 	v := make([]T, groups*glen)
 	for i := range v {
 		switch {
@@ -88,7 +88,7 @@ type refResult struct {
 	pos int64
 }
 
-func reduceRef[T number](vals []T, op expr.ReduceOp, dt expr.DType) refResult {
+func reduceRef[T number](vals []T, op expr.ReduceOp, dt dtype.DType) refResult {
 	r := refResult{pos: -1}
 	switch op {
 	case expr.Sum, expr.Mean, expr.Prod:
@@ -134,9 +134,9 @@ func reduceRef[T number](vals []T, op expr.ReduceOp, dt expr.DType) refResult {
 }
 
 // accT is a partial's type.
-func accT(op expr.ReduceOp, dt expr.DType) expr.DType { return expr.AccType(op, dt) }
+func accT(op expr.ReduceOp, dt dtype.DType) dtype.DType { return expr.AccType(op, dt) }
 
-func testReduce[T number](t *testing.T, dev *device.Device, dt expr.DType) {
+func testReduce[T number](t *testing.T, dev *device.Device, dt dtype.DType) {
 	rng := rand.New(rand.NewPCG(uint64(dt), 9))
 	for _, op := range reduceOps {
 		for _, sh := range reduceShapes {
@@ -167,7 +167,7 @@ func testReduce[T number](t *testing.T, dev *device.Device, dt expr.DType) {
 }
 
 // checkFinal compares a Final result with the reference.
-func checkFinal(t *testing.T, op expr.ReduceOp, dt, rt expr.DType, ref refResult, count float64, got val, g int) {
+func checkFinal(t *testing.T, op expr.ReduceOp, dt, rt dtype.DType, ref refResult, count float64, got val, g int) {
 	t.Helper()
 	msg := fmt.Sprintf("group %d", g)
 	switch {
@@ -192,7 +192,7 @@ func checkFinal(t *testing.T, op expr.ReduceOp, dt, rt expr.DType, ref refResult
 			return
 		}
 		tol := 1e-13
-		if rt == expr.Float32 {
+		if rt == dtype.Float32 {
 			tol = 1e-7
 		}
 		assert.InDelta(t, want, got.f, tol*math.Abs(want)+1e-300, msg)
@@ -208,7 +208,7 @@ func checkFinal(t *testing.T, op expr.ReduceOp, dt, rt expr.DType, ref refResult
 	}
 }
 
-func identityInt(op expr.ReduceOp, dt expr.DType) val {
+func identityInt(op expr.ReduceOp, dt dtype.DType) val {
 	r := rangeOf(dt)
 	if op == expr.Min || op == expr.ArgMin {
 		return val{i: new(big.Int).SetUint64(r.max)}
@@ -219,7 +219,7 @@ func identityInt(op expr.ReduceOp, dt expr.DType) val {
 // testPartial runs the Partial stage, checks the empty parts' identities,
 // then finishes with a Final stage over the partials (with ArgIndex for
 // the Arg reductions) and checks that against the reference.
-func testPartial(t *testing.T, dev *device.Device, op expr.ReduceOp, dt expr.DType, in device.Ptr, groups, glen, bpg int, refs []refResult) {
+func testPartial(t *testing.T, dev *device.Device, op expr.ReduceOp, dt dtype.DType, in device.Ptr, groups, glen, bpg int, refs []refResult) {
 	p := &expr.Program{Code: []expr.Instr{input(0, dt)}, Inputs: contiguous(dt, 1), Reduce: op, Stage: expr.Partial, ArgIndex: -1}
 	pt := p.OutType()
 	np := groups * bpg
@@ -268,7 +268,7 @@ func testPartial(t *testing.T, dev *device.Device, op expr.ReduceOp, dt expr.DTy
 		Result: expr.ResultType(op, dt)}
 	fc := call{out: alloc[uint64](t, dev, groups), groups: uint64(groups), glen: uint64(bpg), count: uint64(glen), ins: []inArg{{ptr: c.out}}}
 	if p.HasOut2() {
-		f.Inputs = append(f.Inputs, expr.Input{Kind: expr.Memory, T: expr.Int64})
+		f.Inputs = append(f.Inputs, expr.Input{Kind: expr.Memory, T: dtype.Int64})
 		f.ArgIndex = 1
 		fc.ins = append(fc.ins, inArg{ptr: c.out2})
 	}
@@ -294,7 +294,7 @@ func TestStridedReduction(t *testing.T) {
 	in := upload(t, dev, m)
 	for _, op := range []expr.ReduceOp{expr.Sum, expr.ArgMax} {
 		t.Run(op.String(), func(t *testing.T) {
-			p := &expr.Program{Code: []expr.Instr{input(0, expr.Float64)}, Inputs: []expr.Input{{T: expr.Float64, Strided: true}},
+			p := &expr.Program{Code: []expr.Instr{input(0, dtype.Float64)}, Inputs: []expr.Input{{T: dtype.Float64, Strided: true}},
 				Rank: 2, Reduce: op, ArgIndex: -1}
 			out := alloc[float64](t, dev, cols)
 			require.NoError(t, run(t, dev, p, call{out: out, groups: cols, glen: rows, count: rows, dims: []uint64{cols, rows},
@@ -305,7 +305,7 @@ func TestStridedReduction(t *testing.T) {
 				for r := range rows {
 					column[r] = m[r*cols+c]
 				}
-				ref := reduceRef(column, op, expr.Float64)
+				ref := reduceRef(column, op, dtype.Float64)
 				if op == expr.Sum {
 					assert.InDelta(t, ref.f, got[c].f, 1e-12, "column %d", c)
 				} else {

@@ -4,11 +4,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/philox"
+	"github.com/stretchr/testify/require"
 )
 
 // offsetOf is the reference element offset: i decomposed row-major over
@@ -52,13 +52,13 @@ func TestStridedAndRandomInputs(t *testing.T) {
 			a, b, c := randFloats(rng, n), randFloats(rng, tc.bLen), randFloats(rng, tc.cLen)
 			// out = a + b + c + float64(uniform32) + normal64
 			p := &expr.Program{
-				Code: []expr.Instr{input(0, expr.Float64), input(1, expr.Float64), input(2, expr.Float64),
-					leaf(expr.OpRandom, expr.Float32, 3), leaf(expr.OpRandom, expr.Float64, 4),
-					bin(expr.OpAdd, expr.Float64, 0, 1), bin(expr.OpAdd, expr.Float64, 5, 2),
-					un(expr.OpCast, expr.Float64, 3), bin(expr.OpAdd, expr.Float64, 6, 7), bin(expr.OpAdd, expr.Float64, 8, 4)},
-				Inputs: []expr.Input{{Kind: expr.Memory, T: expr.Float64}, {Kind: expr.Memory, T: expr.Float64, Strided: true},
-					{Kind: expr.Memory, T: expr.Float64, Strided: true}, {Kind: expr.Random, T: expr.Float32, Strided: true},
-					{Kind: expr.Random, T: expr.Float64, Normal: true, Strided: true}},
+				Code: []expr.Instr{input(0, dtype.Float64), input(1, dtype.Float64), input(2, dtype.Float64),
+					leaf(expr.OpRandom, dtype.Float32, 3), leaf(expr.OpRandom, dtype.Float64, 4),
+					bin(expr.OpAdd, dtype.Float64, 0, 1), bin(expr.OpAdd, dtype.Float64, 5, 2),
+					un(expr.OpCast, dtype.Float64, 3), bin(expr.OpAdd, dtype.Float64, 6, 7), bin(expr.OpAdd, dtype.Float64, 8, 4)},
+				Inputs: []expr.Input{{Kind: expr.Memory, T: dtype.Float64}, {Kind: expr.Memory, T: dtype.Float64, Strided: true},
+					{Kind: expr.Memory, T: dtype.Float64, Strided: true}, {Kind: expr.Random, T: dtype.Float32, Strided: true},
+					{Kind: expr.Random, T: dtype.Float64, Normal: true, Strided: true}},
 				Rank: rank, ArgIndex: -1,
 			}
 			cPtr := upload(t, dev, c)
@@ -92,14 +92,14 @@ func TestRandomKinds(t *testing.T) {
 	const n = 4000
 	for _, tc := range []struct {
 		name   string
-		t      expr.DType
+		t      dtype.DType
 		normal bool
 		want   func(seed, c, stream uint64) float64
 	}{
-		{"uniform32", expr.Float32, false, func(s, c, st uint64) float64 { return float64(philox.Uniform32(s, c, st)) }},
-		{"normal32", expr.Float32, true, func(s, c, st uint64) float64 { return float64(philox.Normal32(s, c, st)) }},
-		{"uniform64", expr.Float64, false, philox.Uniform64},
-		{"normal64", expr.Float64, true, philox.Normal64},
+		{"uniform32", dtype.Float32, false, func(s, c, st uint64) float64 { return float64(philox.Uniform32(s, c, st)) }},
+		{"normal32", dtype.Float32, true, func(s, c, st uint64) float64 { return float64(philox.Normal32(s, c, st)) }},
+		{"uniform64", dtype.Float64, false, philox.Uniform64},
+		{"normal64", dtype.Float64, true, philox.Normal64},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Negative strides make counters that wrap as uint64.

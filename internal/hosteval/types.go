@@ -3,6 +3,7 @@ package hosteval
 import (
 	"unsafe"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -33,5 +34,5 @@ func bitsOf[T any](v T) uint64 {
 // fromBits is bitsOf's inverse.
 func fromBits[T any](u uint64) T { return *(*T)(unsafe.Pointer(&u)) }
 
-// validType reports whether t is one of expr's element types.
-func validType(t expr.DType) bool { return t <= expr.Float64 }
+// validType reports whether programs compute with values of type t.
+func validType(t dtype.DType) bool { return expr.Computes(t) }

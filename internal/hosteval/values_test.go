@@ -7,10 +7,10 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/stretchr/testify/require"
 )
 
 // val is a test value of any element type: an exact integer or a float64
@@ -35,7 +35,7 @@ func (v val) float() float64 {
 }
 
 // wrap reduces x into t's range (two's complement).
-func wrap(x *big.Int, t expr.DType) *big.Int {
+func wrap(x *big.Int, t dtype.DType) *big.Int {
 	bits := uint(8 * t.Size())
 	r := new(big.Int).Mod(x, pow2(bits))
 	if t.IsSigned() && r.Cmp(pow2(bits-1)) >= 0 {
@@ -45,15 +45,15 @@ func wrap(x *big.Int, t expr.DType) *big.Int {
 }
 
 // encode writes vals as elements of type t: integers wrap, floats round.
-func encode(t expr.DType, vals []val) []byte {
+func encode(t dtype.DType, vals []val) []byte {
 	size := t.Size()
 	b := make([]byte, len(vals)*size)
 	for k, v := range vals {
 		e := b[k*size:]
 		switch t {
-		case expr.Float32:
+		case dtype.Float32:
 			binary.LittleEndian.PutUint32(e, math.Float32bits(float32(v.float())))
-		case expr.Float64:
+		case dtype.Float64:
 			binary.LittleEndian.PutUint64(e, math.Float64bits(v.float()))
 		default:
 			u := new(big.Int).Mod(v.i, pow2(64)).Uint64()
@@ -65,15 +65,15 @@ func encode(t expr.DType, vals []val) []byte {
 	return b
 }
 
-func decode(t expr.DType, b []byte) []val {
+func decode(t dtype.DType, b []byte) []val {
 	size := t.Size()
 	out := make([]val, len(b)/size)
 	for k := range out {
 		e := b[k*size:]
 		switch t {
-		case expr.Float32:
+		case dtype.Float32:
 			out[k] = fv(float64(math.Float32frombits(binary.LittleEndian.Uint32(e))))
-		case expr.Float64:
+		case dtype.Float64:
 			out[k] = fv(math.Float64frombits(binary.LittleEndian.Uint64(e)))
 		default:
 			var u uint64
@@ -88,14 +88,14 @@ func decode(t expr.DType, b []byte) []val {
 
 // same compares a result with its expectation: floats bit for bit (any
 // NaN matches any NaN), integers exactly.
-func same(t expr.DType, want, got val) bool {
+func same(t dtype.DType, want, got val) bool {
 	if !t.IsFloat() {
 		return want.i.Cmp(got.i) == 0
 	}
 	if math.IsNaN(want.f) {
 		return math.IsNaN(got.f)
 	}
-	if t == expr.Float32 {
+	if t == dtype.Float32 {
 		return math.Float32bits(float32(want.f)) == math.Float32bits(float32(got.f))
 	}
 	return math.Float64bits(want.f) == math.Float64bits(got.f)

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -21,19 +22,19 @@ type wideAcc[T integer] struct {
 
 func newWideAccumulator(r *redSpec) accumulator {
 	switch r.t {
-	case expr.Int8:
+	case dtype.Int8:
 		return newWide[int8](r)
-	case expr.Int16:
+	case dtype.Int16:
 		return newWide[int16](r)
-	case expr.Int32:
+	case dtype.Int32:
 		return newWide[int32](r)
-	case expr.Int64:
+	case dtype.Int64:
 		return newWide[int64](r)
-	case expr.Uint8:
+	case dtype.Uint8:
 		return newWide[uint8](r)
-	case expr.Uint16:
+	case dtype.Uint16:
 		return newWide[uint16](r)
-	case expr.Uint32:
+	case dtype.Uint32:
 		return newWide[uint32](r)
 	}
 	return newWide[uint64](r)

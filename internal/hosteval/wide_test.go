@@ -7,10 +7,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 // wideRef is the exact mean of vals (as big integers): the quotient
@@ -35,14 +35,14 @@ func TestWideMean(t *testing.T) {
 	const half = math.MaxInt64 / 2
 	cases := []struct {
 		name string
-		dt   expr.DType
+		dt   dtype.DType
 		vals []uint64 // two's-complement bits
 	}{
-		{"int64 near max", expr.Int64, []uint64{half, half, half, half}},
-		{"int64 near min", expr.Int64, []uint64{1 << 63, 1 << 63, 1 << 63, 1<<63 + 7, 1 << 63}},
-		{"int64 mixed", expr.Int64, []uint64{math.MaxInt64, math.MaxInt64, 1 << 63, uint64(1<<64 - 5)}},
-		{"uint64 near max", expr.Uint64, []uint64{math.MaxUint64, math.MaxUint64, math.MaxUint64 - 1, math.MaxUint64}},
-		{"int32 negative", expr.Int32, []uint64{0xFFFFFFFF, 0xFFFFFFFD, 0x80000000, 0x80000000}},
+		{"int64 near max", dtype.Int64, []uint64{half, half, half, half}},
+		{"int64 near min", dtype.Int64, []uint64{1 << 63, 1 << 63, 1 << 63, 1<<63 + 7, 1 << 63}},
+		{"int64 mixed", dtype.Int64, []uint64{math.MaxInt64, math.MaxInt64, 1 << 63, uint64(1<<64 - 5)}},
+		{"uint64 near max", dtype.Uint64, []uint64{math.MaxUint64, math.MaxUint64, math.MaxUint64 - 1, math.MaxUint64}},
+		{"int32 negative", dtype.Int32, []uint64{0xFFFFFFFF, 0xFFFFFFFD, 0x80000000, 0x80000000}},
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	long := make([]uint64, 50_000)
@@ -51,17 +51,17 @@ func TestWideMean(t *testing.T) {
 	}
 	cases = append(cases, struct {
 		name string
-		dt   expr.DType
+		dt   dtype.DType
 		vals []uint64
-	}{"int64 50000 near max", expr.Int64, long})
+	}{"int64 50000 near max", dtype.Int64, long})
 
 	for _, c := range cases {
 		vals := make([]*big.Int, len(c.vals))
 		for i, u := range c.vals {
 			switch {
-			case c.dt == expr.Int64:
+			case c.dt == dtype.Int64:
 				vals[i] = big.NewInt(int64(u))
-			case c.dt == expr.Int32:
+			case c.dt == dtype.Int32:
 				vals[i] = big.NewInt(int64(int32(uint32(u))))
 			default:
 				vals[i] = new(big.Int).SetUint64(u)
@@ -70,12 +70,12 @@ func TestWideMean(t *testing.T) {
 		trunc, mean := wideRef(vals)
 		in := upload(t, dev, encode(c.dt, bigVals(vals)))
 		n := uint64(len(vals))
-		for _, rt := range []expr.DType{c.dt, expr.Float64, expr.Float32} {
+		for _, rt := range []dtype.DType{c.dt, dtype.Float64, dtype.Float32} {
 			check := func(t *testing.T, got val) {
 				switch {
-				case rt == expr.Float64:
+				case rt == dtype.Float64:
 					assert.InDelta(t, mean, got.f, math.Abs(mean)*0x1p-52, "mean %v", mean)
-				case rt == expr.Float32:
+				case rt == dtype.Float32:
 					assert.Equal(t, float64(float32(mean)), got.f, "mean %v", mean)
 				default:
 					assert.Equal(t, trunc.String(), got.i.String())
@@ -92,7 +92,7 @@ func TestWideMean(t *testing.T) {
 				pp := &expr.Program{Code: []expr.Instr{input(0, c.dt)}, Inputs: contiguous(c.dt, 1), Reduce: expr.Mean, Stage: expr.Partial, ArgIndex: -1}
 				pc := call{out: alloc[uint64](t, dev, bpg), out2: alloc[int64](t, dev, bpg), groups: 1, glen: n, bpg: bpg, count: n, ins: []inArg{{ptr: in}}}
 				require.NoError(t, run(t, dev, pp, pc))
-				f := &expr.Program{Code: []expr.Instr{input(0, expr.Uint64)}, Inputs: []expr.Input{{T: expr.Uint64}, {T: expr.Int64}},
+				f := &expr.Program{Code: []expr.Instr{input(0, dtype.Uint64)}, Inputs: []expr.Input{{T: dtype.Uint64}, {T: dtype.Int64}},
 					Reduce: expr.Mean, ArgIndex: 1, Result: rt}
 				fc := call{out: alloc[uint64](t, dev, 1), groups: 1, glen: bpg, count: n, ins: []inArg{{ptr: pc.out}, {ptr: pc.out2}}}
 				require.NoError(t, run(t, dev, f, fc))

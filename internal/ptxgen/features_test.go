@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 func generate(t *testing.T, p *expr.Program) string {
@@ -31,13 +31,13 @@ func section(t *testing.T, ptx, from, to string) string {
 func TestVectorLoads(t *testing.T) {
 	stubMath(t)
 	for _, c := range []struct {
-		t    expr.DType
+		t    dtype.DType
 		v    int
 		load string
 	}{
-		{expr.Float32, 4, "ld.global.v4.f32"}, {expr.Float32, 2, "ld.global.v2.f32"}, {expr.Float64, 2, "ld.global.v2.f64"},
-		{expr.Int32, 4, "ld.global.v4.s32"}, {expr.Uint32, 4, "ld.global.v4.u32"}, {expr.Uint64, 2, "ld.global.v2.u64"},
-		{expr.Int64, 2, "ld.global.v2.s64"},
+		{dtype.Float32, 4, "ld.global.v4.f32"}, {dtype.Float32, 2, "ld.global.v2.f32"}, {dtype.Float64, 2, "ld.global.v2.f64"},
+		{dtype.Int32, 4, "ld.global.v4.s32"}, {dtype.Uint32, 4, "ld.global.v4.u32"}, {dtype.Uint64, 2, "ld.global.v2.u64"},
+		{dtype.Int64, 2, "ld.global.v2.s64"},
 	} {
 		p := binary(expr.OpAdd, c.t)
 		p.Vector = c.v
@@ -54,7 +54,7 @@ func TestVectorLoads(t *testing.T) {
 		assert.NotContains(t, generate(t, p), "ld.global.v")
 	}
 	// The sum reduction reads 16-byte vectors, two per iteration.
-	p := &expr.Program{Vector: 4, Reduce: expr.Sum, ArgIndex: -1, Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
+	p := &expr.Program{Vector: 4, Reduce: expr.Sum, ArgIndex: -1, Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
 	ptx := generate(t, p)
 	pair := section(t, ptx, "v_pair", "v_single")
 	assert.Equal(t, 2, strings.Count(pair, "ld.global.v4.f32"))
@@ -63,7 +63,7 @@ func TestVectorLoads(t *testing.T) {
 
 func TestIndexWidth(t *testing.T) {
 	stubMath(t)
-	p := binary(expr.OpMul, expr.Float32)
+	p := binary(expr.OpMul, dtype.Float32)
 	ptx32 := generate(t, p)
 	loop32 := section(t, ptx32, "loop", "done")
 	assert.Contains(t, loop32, "mul.wide.u32")
@@ -76,7 +76,7 @@ func TestIndexWidth(t *testing.T) {
 	assert.NotContains(t, loop64, "mul.wide.u32")
 
 	// Strided: divisions only there, in the index width, strides signed.
-	s := &expr.Program{Rank: 3, Inputs: []expr.Input{strided(expr.Float64)}, Code: []expr.Instr{in(expr.Float64, 0)}}
+	s := &expr.Program{Rank: 3, Inputs: []expr.Input{strided(dtype.Float64)}, Code: []expr.Instr{in(dtype.Float64, 0)}}
 	ptx := generate(t, s)
 	assert.Equal(t, 2, strings.Count(ptx, "div.u32"), "rank 3: two divisions")
 	assert.Contains(t, ptx, "mad.lo.s32")
@@ -94,25 +94,25 @@ func TestIndexWidth(t *testing.T) {
 func TestReductionShape(t *testing.T) {
 	stubMath(t)
 	for _, c := range []struct {
-		t      expr.DType
+		t      dtype.DType
 		r      expr.ReduceOp
 		st     expr.Stage
 		store  []string
-		result expr.DType
+		result dtype.DType
 	}{
-		{expr.Float32, expr.Sum, expr.Final, []string{"cvt.rn.f32.f64", "st.global.f32"}, 0},
-		{expr.Float32, expr.Sum, expr.Partial, []string{"st.global.f64"}, 0},
-		{expr.Int8, expr.Sum, expr.Final, []string{"st.global.s8"}, 0},
-		{expr.Int8, expr.Sum, expr.Partial, []string{"st.global.s64"}, 0},
-		{expr.Uint16, expr.Prod, expr.Partial, []string{"st.global.u64"}, 0},
-		{expr.Int32, expr.Mean, expr.Final, []string{"shr.s64", "rem.u64", "neg.s64", "st.global.s32"}, 0},
-		{expr.Uint8, expr.Mean, expr.Final, []string{"rem.u64", "cvt.rn.f64.u64", "div.rn.f64", "cvt.rn.f32.f64", "st.global.f32"}, expr.Float32},
-		{expr.Int64, expr.Mean, expr.Partial, []string{"st.global.u64", "st.global.s64"}, 0},
-		{expr.Int64, expr.Sum, expr.Final, []string{"cvt.u32.u64", "st.global.s8"}, expr.Int8},
-		{expr.Float32, expr.Mean, expr.Final, []string{"div.rn.f64", "st.global.f64"}, expr.Float64},
-		{expr.Float64, expr.Min, expr.Final, []string{"setp.nan.f64", "st.global.f64"}, 0},
-		{expr.Float32, expr.ArgMax, expr.Final, []string{"st.global.s64"}, 0},
-		{expr.Float32, expr.ArgMin, expr.Partial, []string{"st.global.f32", "st.global.s64"}, 0},
+		{dtype.Float32, expr.Sum, expr.Final, []string{"cvt.rn.f32.f64", "st.global.f32"}, 0},
+		{dtype.Float32, expr.Sum, expr.Partial, []string{"st.global.f64"}, 0},
+		{dtype.Int8, expr.Sum, expr.Final, []string{"st.global.s8"}, 0},
+		{dtype.Int8, expr.Sum, expr.Partial, []string{"st.global.s64"}, 0},
+		{dtype.Uint16, expr.Prod, expr.Partial, []string{"st.global.u64"}, 0},
+		{dtype.Int32, expr.Mean, expr.Final, []string{"shr.s64", "rem.u64", "neg.s64", "st.global.s32"}, 0},
+		{dtype.Uint8, expr.Mean, expr.Final, []string{"rem.u64", "cvt.rn.f64.u64", "div.rn.f64", "cvt.rn.f32.f64", "st.global.f32"}, dtype.Float32},
+		{dtype.Int64, expr.Mean, expr.Partial, []string{"st.global.u64", "st.global.s64"}, 0},
+		{dtype.Int64, expr.Sum, expr.Final, []string{"cvt.u32.u64", "st.global.s8"}, dtype.Int8},
+		{dtype.Float32, expr.Mean, expr.Final, []string{"div.rn.f64", "st.global.f64"}, dtype.Float64},
+		{dtype.Float64, expr.Min, expr.Final, []string{"setp.nan.f64", "st.global.f64"}, 0},
+		{dtype.Float32, expr.ArgMax, expr.Final, []string{"st.global.s64"}, 0},
+		{dtype.Float32, expr.ArgMin, expr.Partial, []string{"st.global.f32", "st.global.s64"}, 0},
 	} {
 		p := unary(expr.OpNeg, c.t)
 		p.Reduce, p.Stage, p.ArgIndex, p.Result = c.r, c.st, -1, c.result
@@ -131,7 +131,7 @@ func TestReductionShape(t *testing.T) {
 }
 
 // shflPerStep is how many 32-bit shuffles move one accumulator.
-func shflPerStep(t expr.DType, r expr.ReduceOp) int {
+func shflPerStep(t dtype.DType, r expr.ReduceOp) int {
 	n := expr.AccType(r, t).Size() / 4
 	n = max(n, 1)
 	if r.IsArg() || expr.Wide(r, t) {
@@ -149,11 +149,11 @@ func TestMathFunctions(t *testing.T) {
 	}
 	p := &expr.Program{
 		Rank:    2,
-		Inputs:  []expr.Input{mem(expr.Float32), {Kind: expr.Random, T: expr.Float64, Normal: true, Strided: true}},
-		Scalars: []expr.DType{expr.Float32},
-		Code: []expr.Instr{in(expr.Float32, 0), un(expr.OpExp, expr.Float32, 0), sc(expr.Float32, 0),
-			bin(expr.OpPow, expr.Float32, 1, 2), {Op: expr.OpRandom, T: expr.Float64, Aux: 1},
-			un(expr.OpCast, expr.Float32, 4), bin(expr.OpAdd, expr.Float32, 3, 5), un(expr.OpTanh, expr.Float32, 6)},
+		Inputs:  []expr.Input{mem(dtype.Float32), {Kind: expr.Random, T: dtype.Float64, Normal: true, Strided: true}},
+		Scalars: []dtype.DType{dtype.Float32},
+		Code: []expr.Instr{in(dtype.Float32, 0), un(expr.OpExp, dtype.Float32, 0), sc(dtype.Float32, 0),
+			bin(expr.OpPow, dtype.Float32, 1, 2), {Op: expr.OpRandom, T: dtype.Float64, Aux: 1},
+			un(expr.OpCast, dtype.Float32, 4), bin(expr.OpAdd, dtype.Float32, 3, 5), un(expr.OpTanh, dtype.Float32, 6)},
 	}
 	ptx := generate(t, p)
 	require.Len(t, *calls, 1)
@@ -179,12 +179,12 @@ func TestMathFunctions(t *testing.T) {
 
 	// A program without math calls asks for nothing.
 	*calls = nil
-	generate(t, binary(expr.OpAdd, expr.Float32))
+	generate(t, binary(expr.OpAdd, dtype.Float32))
 	assert.Empty(t, *calls)
 
 	// FuncDefs' error is passed on.
 	funcDefs = func([]string) (string, error) { return "", assert.AnError }
-	_, err := Generate(unary(expr.OpLog, expr.Float64), genHeader)
+	_, err := Generate(unary(expr.OpLog, dtype.Float64), genHeader)
 	assert.ErrorIs(t, err, assert.AnError)
 }
 
@@ -197,33 +197,33 @@ func TestSemanticsInstructions(t *testing.T) {
 			assert.Contains(t, ptx, w, "%s", p)
 		}
 	}
-	has(binary(expr.OpAdd, expr.Float32), "add.rn.f32")
-	has(binary(expr.OpDiv, expr.Float64), "div.rn.f64")
-	has(binary(expr.OpDiv, expr.Int32), "setp.eq.s32", "div.s32", ", -1")
-	has(binary(expr.OpDiv, expr.Uint64), "div.u64")
-	has(binary(expr.OpMin, expr.Float32), "min.f32", "setp.nan.f32")
-	has(binary(expr.OpMax, expr.Uint8), "max.u32")
-	has(binary(expr.OpAdd, expr.Int8), "add.s32", "cvt.s32.s8")
-	has(binary(expr.OpSub, expr.Uint16), "sub.u32", "and.b32", "65535")
-	has(&expr.Program{Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0), cst(expr.Float32, 0),
-		bin(expr.OpNe, expr.Bool, 0, 1), un(expr.OpCast, expr.Uint8, 2)}}, "setp.neu.f32", "selp.b32")
-	has(unary(expr.OpSqrt, expr.Float32), "sqrt.rn.f32")
-	has(unary(expr.OpNeg, expr.Uint32), "neg.s32")
-	has(&expr.Program{Inputs: []expr.Input{mem(expr.Float64)}, Code: []expr.Instr{in(expr.Float64, 0), cst(expr.Float64, 1.5),
-		cst(expr.Float64, 2), tern(expr.OpFMA, expr.Float64, 0, 1, 2)}}, "fma.rn.f64", "0d3FF8000000000000", "0d4000000000000000")
-	has(&expr.Program{Inputs: []expr.Input{mem(expr.Int16)}, Code: []expr.Instr{in(expr.Int16, 0), cst(expr.Int16, -3),
-		tern(expr.OpFMA, expr.Int16, 0, 1, 0)}}, "mad.lo.s32", "0xFFFFFFFD", "ld.global.s16")
-	has(&expr.Program{Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0), un(expr.OpCast, expr.Uint8, 0)}},
+	has(binary(expr.OpAdd, dtype.Float32), "add.rn.f32")
+	has(binary(expr.OpDiv, dtype.Float64), "div.rn.f64")
+	has(binary(expr.OpDiv, dtype.Int32), "setp.eq.s32", "div.s32", ", -1")
+	has(binary(expr.OpDiv, dtype.Uint64), "div.u64")
+	has(binary(expr.OpMin, dtype.Float32), "min.f32", "setp.nan.f32")
+	has(binary(expr.OpMax, dtype.Uint8), "max.u32")
+	has(binary(expr.OpAdd, dtype.Int8), "add.s32", "cvt.s32.s8")
+	has(binary(expr.OpSub, dtype.Uint16), "sub.u32", "and.b32", "65535")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0), cst(dtype.Float32, 0),
+		bin(expr.OpNe, dtype.Bool, 0, 1), un(expr.OpCast, dtype.Uint8, 2)}}, "setp.neu.f32", "selp.b32")
+	has(unary(expr.OpSqrt, dtype.Float32), "sqrt.rn.f32")
+	has(unary(expr.OpNeg, dtype.Uint32), "neg.s32")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Float64)}, Code: []expr.Instr{in(dtype.Float64, 0), cst(dtype.Float64, 1.5),
+		cst(dtype.Float64, 2), tern(expr.OpFMA, dtype.Float64, 0, 1, 2)}}, "fma.rn.f64", "0d3FF8000000000000", "0d4000000000000000")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Int16)}, Code: []expr.Instr{in(dtype.Int16, 0), cst(dtype.Int16, -3),
+		tern(expr.OpFMA, dtype.Int16, 0, 1, 0)}}, "mad.lo.s32", "0xFFFFFFFD", "ld.global.s16")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0), un(expr.OpCast, dtype.Uint8, 0)}},
 		"cvt.rzi.u32.f32", "min.u32", "setp.nan.f32", "st.global.u8")
-	has(&expr.Program{Inputs: []expr.Input{mem(expr.Int8)}, Code: []expr.Instr{in(expr.Int8, 0), un(expr.OpCast, expr.Float32, 0)}},
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Int8)}, Code: []expr.Instr{in(dtype.Int8, 0), un(expr.OpCast, dtype.Float32, 0)}},
 		"ld.global.s8", "cvt.rn.f32.s32")
-	has(&expr.Program{Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0), un(expr.OpCast, expr.Float64, 0)}},
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0), un(expr.OpCast, dtype.Float64, 0)}},
 		"cvt.f64.f32")
-	has(&expr.Program{Inputs: []expr.Input{mem(expr.Int32)}, Code: []expr.Instr{in(expr.Int32, 0), un(expr.OpCast, expr.Bool, 0),
-		un(expr.OpCast, expr.Float32, 1)}}, "setp.ne.s32", "selp.f32", "0f3F800000")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Int32)}, Code: []expr.Instr{in(dtype.Int32, 0), un(expr.OpCast, dtype.Bool, 0),
+		un(expr.OpCast, dtype.Float32, 1)}}, "setp.ne.s32", "selp.f32", "0f3F800000")
 	// Scalars travel in their parameter type and are loaded once, before the loop.
-	p := &expr.Program{Inputs: []expr.Input{mem(expr.Uint8)}, Scalars: []expr.DType{expr.Uint8},
-		Code: []expr.Instr{in(expr.Uint8, 0), sc(expr.Uint8, 0), bin(expr.OpAdd, expr.Uint8, 0, 1)}}
+	p := &expr.Program{Inputs: []expr.Input{mem(dtype.Uint8)}, Scalars: []dtype.DType{dtype.Uint8},
+		Code: []expr.Instr{in(dtype.Uint8, 0), sc(dtype.Uint8, 0), bin(expr.OpAdd, dtype.Uint8, 0, 1)}}
 	ptx := generate(t, p)
 	assert.Contains(t, ptx, ".param .u32 s0")
 	assert.Less(t, strings.Index(ptx, "[s0]"), strings.Index(ptx, "$L_loop"))
@@ -231,7 +231,7 @@ func TestSemanticsInstructions(t *testing.T) {
 
 func TestGenerateErrors(t *testing.T) {
 	stubMath(t)
-	ok := func() *expr.Program { return binary(expr.OpAdd, expr.Float32) }
+	ok := func() *expr.Program { return binary(expr.OpAdd, dtype.Float32) }
 	for _, c := range []struct {
 		name string
 		edit func(p *expr.Program)
@@ -241,36 +241,39 @@ func TestGenerateErrors(t *testing.T) {
 		{"forward operand", func(p *expr.Program) { p.Code[2].B = 2 }, "operand B is %2, not an earlier instruction"},
 		{"negative operand", func(p *expr.Program) { p.Code[2].A = -1 }, "operand A is %-1"},
 		{"input index", func(p *expr.Program) { p.Code[1].Aux = 5 }, "input index 5 out of range"},
-		{"input type", func(p *expr.Program) { p.Code[1].T = expr.Float64 }, "input in1 has type float32"},
-		{"operand type", func(p *expr.Program) { p.Code[0] = cst(expr.Int32, 1) }, "operand A has type int32; want float32"},
+		{"input type", func(p *expr.Program) { p.Code[1].T = dtype.Float64 }, "input in1 has type float32"},
+		{"operand type", func(p *expr.Program) { p.Code[0] = cst(dtype.Int32, 1) }, "operand A has type int32; want float32"},
 		{"exp of int", func(p *expr.Program) {
-			*p = *unary(expr.OpExp, expr.Int32)
+			*p = *unary(expr.OpExp, dtype.Int32)
 		}, "op exp takes floats only, not int32"},
 		{"add on bool", func(p *expr.Program) {
-			p.Code = append(p.Code, bin(expr.OpLt, expr.Bool, 0, 1), bin(expr.OpAdd, expr.Bool, 3, 3), un(expr.OpCast, expr.Float32, 4))
+			p.Code = append(p.Code, bin(expr.OpLt, dtype.Bool, 0, 1), bin(expr.OpAdd, dtype.Bool, 3, 3), un(expr.OpCast, dtype.Float32, 4))
 		}, "op add does not take bool"},
-		{"bool value", func(p *expr.Program) { p.Code = append(p.Code, bin(expr.OpLt, expr.Bool, 0, 1)) }, "value (last instruction) is bool"},
+		{"bool value", func(p *expr.Program) { p.Code = append(p.Code, bin(expr.OpLt, dtype.Bool, 0, 1)) }, "value (last instruction) is bool"},
 		{"rank", func(p *expr.Program) { p.Rank = 9 }, "rank 9 out of range"},
 		{"vector width", func(p *expr.Program) { p.Vector = 3 }, "vector width 3"},
-		{"vector too wide", func(p *expr.Program) { *p = *binary(expr.OpAdd, expr.Float64); p.Vector = 4 }, "exceeds 16 bytes"},
+		{"vector too wide", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Float64); p.Vector = 4 }, "exceeds 16 bytes"},
 		{"vector strided", func(p *expr.Program) { p.Vector, p.Rank, p.Inputs[0].Strided = 4, 1, true }, "strided or random input in0"},
-		{"vector narrow", func(p *expr.Program) { *p = *binary(expr.OpAdd, expr.Int16); p.Vector = 2 }, "int16 input in0"},
+		{"vector narrow", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int16); p.Vector = 2 }, "int16 input in0"},
 		{"random not float", func(p *expr.Program) {
-			p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Random, T: expr.Int32, Strided: true})
+			p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Random, T: dtype.Int32, Strided: true})
 		}, "random input in2 has type int32"},
-		{"random op on memory", func(p *expr.Program) { p.Code[0] = expr.Instr{Op: expr.OpRandom, T: expr.Float32} }, "in0 is not a random input"},
-		{"scalar", func(p *expr.Program) { p.Code[0] = sc(expr.Float32, 0) }, "scalar index 0 out of range"},
+		{"random op on memory", func(p *expr.Program) { p.Code[0] = expr.Instr{Op: expr.OpRandom, T: dtype.Float32} }, "in0 is not a random input"},
+		{"scalar", func(p *expr.Program) { p.Code[0] = sc(dtype.Float32, 0) }, "scalar index 0 out of range"},
 		{"compare result", func(p *expr.Program) { p.Code[2].Op = expr.OpLt }, "a comparison yields bool, not float32"},
-		{"where condition", func(p *expr.Program) { p.Code = append(p.Code, tern(expr.OpWhere, expr.Float32, 0, 1, 2)) }, "operand A has type float32; want bool"},
+		{"where condition", func(p *expr.Program) { p.Code = append(p.Code, tern(expr.OpWhere, dtype.Float32, 0, 1, 2)) }, "operand A has type float32; want bool"},
 		{"bad op", func(p *expr.Program) { p.Code[2].Op = 200 }, "invalid op 200"},
 		{"bad reduce", func(p *expr.Program) { p.Reduce = 99 }, "invalid reduce op 99"},
 		{"arg index range", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 7 }, "ArgIndex 7 out of range"},
 		{"arg index type", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 0 }, "ArgIndex input in0 must be an int64"},
-		{"wide high words type", func(p *expr.Program) { *p = *binary(expr.OpAdd, expr.Int32); p.Reduce, p.ArgIndex = expr.Mean, 1 },
+		{"wide high words type", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int32); p.Reduce, p.ArgIndex = expr.Mean, 1 },
 			"ArgIndex input in1 must be an int64"},
-		{"min result", func(p *expr.Program) { p.Reduce, p.Result = expr.Min, expr.Float64 }, "min of float32 values writes float32, not float64"},
-		{"arg result", func(p *expr.Program) { p.Reduce, p.ArgIndex, p.Result = expr.ArgMin, -1, expr.Int32 }, "argmin writes int64 positions, not int32"},
-		{"bad result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, 77 }, "invalid result type 77"},
+		{"min result", func(p *expr.Program) { p.Reduce, p.Result = expr.Min, dtype.Float64 }, "min of float32 values writes float32, not float64"},
+		{"arg result", func(p *expr.Program) { p.Reduce, p.ArgIndex, p.Result = expr.ArgMin, -1, dtype.Int32 }, "argmin writes int64 positions, not int32"},
+		{"bad result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, 77 }, "result type DType(77)"},
+		{"bool result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, dtype.Bool }, "result type bool"},
+		{"float16 result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, dtype.Float16 }, "result type float16"},
+		{"complex input", func(p *expr.Program) { p.Inputs[0].T = dtype.Complex64 }, "input in0 has type complex64, which programs do not compute with"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := ok()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -70,13 +71,13 @@ const (
 var classPrefix = [numClasses]string{"%p", "%r", "%rd", "%f", "%fd"}
 var classDecl = [numClasses]string{".pred", ".b32", ".b64", ".f32", ".f64"}
 
-func classOf(t expr.DType) class {
+func classOf(t dtype.DType) class {
 	switch {
-	case t == expr.Bool:
+	case t == dtype.Bool:
 		return clsPred
-	case t == expr.Float32:
+	case t == dtype.Float32:
 		return clsF32
-	case t == expr.Float64:
+	case t == dtype.Float64:
 		return clsF64
 	case t.Size() == 8:
 		return clsB64
@@ -162,7 +163,7 @@ func (g *gen) reg(c class) string {
 	return fmt.Sprintf("%s%d", classPrefix[c], g.nregs[c])
 }
 
-func (g *gen) regT(t expr.DType) string { return g.reg(classOf(t)) }
+func (g *gen) regT(t dtype.DType) string { return g.reg(classOf(t)) }
 
 // idxReg is a register for index arithmetic (32 or 64 bits).
 func (g *gen) idxReg() string {
@@ -226,17 +227,17 @@ func (g *gen) writeEntry(b *strings.Builder) {
 }
 
 // paramPTX is the PTX type of a kernel parameter of type t.
-func paramPTX(t expr.DType) string {
+func paramPTX(t dtype.DType) string {
 	switch t {
-	case expr.Float32:
+	case dtype.Float32:
 		return "f32"
-	case expr.Float64:
+	case dtype.Float64:
 		return "f64"
-	case expr.Int64:
+	case dtype.Int64:
 		return "s64"
-	case expr.Uint64:
+	case dtype.Uint64:
 		return "u64"
-	case expr.Int32:
+	case dtype.Int32:
 		return "s32"
 	}
 	return "u32"
@@ -321,15 +322,15 @@ func (g *gen) narrowIdx(r string) string {
 func (g *gen) scalar(in expr.Instr) string {
 	t := in.T
 	name := fmt.Sprintf("s%d", in.Aux)
-	switch t.ParamType() {
-	case expr.Float32, expr.Float64, expr.Int64, expr.Uint64:
+	switch expr.ParamType(t) {
+	case dtype.Float32, dtype.Float64, dtype.Int64, dtype.Uint64:
 		r := g.regT(t)
 		g.emit("ld.param.%s %s, [%s]", paramPTX(t), r, name)
 		return r
 	}
 	r := g.reg(clsB32)
-	g.emit("ld.param.%s %s, [%s]", paramPTX(t.ParamType()), r, name)
-	if t == expr.Bool {
+	g.emit("ld.param.%s %s, [%s]", paramPTX(expr.ParamType(t)), r, name)
+	if t == dtype.Bool {
 		pr := g.reg(clsPred)
 		g.emit("setp.ne.u32 %s, %s, 0", pr, r)
 		return pr

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/device/hostkernel"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const genHeader = ".version 7.8\n.target sm_90\n.address_size 64\n"
@@ -76,35 +76,35 @@ func itoa(i int) string {
 
 // Program builders.
 
-func mem(t expr.DType) expr.Input            { return expr.Input{Kind: expr.Memory, T: t} }
-func strided(t expr.DType) expr.Input        { return expr.Input{Kind: expr.Memory, T: t, Strided: true} }
-func in(t expr.DType, i int32) expr.Instr    { return expr.Instr{Op: expr.OpInput, T: t, Aux: i} }
-func sc(t expr.DType, j int32) expr.Instr    { return expr.Instr{Op: expr.OpScalar, T: t, Aux: j} }
-func cst(t expr.DType, x float64) expr.Instr { return expr.Instr{Op: expr.OpConst, T: t, Const: x} }
-func un(op expr.Op, t expr.DType, a int32) expr.Instr {
+func mem(t dtype.DType) expr.Input            { return expr.Input{Kind: expr.Memory, T: t} }
+func strided(t dtype.DType) expr.Input        { return expr.Input{Kind: expr.Memory, T: t, Strided: true} }
+func in(t dtype.DType, i int32) expr.Instr    { return expr.Instr{Op: expr.OpInput, T: t, Aux: i} }
+func sc(t dtype.DType, j int32) expr.Instr    { return expr.Instr{Op: expr.OpScalar, T: t, Aux: j} }
+func cst(t dtype.DType, x float64) expr.Instr { return expr.Instr{Op: expr.OpConst, T: t, Const: x} }
+func un(op expr.Op, t dtype.DType, a int32) expr.Instr {
 	return expr.Instr{Op: op, T: t, A: a}
 }
-func bin(op expr.Op, t expr.DType, a, b int32) expr.Instr {
+func bin(op expr.Op, t dtype.DType, a, b int32) expr.Instr {
 	return expr.Instr{Op: op, T: t, A: a, B: b}
 }
-func tern(op expr.Op, t expr.DType, a, b, c int32) expr.Instr {
+func tern(op expr.Op, t dtype.DType, a, b, c int32) expr.Instr {
 	return expr.Instr{Op: op, T: t, A: a, B: b, C: c}
 }
 
 // binary is out = in0 op in1 over type t.
-func binary(op expr.Op, t expr.DType) *expr.Program {
+func binary(op expr.Op, t dtype.DType) *expr.Program {
 	return &expr.Program{
 		Inputs: []expr.Input{mem(t), mem(t)},
 		Code:   []expr.Instr{in(t, 0), in(t, 1), bin(op, t, 0, 1)},
 	}
 }
 
-func unary(op expr.Op, t expr.DType) *expr.Program {
+func unary(op expr.Op, t dtype.DType) *expr.Program {
 	return &expr.Program{Inputs: []expr.Input{mem(t)}, Code: []expr.Instr{in(t, 0), un(op, t, 0)}}
 }
 
-var allTypes = []expr.DType{expr.Int8, expr.Int16, expr.Int32, expr.Int64, expr.Uint8, expr.Uint16, expr.Uint32,
-	expr.Uint64, expr.Float32, expr.Float64}
+var allTypes = []dtype.DType{dtype.Int8, dtype.Int16, dtype.Int32, dtype.Int64, dtype.Uint8, dtype.Uint16, dtype.Uint32,
+	dtype.Uint64, dtype.Float32, dtype.Float64}
 
 // programs is the representative set every structural test runs over.
 func programs() map[string]*expr.Program {
@@ -120,17 +120,17 @@ func programs() map[string]*expr.Program {
 			// where(a op b, a, b·2+scalar)
 			ps[op.String()+"_"+t.String()] = &expr.Program{
 				Inputs:  []expr.Input{mem(t), mem(t)},
-				Scalars: []expr.DType{t},
-				Code: []expr.Instr{in(t, 0), in(t, 1), bin(op, expr.Bool, 0, 1), cst(t, 2), sc(t, 0),
+				Scalars: []dtype.DType{t},
+				Code: []expr.Instr{in(t, 0), in(t, 1), bin(op, dtype.Bool, 0, 1), cst(t, 2), sc(t, 0),
 					tern(expr.OpFMA, t, 1, 3, 4), tern(expr.OpWhere, t, 2, 0, 5)},
 			}
 		}
-		for _, to := range append([]expr.DType{expr.Bool}, allTypes...) {
+		for _, to := range append([]dtype.DType{dtype.Bool}, allTypes...) {
 			// cast t → to, then back to an array type when to is Bool
 			code := []expr.Instr{in(t, 0), un(expr.OpCast, to, 0)}
-			if to == expr.Bool {
-				code = append(code, un(expr.OpNot, expr.Bool, 1), cst(expr.Bool, 1), bin(expr.OpOr, expr.Bool, 2, 3),
-					bin(expr.OpAnd, expr.Bool, 4, 1), bin(expr.OpNe, expr.Bool, 5, 2), un(expr.OpCast, expr.Uint8, 6))
+			if to == dtype.Bool {
+				code = append(code, un(expr.OpNot, dtype.Bool, 1), cst(dtype.Bool, 1), bin(expr.OpOr, dtype.Bool, 2, 3),
+					bin(expr.OpAnd, dtype.Bool, 4, 1), bin(expr.OpNe, dtype.Bool, 5, 2), un(expr.OpCast, dtype.Uint8, 6))
 			}
 			ps["cast_"+t.String()+"_"+to.String()] = &expr.Program{Inputs: []expr.Input{mem(t)}, Code: code}
 		}
@@ -142,7 +142,7 @@ func programs() map[string]*expr.Program {
 			}
 		}
 	}
-	for _, t := range []expr.DType{expr.Float32, expr.Float64} {
+	for _, t := range []dtype.DType{dtype.Float32, dtype.Float64} {
 		for _, op := range []expr.Op{expr.OpSqrt, expr.OpExp, expr.OpLog, expr.OpTanh} {
 			ps[op.String()+"_"+t.String()] = unary(op, t)
 		}
@@ -161,9 +161,9 @@ func programs() map[string]*expr.Program {
 		for rank := 0; rank <= 3; rank++ {
 			p := &expr.Program{
 				Rank: rank, Index64: idx64,
-				Inputs: []expr.Input{strided(expr.Float32), mem(expr.Float32), strided(expr.Int8)},
-				Code: []expr.Instr{in(expr.Float32, 0), in(expr.Float32, 1), bin(expr.OpAdd, expr.Float32, 0, 1),
-					in(expr.Int8, 2), un(expr.OpCast, expr.Float32, 3), bin(expr.OpMul, expr.Float32, 2, 4)},
+				Inputs: []expr.Input{strided(dtype.Float32), mem(dtype.Float32), strided(dtype.Int8)},
+				Code: []expr.Instr{in(dtype.Float32, 0), in(dtype.Float32, 1), bin(expr.OpAdd, dtype.Float32, 0, 1),
+					in(dtype.Int8, 2), un(expr.OpCast, dtype.Float32, 3), bin(expr.OpMul, dtype.Float32, 2, 4)},
 			}
 			ps["strided_r"+itoa(rank)+map[bool]string{false: "", true: "_64"}[idx64]] = p
 			r := *p
@@ -175,9 +175,9 @@ func programs() map[string]*expr.Program {
 		sfx := map[bool]string{false: "", true: "_64"}[idx64]
 		for _, c := range []struct {
 			name string
-			t    expr.DType
+			t    dtype.DType
 			v    int
-		}{{"f32x4", expr.Float32, 4}, {"f32x2", expr.Float32, 2}, {"f64x2", expr.Float64, 2}, {"i32x4", expr.Int32, 4}, {"u64x2", expr.Uint64, 2}} {
+		}{{"f32x4", dtype.Float32, 4}, {"f32x2", dtype.Float32, 2}, {"f64x2", dtype.Float64, 2}, {"i32x4", dtype.Int32, 4}, {"u64x2", dtype.Uint64, 2}} {
 			p := binary(expr.OpAdd, c.t)
 			p.Vector, p.Index64 = c.v, idx64
 			ps["vec_"+c.name+sfx] = p
@@ -190,47 +190,47 @@ func programs() map[string]*expr.Program {
 		// A float32 value with a float64 input: V = 2 for both.
 		ps["vec_mixed"+sfx] = &expr.Program{
 			Vector: 2, Index64: idx64,
-			Inputs: []expr.Input{mem(expr.Float32), mem(expr.Float64)},
-			Code: []expr.Instr{in(expr.Float32, 0), in(expr.Float64, 1), un(expr.OpCast, expr.Float32, 1),
-				bin(expr.OpAdd, expr.Float32, 0, 2)},
+			Inputs: []expr.Input{mem(dtype.Float32), mem(dtype.Float64)},
+			Code: []expr.Instr{in(dtype.Float32, 0), in(dtype.Float64, 1), un(expr.OpCast, dtype.Float32, 1),
+				bin(expr.OpAdd, dtype.Float32, 0, 2)},
 		}
 		// Arg reductions over partials: positions from in1.
 		for _, st := range []expr.Stage{expr.Final, expr.Partial} {
 			for _, r := range []expr.ReduceOp{expr.ArgMin, expr.ArgMax} {
 				ps["argindex_"+r.String()+itoa(int(st))+sfx] = &expr.Program{
 					Index64: idx64, Reduce: r, Stage: st, ArgIndex: 1,
-					Inputs: []expr.Input{mem(expr.Float32), mem(expr.Int64)},
-					Code:   []expr.Instr{in(expr.Float32, 0)},
+					Inputs: []expr.Input{mem(dtype.Float32), mem(dtype.Int64)},
+					Code:   []expr.Instr{in(dtype.Float32, 0)},
 				}
 			}
 			q := &expr.Program{
 				Index64: idx64, Reduce: expr.ArgMax, Stage: st, ArgIndex: 1, Vector: 2,
-				Inputs: []expr.Input{mem(expr.Float32), mem(expr.Int64)},
-				Code:   []expr.Instr{in(expr.Float32, 0)},
+				Inputs: []expr.Input{mem(dtype.Float32), mem(dtype.Int64)},
+				Code:   []expr.Instr{in(dtype.Float32, 0)},
 			}
 			ps["argindex_vec"+itoa(int(st))+sfx] = q
 		}
 		// Wide means over partials (low words, high words from in1) into
 		// integer and float results; a float32 sum into float64.
-		for _, rt := range []expr.DType{expr.Int64, expr.Uint64, expr.Int8, expr.Uint16, expr.Float32, expr.Float64} {
+		for _, rt := range []dtype.DType{dtype.Int64, dtype.Uint64, dtype.Int8, dtype.Uint16, dtype.Float32, dtype.Float64} {
 			ps["wide_partials_"+rt.String()+sfx] = &expr.Program{
 				Index64: idx64, Reduce: expr.Mean, ArgIndex: 1, Result: rt,
-				Inputs: []expr.Input{mem(expr.Uint64), mem(expr.Int64)},
-				Code:   []expr.Instr{in(expr.Uint64, 0)},
+				Inputs: []expr.Input{mem(dtype.Uint64), mem(dtype.Int64)},
+				Code:   []expr.Instr{in(dtype.Uint64, 0)},
 			}
 		}
-		ps["sum_f32_into_f64"+sfx] = &expr.Program{Index64: idx64, Reduce: expr.Sum, ArgIndex: -1, Result: expr.Float64,
-			Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
+		ps["sum_f32_into_f64"+sfx] = &expr.Program{Index64: idx64, Reduce: expr.Sum, ArgIndex: -1, Result: dtype.Float64,
+			Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
 	}
 	ps["bool_where"] = &expr.Program{
-		Inputs: []expr.Input{mem(expr.Int32)},
-		Code: []expr.Instr{in(expr.Int32, 0), cst(expr.Int32, 0), bin(expr.OpGt, expr.Bool, 0, 1),
-			bin(expr.OpLt, expr.Bool, 0, 1), tern(expr.OpWhere, expr.Bool, 2, 3, 2), un(expr.OpCast, expr.Int16, 4)},
+		Inputs: []expr.Input{mem(dtype.Int32)},
+		Code: []expr.Instr{in(dtype.Int32, 0), cst(dtype.Int32, 0), bin(expr.OpGt, dtype.Bool, 0, 1),
+			bin(expr.OpLt, dtype.Bool, 0, 1), tern(expr.OpWhere, dtype.Bool, 2, 3, 2), un(expr.OpCast, dtype.Int16, 4)},
 	}
 	ps["consts_only"] = &expr.Program{
-		Scalars: []expr.DType{expr.Float64, expr.Bool},
-		Code: []expr.Instr{sc(expr.Float64, 0), un(expr.OpExp, expr.Float64, 0), sc(expr.Bool, 1),
-			cst(expr.Float64, math.Pi), tern(expr.OpWhere, expr.Float64, 2, 1, 3)},
+		Scalars: []dtype.DType{dtype.Float64, dtype.Bool},
+		Code: []expr.Instr{sc(dtype.Float64, 0), un(expr.OpExp, dtype.Float64, 0), sc(dtype.Bool, 1),
+			cst(dtype.Float64, math.Pi), tern(expr.OpWhere, dtype.Float64, 2, 1, 3)},
 	}
 	return ps
 }

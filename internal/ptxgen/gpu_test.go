@@ -11,11 +11,11 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 // These tests launch generated kernels; they need a CUDA device
@@ -153,7 +153,7 @@ func TestGPUElementwise(t *testing.T) {
 			}
 			for _, v := range []int{1, 4} {
 				for _, idx64 := range []bool{false, true} {
-					p := binary(expr.OpAdd, expr.Float32)
+					p := binary(expr.OpAdd, dtype.Float32)
 					p.Vector, p.Index64 = v, idx64
 					out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: uint64(n), outLen: 4 * n, grid: 5})
 					got := fromBytes[float32](out)
@@ -168,7 +168,7 @@ func TestGPUElementwise(t *testing.T) {
 	t.Run("int_div", func(t *testing.T) {
 		a8 := []int8{-128, -128, 127, 7, -7, 7, -7, 0, 5, -128}
 		b8 := []int8{-1, 1, -1, 2, 2, -2, -2, 0, 0, 0}
-		p := binary(expr.OpDiv, expr.Int8)
+		p := binary(expr.OpDiv, dtype.Int8)
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a8), bytesOf(b8)}, n: uint64(len(a8)), outLen: len(a8)})
 		for i, x := range fromBytes[int8](out) {
 			want := int8(0)
@@ -179,7 +179,7 @@ func TestGPUElementwise(t *testing.T) {
 		}
 		a64 := []int64{math.MinInt64, math.MinInt64, 9, -9, 3}
 		b64 := []int64{-1, 2, -4, 0, 7}
-		p = binary(expr.OpDiv, expr.Int64)
+		p = binary(expr.OpDiv, dtype.Int64)
 		out, _ = run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a64), bytesOf(b64)}, n: uint64(len(a64)), outLen: 8 * len(a64)})
 		for i, x := range fromBytes[int64](out) {
 			want := int64(0)
@@ -190,7 +190,7 @@ func TestGPUElementwise(t *testing.T) {
 		}
 		au := []uint16{65535, 7, 0, 100}
 		bu := []uint16{2, 0, 3, 7}
-		p = binary(expr.OpDiv, expr.Uint16)
+		p = binary(expr.OpDiv, dtype.Uint16)
 		out, _ = run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(au), bytesOf(bu)}, n: 4, outLen: 8})
 		for i, x := range fromBytes[uint16](out) {
 			want := uint16(0)
@@ -209,7 +209,7 @@ func TestGPUElementwise(t *testing.T) {
 			f  func(x, y uint8) uint8
 		}{{expr.OpAdd, func(x, y uint8) uint8 { return x + y }}, {expr.OpSub, func(x, y uint8) uint8 { return x - y }},
 			{expr.OpMul, func(x, y uint8) uint8 { return x * y }}} {
-			out, _ := run(t, dev, binary(c.op, expr.Uint8), launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: 4, outLen: 4})
+			out, _ := run(t, dev, binary(c.op, dtype.Uint8), launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: 4, outLen: 4})
 			for i, x := range out {
 				assert.Equal(t, c.f(a[i], b[i]), x, "%s %d %d", c.op, a[i], b[i])
 			}
@@ -218,10 +218,10 @@ func TestGPUElementwise(t *testing.T) {
 		x := []int8{100, -100, 10, -128}
 		y := []int8{2, 2, 3, -1}
 		p := &expr.Program{
-			Inputs: []expr.Input{mem(expr.Int8), mem(expr.Int8)},
-			Code: []expr.Instr{in(expr.Int8, 0), in(expr.Int8, 1), bin(expr.OpMul, expr.Int8, 0, 1), cst(expr.Int8, 0),
-				bin(expr.OpLt, expr.Bool, 2, 3), un(expr.OpCast, expr.Int16, 4), un(expr.OpAbs, expr.Int8, 0),
-				un(expr.OpCast, expr.Int16, 6), bin(expr.OpMul, expr.Int16, 5, 7)},
+			Inputs: []expr.Input{mem(dtype.Int8), mem(dtype.Int8)},
+			Code: []expr.Instr{in(dtype.Int8, 0), in(dtype.Int8, 1), bin(expr.OpMul, dtype.Int8, 0, 1), cst(dtype.Int8, 0),
+				bin(expr.OpLt, dtype.Bool, 2, 3), un(expr.OpCast, dtype.Int16, 4), un(expr.OpAbs, dtype.Int8, 0),
+				un(expr.OpCast, dtype.Int16, 6), bin(expr.OpMul, dtype.Int16, 5, 7)},
 		}
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(x), bytesOf(y)}, n: 4, outLen: 8})
 		for i, v := range fromBytes[int16](out) {
@@ -243,7 +243,7 @@ func TestGPUElementwise(t *testing.T) {
 		a := []float32{1, nan, 3, -0.5, nan}
 		b := []float32{2, 1, nan, -0.25, nan}
 		for _, op := range []expr.Op{expr.OpMin, expr.OpMax} {
-			out, _ := run(t, dev, binary(op, expr.Float32), launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: 5, outLen: 20})
+			out, _ := run(t, dev, binary(op, dtype.Float32), launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: 5, outLen: 20})
 			got := fromBytes[float32](out)
 			for i := range a {
 				switch {
@@ -257,9 +257,9 @@ func TestGPUElementwise(t *testing.T) {
 			}
 		}
 		p := &expr.Program{
-			Inputs: []expr.Input{mem(expr.Float32), mem(expr.Float32)},
-			Code: []expr.Instr{in(expr.Float32, 0), in(expr.Float32, 1), bin(expr.OpNe, expr.Bool, 0, 1),
-				un(expr.OpCast, expr.Uint8, 2)},
+			Inputs: []expr.Input{mem(dtype.Float32), mem(dtype.Float32)},
+			Code: []expr.Instr{in(dtype.Float32, 0), in(dtype.Float32, 1), bin(expr.OpNe, dtype.Bool, 0, 1),
+				un(expr.OpCast, dtype.Uint8, 2)},
 		}
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: 5, outLen: 5})
 		for i := range a {
@@ -274,8 +274,8 @@ func TestGPUElementwise(t *testing.T) {
 	t.Run("casts", func(t *testing.T) {
 		nan := math.NaN()
 		xs := []float64{nan, 1e300, -1e300, 200.9, -200.9, -0.7, 3.99, 127.5, -128.9, 65535.2, 0}
-		for _, to := range []expr.DType{expr.Int8, expr.Uint8, expr.Int16, expr.Uint16, expr.Int32, expr.Uint32, expr.Int64, expr.Uint64} {
-			p := &expr.Program{Inputs: []expr.Input{mem(expr.Float64)}, Code: []expr.Instr{in(expr.Float64, 0), un(expr.OpCast, to, 0)}}
+		for _, to := range []dtype.DType{dtype.Int8, dtype.Uint8, dtype.Int16, dtype.Uint16, dtype.Int32, dtype.Uint32, dtype.Int64, dtype.Uint64} {
+			p := &expr.Program{Inputs: []expr.Input{mem(dtype.Float64)}, Code: []expr.Instr{in(dtype.Float64, 0), un(expr.OpCast, to, 0)}}
 			out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(xs)}, n: uint64(len(xs)), outLen: len(xs) * to.Size()})
 			for i, x := range xs {
 				want := constInt(to, x)
@@ -298,14 +298,14 @@ func TestGPUElementwise(t *testing.T) {
 		}
 		// int8 → uint64, int16, float32; uint32 → int8; bool → float
 		ys := []int8{-1, -128, 127, 0}
-		p := &expr.Program{Inputs: []expr.Input{mem(expr.Int8)}, Code: []expr.Instr{in(expr.Int8, 0), un(expr.OpCast, expr.Uint64, 0)}}
+		p := &expr.Program{Inputs: []expr.Input{mem(dtype.Int8)}, Code: []expr.Instr{in(dtype.Int8, 0), un(expr.OpCast, dtype.Uint64, 0)}}
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(ys)}, n: 4, outLen: 32})
 		for i, v := range fromBytes[uint64](out) {
 			assert.Equal(t, uint64(int64(ys[i])), v)
 		}
 		us := []uint32{0xFFFFFFFF, 0x80, 0x7F, 300}
-		p = &expr.Program{Inputs: []expr.Input{mem(expr.Uint32)}, Code: []expr.Instr{in(expr.Uint32, 0), un(expr.OpCast, expr.Int8, 0),
-			un(expr.OpCast, expr.Float32, 1)}}
+		p = &expr.Program{Inputs: []expr.Input{mem(dtype.Uint32)}, Code: []expr.Instr{in(dtype.Uint32, 0), un(expr.OpCast, dtype.Int8, 0),
+			un(expr.OpCast, dtype.Float32, 1)}}
 		out, _ = run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(us)}, n: 4, outLen: 16})
 		for i, v := range fromBytes[float32](out) {
 			assert.Equal(t, float32(int8(us[i])), v)
@@ -323,10 +323,10 @@ func TestGPUElementwise(t *testing.T) {
 		for _, idx64 := range []bool{false, true} {
 			p := &expr.Program{
 				Rank: 2, Index64: idx64,
-				Inputs:  []expr.Input{strided(expr.Float32), strided(expr.Int8)},
-				Scalars: []expr.DType{expr.Float32},
-				Code: []expr.Instr{in(expr.Float32, 0), in(expr.Int8, 1), un(expr.OpCast, expr.Float32, 1), sc(expr.Float32, 0),
-					tern(expr.OpFMA, expr.Float32, 2, 3, 0)},
+				Inputs:  []expr.Input{strided(dtype.Float32), strided(dtype.Int8)},
+				Scalars: []dtype.DType{dtype.Float32},
+				Code: []expr.Instr{in(dtype.Float32, 0), in(dtype.Int8, 1), un(expr.OpCast, dtype.Float32, 1), sc(dtype.Float32, 0),
+					tern(expr.OpFMA, dtype.Float32, 2, 3, 0)},
 			}
 			out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, dims: []uint64{R, C},
 				strides: [][]int64{{1, R}, {0, 1}}, scalars: []any{float32(0.5)}, n: R * C, outLen: 4 * R * C, grid: 2, block: 256})
@@ -353,7 +353,7 @@ func TestGPUReduce(t *testing.T) {
 				want += float64(a[i])
 			}
 			for _, v := range []int{1, 4} {
-				p := unary(expr.OpNeg, expr.Float32)
+				p := unary(expr.OpNeg, dtype.Float32)
 				p.Vector, p.Reduce, p.ArgIndex, p.Index64 = v, expr.Sum, -1, n%2 == 1
 				out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: uint64(n), bpg: 1, outLen: 4, grid: 20})
 				assert.InEpsilon(t, float32(-want)-1, fromBytes[float32](out)[0]-1, 1e-6, "n %d v %d", n, v)
@@ -379,7 +379,7 @@ func TestGPUReduce(t *testing.T) {
 			a[i] = int16((i*7919)%2001 - 1000)
 		}
 		for _, r := range []expr.ReduceOp{expr.Min, expr.Max, expr.Sum, expr.Mean, expr.Prod} {
-			p := unary(expr.OpAbs, expr.Int16)
+			p := unary(expr.OpAbs, dtype.Int16)
 			p.Code[1].Op = expr.OpNeg
 			p.Reduce, p.ArgIndex = r, -1
 			out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: G, glen: L, bpg: 1, outLen: 2 * G, grid: 3})
@@ -395,7 +395,7 @@ func TestGPUReduce(t *testing.T) {
 				assert.Equal(t, want, got[g], "%s group %d", r, g)
 			}
 		}
-		p := unary(expr.OpNeg, expr.Int16)
+		p := unary(expr.OpNeg, dtype.Int16)
 		p.Reduce, p.Stage, p.ArgIndex = expr.Sum, expr.Partial, -1
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: G, glen: L, bpg: 3, outLen: 8 * G * 3, grid: 4})
 		got := fromBytes[int64](out)
@@ -428,20 +428,20 @@ func TestGPUReduce(t *testing.T) {
 			q, r := new(big.Int).QuoRem(s, big.NewInt(int64(n)), new(big.Int))
 			wantQ := q.Int64()
 			wantF := float64(q.Uint64()) + float64(r.Uint64())/float64(n)
-			for _, rt := range []expr.DType{expr.Int64, expr.Float64, expr.Float32} {
+			for _, rt := range []dtype.DType{dtype.Int64, dtype.Float64, dtype.Float32} {
 				check := func(out []byte, what string) {
 					switch rt {
-					case expr.Int64:
+					case dtype.Int64:
 						assert.Equal(t, wantQ, fromBytes[int64](out)[0], "n %d %s", n, what)
-					case expr.Float64:
+					case dtype.Float64:
 						assert.Equal(t, wantF, fromBytes[float64](out)[0], "n %d %s", n, what)
 					default:
 						assert.Equal(t, float32(wantF), fromBytes[float32](out)[0], "n %d %s", n, what)
 					}
 				}
 				for _, v := range []int{1, 2} {
-					p := &expr.Program{Vector: v, Reduce: expr.Mean, ArgIndex: -1, Result: rt, Inputs: []expr.Input{mem(expr.Int64)},
-						Code: []expr.Instr{in(expr.Int64, 0)}}
+					p := &expr.Program{Vector: v, Reduce: expr.Mean, ArgIndex: -1, Result: rt, Inputs: []expr.Input{mem(dtype.Int64)},
+						Code: []expr.Instr{in(dtype.Int64, 0)}}
 					out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: uint64(n), bpg: 1, outLen: 8, grid: 3})
 					check(out, fmt.Sprintf("%s v%d one stage", rt, v))
 					for _, bpg := range []int{3, 40} {
@@ -449,8 +449,8 @@ func TestGPUReduce(t *testing.T) {
 						lo, hi := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: uint64(n), bpg: uint64(bpg),
 							outLen: 8 * bpg, out2Len: 8 * bpg, grid: 4})
 						p.Stage = expr.Final
-						f := &expr.Program{Reduce: expr.Mean, ArgIndex: 1, Result: rt, Inputs: []expr.Input{mem(expr.Uint64), mem(expr.Int64)},
-							Code: []expr.Instr{in(expr.Uint64, 0)}}
+						f := &expr.Program{Reduce: expr.Mean, ArgIndex: 1, Result: rt, Inputs: []expr.Input{mem(dtype.Uint64), mem(dtype.Int64)},
+							Code: []expr.Instr{in(dtype.Uint64, 0)}}
 						out, _ := run(t, dev, f, launchSpec{inputs: [][]byte{lo, hi}, groups: 1, glen: uint64(bpg), bpg: 1, count: uint64(n), outLen: 8, grid: 1})
 						check(out, fmt.Sprintf("%s v%d bpg %d", rt, v, bpg))
 					}
@@ -465,7 +465,7 @@ func TestGPUReduce(t *testing.T) {
 				a[i] = int8(-128 + i%5)
 			}
 		}
-		p := &expr.Program{Reduce: expr.Mean, ArgIndex: -1, Inputs: []expr.Input{mem(expr.Int8)}, Code: []expr.Instr{in(expr.Int8, 0)}}
+		p := &expr.Program{Reduce: expr.Mean, ArgIndex: -1, Inputs: []expr.Input{mem(dtype.Int8)}, Code: []expr.Instr{in(dtype.Int8, 0)}}
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: G, glen: L, bpg: 1, outLen: G, grid: 3})
 		for g := range G {
 			var sum int64
@@ -485,7 +485,7 @@ func TestGPUReduce(t *testing.T) {
 			a[i] = float32(i%100) * 0.125
 			want += float64(a[i])
 		}
-		p := &expr.Program{Reduce: expr.Sum, ArgIndex: -1, Result: expr.Float64, Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
+		p := &expr.Program{Reduce: expr.Sum, ArgIndex: -1, Result: dtype.Float64, Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: 1, glen: 5000, bpg: 1, outLen: 8, grid: 2})
 		assert.Equal(t, want, fromBytes[float64](out)[0])
 		p.Reduce = expr.Mean
@@ -497,7 +497,7 @@ func TestGPUReduce(t *testing.T) {
 			b[i] = int64(i * 1001)
 			bs += b[i]
 		}
-		q := &expr.Program{Reduce: expr.Sum, ArgIndex: -1, Result: expr.Int8, Inputs: []expr.Input{mem(expr.Int64)}, Code: []expr.Instr{in(expr.Int64, 0)}}
+		q := &expr.Program{Reduce: expr.Sum, ArgIndex: -1, Result: dtype.Int8, Inputs: []expr.Input{mem(dtype.Int64)}, Code: []expr.Instr{in(dtype.Int64, 0)}}
 		out, _ = run(t, dev, q, launchSpec{inputs: [][]byte{bytesOf(b)}, groups: 1, glen: 300, bpg: 1, outLen: 1, grid: 2})
 		assert.Equal(t, int8(bs), fromBytes[int8](out)[0])
 	})
@@ -534,8 +534,8 @@ func TestGPUReduce(t *testing.T) {
 					if r == expr.ArgMax {
 						want = c.amax
 					}
-					p := &expr.Program{Vector: v, Reduce: r, ArgIndex: -1, Index64: v == 2, Inputs: []expr.Input{mem(expr.Float32)},
-						Code: []expr.Instr{in(expr.Float32, 0)}}
+					p := &expr.Program{Vector: v, Reduce: r, ArgIndex: -1, Index64: v == 2, Inputs: []expr.Input{mem(dtype.Float32)},
+						Code: []expr.Instr{in(dtype.Float32, 0)}}
 					out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(c.a)}, groups: 1, glen: L, bpg: 1, outLen: 8, grid: 3})
 					assert.Equal(t, want, fromBytes[int64](out)[0], "%s %s v%d", c.name, r, v)
 
@@ -544,8 +544,8 @@ func TestGPUReduce(t *testing.T) {
 						p.Stage = expr.Partial
 						vals, pos := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(c.a)}, groups: 1, glen: L, bpg: uint64(bpg),
 							outLen: 4 * bpg, out2Len: 8 * bpg, grid: 4})
-						f := &expr.Program{Reduce: r, ArgIndex: 1, Inputs: []expr.Input{mem(expr.Float32), mem(expr.Int64)},
-							Code: []expr.Instr{in(expr.Float32, 0)}}
+						f := &expr.Program{Reduce: r, ArgIndex: 1, Inputs: []expr.Input{mem(dtype.Float32), mem(dtype.Int64)},
+							Code: []expr.Instr{in(dtype.Float32, 0)}}
 						out, _ = run(t, dev, f, launchSpec{inputs: [][]byte{vals, pos}, groups: 1, glen: uint64(bpg), bpg: 1, outLen: 8, grid: 1})
 						assert.Equal(t, want, fromBytes[int64](out)[0], "%s %s v%d two stages bpg %d", c.name, r, v, bpg)
 					}
@@ -553,7 +553,7 @@ func TestGPUReduce(t *testing.T) {
 			}
 		}
 		// Empty group: -1.
-		p := &expr.Program{Reduce: expr.ArgMax, ArgIndex: -1, Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
+		p := &expr.Program{Reduce: expr.ArgMax, ArgIndex: -1, Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{make([]byte, 8)}, groups: 1, glen: 0, bpg: 1, outLen: 8, grid: 1})
 		assert.Equal(t, int64(-1), fromBytes[int64](out)[0])
 	})
@@ -613,15 +613,15 @@ func TestGPUBandwidth(t *testing.T) {
 		t.Logf("%s grid %d: %v, %.0f GB/s", name, cfg.Grid.X, best, gbps)
 		return gbps
 	}
-	add := binary(expr.OpAdd, expr.Float32)
+	add := binary(expr.OpAdd, dtype.Float32)
 	add.Vector = 4
 	var bestAdd, bestSum float64
 	for _, grid := range []uint32{uint32(sm) * 8, uint32(sm) * 32, uint32(n / 4 / 256)} {
 		bestAdd = max(bestAdd, time1("add f32 v4", add, 12*float64(n), device.LaunchConfig{Grid: device.Dim3{X: grid}, Block: device.Dim3{X: 256}}, bufs[2], n, bufs[0], bufs[1]))
 	}
-	add1 := binary(expr.OpAdd, expr.Float32)
+	add1 := binary(expr.OpAdd, dtype.Float32)
 	time1("add f32 v1", add1, 12*float64(n), device.Linear(n, 256), bufs[2], n, bufs[0], bufs[1])
-	sum := &expr.Program{Vector: 4, Reduce: expr.Sum, Stage: expr.Partial, ArgIndex: -1, Inputs: []expr.Input{mem(expr.Float32)}, Code: []expr.Instr{in(expr.Float32, 0)}}
+	sum := &expr.Program{Vector: 4, Reduce: expr.Sum, Stage: expr.Partial, ArgIndex: -1, Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
 	for _, bpg := range []uint64{uint64(sm) * 4, uint64(sm) * 8, uint64(sm) * 16} {
 		bestSum = max(bestSum, time1("sum f32 v4 partial bpg "+strconv.Itoa(int(bpg)), sum, 4*float64(n),
 			device.LaunchConfig{Grid: device.Dim3{X: uint32(bpg)}, Block: device.Dim3{X: 256}}, bufs[2], uint64(1), n, bpg, n, bufs[0]))
@@ -648,9 +648,9 @@ func TestGPUMathAndRandom(t *testing.T) {
 	for _, idx64 := range []bool{false, true} {
 		p := &expr.Program{
 			Rank: 2, Index64: idx64,
-			Inputs: []expr.Input{mem(expr.Float32), {Kind: expr.Random, T: expr.Float32, Strided: true}},
-			Code: []expr.Instr{in(expr.Float32, 0), un(expr.OpExp, expr.Float32, 0), {Op: expr.OpRandom, T: expr.Float32, Aux: 1},
-				bin(expr.OpAdd, expr.Float32, 1, 2)},
+			Inputs: []expr.Input{mem(dtype.Float32), {Kind: expr.Random, T: dtype.Float32, Strided: true}},
+			Code: []expr.Instr{in(dtype.Float32, 0), un(expr.OpExp, dtype.Float32, 0), {Op: expr.OpRandom, T: dtype.Float32, Aux: 1},
+				bin(expr.OpAdd, dtype.Float32, 1, 2)},
 		}
 		// The random input is read transposed: counter = i + j·R.
 		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), nil}, dims: []uint64{R, C}, strides: [][]int64{nil, {1, R}},
@@ -665,8 +665,8 @@ func TestGPUMathAndRandom(t *testing.T) {
 		}
 		q := &expr.Program{
 			Rank: 1, Index64: idx64,
-			Inputs: []expr.Input{{Kind: expr.Random, T: expr.Float64, Normal: true, Strided: true}},
-			Code:   []expr.Instr{{Op: expr.OpRandom, T: expr.Float64, Aux: 0}},
+			Inputs: []expr.Input{{Kind: expr.Random, T: dtype.Float64, Normal: true, Strided: true}},
+			Code:   []expr.Instr{{Op: expr.OpRandom, T: dtype.Float64, Aux: 0}},
 		}
 		// Every other counter: stride 2.
 		out, _ = run(t, dev, q, launchSpec{dims: []uint64{1000}, strides: [][]int64{{2}}, seeds: [][2]uint64{{seed, stream}}, n: 1000, outLen: 8000, grid: 2})

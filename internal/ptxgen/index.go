@@ -3,6 +3,7 @@ package ptxgen
 import (
 	"fmt"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -152,7 +153,7 @@ func (g *gen) random(e *elem, in int) string {
 
 // store writes r (of type t) to the element of array base at element index
 // i (index width).
-func (g *gen) store(base, i string, t expr.DType, r string) {
+func (g *gen) store(base, i string, t dtype.DType, r string) {
 	off := g.reg(clsB64)
 	if g.idx64 {
 		g.emit("shl.b64 %s, %s, %d", off, i, log2(t.Size()))

@@ -4,29 +4,30 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 // ty is the PTX type that arithmetic on t uses: narrow integers compute
 // in 32 bits.
-func ty(t expr.DType) string {
+func ty(t dtype.DType) string {
 	switch t {
-	case expr.Int8, expr.Int16, expr.Int32:
+	case dtype.Int8, dtype.Int16, dtype.Int32:
 		return "s32"
-	case expr.Bool, expr.Uint8, expr.Uint16, expr.Uint32:
+	case dtype.Bool, dtype.Uint8, dtype.Uint16, dtype.Uint32:
 		return "u32"
-	case expr.Int64:
+	case dtype.Int64:
 		return "s64"
-	case expr.Uint64:
+	case dtype.Uint64:
 		return "u64"
-	case expr.Float32:
+	case dtype.Float32:
 		return "f32"
 	}
 	return "f64"
 }
 
 // signedTy is ty(t) with integers signed (neg takes only signed types).
-func signedTy(t expr.DType) string {
+func signedTy(t dtype.DType) string {
 	switch ty(t) {
 	case "u32":
 		return "s32"
@@ -37,7 +38,7 @@ func signedTy(t expr.DType) string {
 }
 
 // bits is the untyped PTX type of t's register (for mov and selp).
-func bits(t expr.DType) string {
+func bits(t dtype.DType) string {
 	switch classOf(t) {
 	case clsF32:
 		return "f32"
@@ -50,15 +51,15 @@ func bits(t expr.DType) string {
 }
 
 // memType is the PTX type of t in memory (ld and st).
-func memType(t expr.DType) string {
+func memType(t dtype.DType) string {
 	switch t {
-	case expr.Int8:
+	case dtype.Int8:
 		return "s8"
-	case expr.Uint8, expr.Bool:
+	case dtype.Uint8, dtype.Bool:
 		return "u8"
-	case expr.Int16:
+	case dtype.Int16:
 		return "s16"
-	case expr.Uint16:
+	case dtype.Uint16:
 		return "u16"
 	}
 	return ty(t)
@@ -66,17 +67,17 @@ func memType(t expr.DType) string {
 
 // normalize re-extends a narrow integer held in a 32-bit register from its
 // width, so that it wraps like its type.
-func (g *gen) normalize(t expr.DType, r string) string {
+func (g *gen) normalize(t dtype.DType, r string) string {
 	switch t {
-	case expr.Int8, expr.Int16:
+	case dtype.Int8, dtype.Int16:
 		d := g.reg(clsB32)
 		g.emit("cvt.s32.%s %s, %s", memType(t), d, r)
 		return d
-	case expr.Uint8:
+	case dtype.Uint8:
 		d := g.reg(clsB32)
 		g.emit("and.b32 %s, %s, 255", d, r)
 		return d
-	case expr.Uint16:
+	case dtype.Uint16:
 		d := g.reg(clsB32)
 		g.emit("and.b32 %s, %s, 65535", d, r)
 		return d
@@ -84,14 +85,14 @@ func (g *gen) normalize(t expr.DType, r string) string {
 	return r
 }
 
-func isNarrow(t expr.DType) bool { return t.IsInt() && t.Size() < 4 }
+func isNarrow(t dtype.DType) bool { return t.IsInt() && t.Size() < 4 }
 
 // immediate is x converted to t as a PTX immediate operand (not Bool).
-func immediate(t expr.DType, x float64) string {
+func immediate(t dtype.DType, x float64) string {
 	switch t {
-	case expr.Float32:
+	case dtype.Float32:
 		return fmt.Sprintf("0f%08X", math.Float32bits(float32(x)))
-	case expr.Float64:
+	case dtype.Float64:
 		return fmt.Sprintf("0d%016X", math.Float64bits(x))
 	}
 	return intImmediate(t, constInt(t, x))
@@ -99,7 +100,7 @@ func immediate(t expr.DType, x float64) string {
 
 // intImmediate is the register bits of integer v of type t (narrow types
 // sign- or zero-extended to 32 bits).
-func intImmediate(t expr.DType, v uint64) string {
+func intImmediate(t dtype.DType, v uint64) string {
 	if t.Size() == 8 {
 		return fmt.Sprintf("0x%016X", v)
 	}
@@ -109,7 +110,7 @@ func intImmediate(t expr.DType, v uint64) string {
 // constInt converts x to integer type t like a Cast: truncation toward
 // zero, saturation to the type's range, NaN to 0. The result is the value
 // sign- or zero-extended to 64 bits.
-func constInt(t expr.DType, x float64) uint64 {
+func constInt(t dtype.DType, x float64) uint64 {
 	if math.IsNaN(x) {
 		return 0
 	}
@@ -135,7 +136,7 @@ func constInt(t expr.DType, x float64) uint64 {
 
 // intRange is the least and greatest value of integer type t, as
 // register bits sign- or zero-extended to 64 bits.
-func intRange(t expr.DType) (lo, hi uint64) {
+func intRange(t dtype.DType) (lo, hi uint64) {
 	if t.IsSigned() {
 		w := uint(t.Size() * 8)
 		return uint64(int64(-1) << (w - 1)), uint64(1)<<(w-1) - 1
@@ -148,7 +149,7 @@ func intRange(t expr.DType) (lo, hi uint64) {
 
 // constant materializes instruction in (OpConst) in a register.
 func (g *gen) constant(in expr.Instr) string {
-	if in.T == expr.Bool {
+	if in.T == dtype.Bool {
 		r, pr := g.reg(clsB32), g.reg(clsPred)
 		v := 0
 		if in.Const != 0 || math.IsNaN(in.Const) {
@@ -241,7 +242,7 @@ func (g *gen) op(in expr.Instr, vals []string) string {
 		g.emit("mad.lo.%s %s, %s, %s, %s", ty(t), d, a, b, c)
 		return g.normalize(t, d)
 	case expr.OpWhere:
-		if t == expr.Bool {
+		if t == dtype.Bool {
 			// (A and B) or (not A and C)
 			t1, na, t2, d := g.reg(clsPred), g.reg(clsPred), g.reg(clsPred), g.reg(clsPred)
 			g.emit("and.pred %s, %s, %s", t1, a, b)
@@ -261,7 +262,7 @@ func (g *gen) op(in expr.Instr, vals []string) string {
 }
 
 // call calls math library function name with float arguments of type t.
-func (g *gen) call(name string, t expr.DType, args ...string) string {
+func (g *gen) call(name string, t dtype.DType, args ...string) string {
 	g.funcs[name] = true
 	d := g.regT(t)
 	g.emitRaw(callFunc(name, d, args...))
@@ -271,7 +272,7 @@ func (g *gen) call(name string, t expr.DType, args ...string) string {
 // intDiv divides integers: truncation toward zero, x/0 = 0 and
 // MinInt/-1 = MinInt (as -x, which wraps), without ever executing a
 // division by 0 or an overflowing one.
-func (g *gen) intDiv(t expr.DType, a, b string) string {
+func (g *gen) intDiv(t dtype.DType, a, b string) string {
 	pt := ty(t)
 	bt := bits(t)
 	zero := g.reg(clsPred)
@@ -300,7 +301,7 @@ func (g *gen) intDiv(t expr.DType, a, b string) string {
 }
 
 // minMax is Min or Max; for floats NaN when either operand is NaN.
-func (g *gen) minMax(isMin bool, t expr.DType, a, b string) string {
+func (g *gen) minMax(isMin bool, t dtype.DType, a, b string) string {
 	name := "max"
 	if isMin {
 		name = "min"
@@ -322,10 +323,10 @@ var cmpName = map[expr.Op]string{
 }
 
 // compare compares a and b of type t (Bool operands compare as 0 and 1).
-func (g *gen) compare(op expr.Op, t expr.DType, a, b string) string {
-	if t == expr.Bool {
-		a, b = g.cast(t, expr.Uint32, a), g.cast(t, expr.Uint32, b)
-		t = expr.Uint32
+func (g *gen) compare(op expr.Op, t dtype.DType, a, b string) string {
+	if t == dtype.Bool {
+		a, b = g.cast(t, dtype.Uint32, a), g.cast(t, dtype.Uint32, b)
+		t = dtype.Uint32
 	}
 	name := cmpName[op]
 	if t.IsFloat() && op == expr.OpNe {
@@ -337,15 +338,15 @@ func (g *gen) compare(op expr.Op, t expr.DType, a, b string) string {
 }
 
 // cast converts r from type from to type to (see the package doc of expr).
-func (g *gen) cast(from, to expr.DType, r string) string {
+func (g *gen) cast(from, to dtype.DType, r string) string {
 	switch {
 	case from == to:
 		return r
-	case from == expr.Bool:
+	case from == dtype.Bool:
 		d := g.regT(to)
 		g.emit("selp.%s %s, %s, %s, %s", bits(to), d, immediate(to, 1), immediate(to, 0), r)
 		return d
-	case to == expr.Bool:
+	case to == dtype.Bool:
 		d := g.reg(clsPred)
 		if from.IsFloat() {
 			g.emit("setp.neu.%s %s, %s, %s", ty(from), d, r, immediate(from, 0))
@@ -355,7 +356,7 @@ func (g *gen) cast(from, to expr.DType, r string) string {
 		return d
 	case from.IsFloat() && to.IsFloat():
 		d := g.regT(to)
-		if to == expr.Float32 {
+		if to == dtype.Float32 {
 			g.emit("cvt.rn.f32.f64 %s, %s", d, r)
 		} else {
 			g.emit("cvt.f64.f32 %s, %s", d, r)
@@ -394,7 +395,7 @@ func (g *gen) cast(from, to expr.DType, r string) string {
 // or 64-bit range, narrow types clamp further. NaN is selected to 0
 // explicitly: on the GPU cvt.rzi turns it into the integer indefinite
 // value (0x80000000…), not 0.
-func (g *gen) floatToInt(from, to expr.DType, r string) string {
+func (g *gen) floatToInt(from, to dtype.DType, r string) string {
 	d := g.regT(to)
 	g.emit("cvt.rzi.%s.%s %s, %s", ty(to), ty(from), d, r)
 	if isNarrow(to) {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/stretchr/testify/require"
 )
 
 // A sequential interpreter for the integer and float64 PTX that one
@@ -229,7 +229,7 @@ func (s *ptxSim) exec(op string, a []operand) uint64 {
 }
 
 // wideProgram is a one-input Wide Mean of values of type vt.
-func wideProgram(vt, result expr.DType) *expr.Program {
+func wideProgram(vt, result dtype.DType) *expr.Program {
 	return &expr.Program{Code: []expr.Instr{{Op: expr.OpInput, T: vt, A: -1, B: -1, C: -1}},
 		Inputs: []expr.Input{{Kind: expr.Memory, T: vt}}, Reduce: expr.Mean, ArgIndex: -1, Result: result}
 }
@@ -263,8 +263,8 @@ func TestSimWideMean(t *testing.T) {
 		}
 		cases = append(cases, sumCase{mag, c})
 	}
-	for _, rt := range []expr.DType{expr.Int64, expr.Uint64, expr.Int8, expr.Uint16, expr.Float64, expr.Float32} {
-		g := newGen(wideProgram(expr.Int64, rt))
+	for _, rt := range []dtype.DType{dtype.Int64, dtype.Uint64, dtype.Int8, dtype.Uint16, dtype.Float64, dtype.Float32} {
+		g := newGen(wideProgram(dtype.Int64, rt))
 		lo, hi, cnt := g.reg(clsB64), g.reg(clsB64), g.reg(clsB64)
 		res := g.wideMean(lo, hi, cnt, rt)
 		prog := parseSim(g.body.String())
@@ -276,7 +276,7 @@ func TestSimWideMean(t *testing.T) {
 			got := sim.regs[res]
 			if c.c == 0 { // q = r = 0 whatever rem gave: 0, or NaN (0/0)
 				if rt.IsFloat() {
-					require.True(t, math.IsNaN(f64(got)) || rt == expr.Float32 && math.IsNaN(float64(math.Float32frombits(uint32(got)))), "%s: count 0", rt)
+					require.True(t, math.IsNaN(f64(got)) || rt == dtype.Float32 && math.IsNaN(float64(math.Float32frombits(uint32(got)))), "%s: count 0", rt)
 				} else {
 					require.Zero(t, got&0xFF, "%s: count 0", rt)
 				}
@@ -292,7 +292,7 @@ func TestSimWideMean(t *testing.T) {
 					m = -m
 				}
 				want := math.Float64bits(m)
-				if rt == expr.Float32 {
+				if rt == dtype.Float32 {
 					want = uint64(math.Float32bits(float32(m)))
 				}
 				require.Equal(t, want, got, "%s: S %v count %d", rt, c.s, c.c)
@@ -317,7 +317,7 @@ func TestSimWideMean(t *testing.T) {
 // the 128-bit sum with big.Int.
 func TestSimWideAccumulate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	for _, vt := range []expr.DType{expr.Int8, expr.Int16, expr.Int32, expr.Int64, expr.Uint8, expr.Uint16, expr.Uint32, expr.Uint64} {
+	for _, vt := range []dtype.DType{dtype.Int8, dtype.Int16, dtype.Int32, dtype.Int64, dtype.Uint8, dtype.Uint16, dtype.Uint32, dtype.Uint64} {
 		g := newGen(wideProgram(vt, 0))
 		a := g.newAcc()
 		const n = 200
@@ -360,8 +360,8 @@ func TestSimWideAccumulate(t *testing.T) {
 // word as the second word), as the Final stage over partials does.
 func TestSimWidePartialCombine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	p := wideProgram(expr.Uint64, expr.Int64)
-	p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Memory, T: expr.Int64})
+	p := wideProgram(dtype.Uint64, dtype.Int64)
+	p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Memory, T: dtype.Int64})
 	p.ArgIndex = 1
 	g := newGen(p)
 	a := g.newAcc()

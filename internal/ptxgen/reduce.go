@@ -3,6 +3,7 @@ package ptxgen
 import (
 	"math"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
@@ -11,13 +12,13 @@ import (
 // second 64-bit word x: the s64 position, or the high word of a 128-bit
 // sum whose low word is v (u64).
 type acc struct {
-	t expr.DType
+	t dtype.DType
 	v string
 	x string
 }
 
 // accType is the accumulator's value type.
-func (g *gen) accType() expr.DType { return expr.AccType(g.p.Reduce, g.p.ValueType()) }
+func (g *gen) accType() dtype.DType { return expr.AccType(g.p.Reduce, g.p.ValueType()) }
 
 // twoWords reports whether accumulators have a second word (acc.x).
 func (g *gen) twoWords() bool { return g.p.Reduce.IsArg() || g.p.Wide() }
@@ -43,7 +44,7 @@ func (g *gen) setIdentity(a acc) {
 	}
 }
 
-func (g *gen) identity(t expr.DType) string {
+func (g *gen) identity(t dtype.DType) string {
 	switch g.p.Reduce {
 	case expr.Sum, expr.Mean:
 		return immediate(t, 0)
@@ -70,7 +71,7 @@ func (g *gen) identity(t expr.DType) string {
 func (g *gen) accumulate(a acc, v, x string) {
 	vt := g.p.ValueType()
 	if g.p.Wide() && x == "" {
-		lo := g.cast(vt, expr.Int64, v) // sign- or zero-extends by vt
+		lo := g.cast(vt, dtype.Int64, v) // sign- or zero-extends by vt
 		x = g.reg(clsB64)
 		if vt.IsSigned() {
 			g.emit("shr.s64 %s, %s, 63", x, lo)
@@ -130,7 +131,7 @@ func (g *gen) add128(lo, hi, blo, bhi string) {
 // argWins is a predicate: (bv, bpos) replaces a's value and position.
 // A position -1 (none) loses to any other; a NaN beats any number; between
 // two NaNs or two equal values the lower position wins.
-func (g *gen) argWins(t expr.DType, a acc, bv, bpos string) string {
+func (g *gen) argWins(t dtype.DType, a acc, bv, bpos string) string {
 	p := func() string { return g.reg(clsPred) }
 	cmp := "lt"
 	if g.p.Reduce == expr.ArgMax {
@@ -168,12 +169,12 @@ func (g *gen) argWins(t expr.DType, a acc, bv, bpos string) string {
 func (g *gen) shuffleDown(a acc, off int) (bv, bx string) {
 	bv = g.shfl(a.t, a.v, off)
 	if a.x != "" {
-		bx = g.shfl(expr.Int64, a.x, off)
+		bx = g.shfl(dtype.Int64, a.x, off)
 	}
 	return bv, bx
 }
 
-func (g *gen) shfl(t expr.DType, r string, off int) string {
+func (g *gen) shfl(t dtype.DType, r string, off int) string {
 	d := g.regT(t)
 	if t.Size() == 8 {
 		lo, hi, lo2, hi2 := g.reg(clsB32), g.reg(clsB32), g.reg(clsB32), g.reg(clsB32)
@@ -184,12 +185,12 @@ func (g *gen) shfl(t expr.DType, r string, off int) string {
 		return d
 	}
 	src, dst := r, d
-	if t == expr.Float32 {
+	if t == dtype.Float32 {
 		src, dst = g.reg(clsB32), g.reg(clsB32)
 		g.emit("mov.b32 %s, %s", src, r)
 	}
 	g.emit("shfl.sync.down.b32 %s, %s, %d, 31, -1", dst, src, off)
-	if t == expr.Float32 {
+	if t == dtype.Float32 {
 		g.emit("mov.b32 %s, %s", d, dst)
 	}
 	return d
@@ -444,22 +445,22 @@ func (g *gen) writeResult(a acc, out, out2, grp, b, count string) {
 	if p.Stage == expr.Partial {
 		g.storeWide(out, b, a.t, a.v)
 		if a.x != "" {
-			g.storeWide(out2, b, expr.Int64, a.x)
+			g.storeWide(out2, b, dtype.Int64, a.x)
 		}
 		return
 	}
 	rt := p.FinalType()
 	switch {
 	case p.Reduce.IsArg():
-		g.storeWide(out, grp, expr.Int64, a.x)
+		g.storeWide(out, grp, dtype.Int64, a.x)
 	case p.Wide():
 		g.storeWide(out, grp, rt, g.wideMean(a.v, a.x, count, rt))
 	case p.Reduce == expr.Mean:
-		sum := g.cast(a.t, expr.Float64, a.v)
+		sum := g.cast(a.t, dtype.Float64, a.v)
 		cf, m := g.reg(clsF64), g.reg(clsF64)
 		g.emit("cvt.rn.f64.u64 %s, %s", cf, count)
 		g.emit("div.rn.f64 %s, %s, %s", m, sum, cf)
-		g.storeWide(out, grp, rt, g.cast(expr.Float64, rt, m))
+		g.storeWide(out, grp, rt, g.cast(dtype.Float64, rt, m))
 	default:
 		g.storeWide(out, grp, rt, g.cast(a.t, rt, a.v))
 	}
@@ -471,7 +472,7 @@ func (g *gen) writeResult(a acc, out, out2, grp, b, count string) {
 // and then 64 steps of restoring long division shifting lo in, giving
 // q = ⌊|S| / count⌋ mod 2⁶⁴ and r; count = 0 gives q = r = 0. Run by one
 // thread per group, so the loop's cost does not matter.
-func (g *gen) wideMean(lo, hi, count string, rt expr.DType) string {
+func (g *gen) wideMean(lo, hi, count string, rt dtype.DType) string {
 	p := func() string { return g.reg(clsPred) }
 	r64 := func() string { return g.reg(clsB64) }
 	// Sign and magnitude: -(hi:lo) = (~hi:~lo) + 1.
@@ -519,7 +520,7 @@ func (g *gen) wideMean(lo, hi, count string, rt expr.DType) string {
 		nq, sq := r64(), r64()
 		g.emit("neg.s64 %s, %s", nq, q)
 		g.emit("selp.b64 %s, %s, %s, %s", sq, nq, q, neg)
-		return g.cast(expr.Int64, rt, sq)
+		return g.cast(dtype.Int64, rt, sq)
 	}
 	fq, fr, fc, fd, m, nm, sm := g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64)
 	g.emit("cvt.rn.f64.u64 %s, %s", fq, q)
@@ -529,11 +530,11 @@ func (g *gen) wideMean(lo, hi, count string, rt expr.DType) string {
 	g.emit("add.rn.f64 %s, %s, %s", m, fq, fd)
 	g.emit("neg.f64 %s, %s", nm, m)
 	g.emit("selp.f64 %s, %s, %s, %s", sm, nm, m, neg)
-	return g.cast(expr.Float64, rt, sm)
+	return g.cast(dtype.Float64, rt, sm)
 }
 
 // storeWide writes r (type t) to element i (u64) of array base.
-func (g *gen) storeWide(base, i string, t expr.DType, r string) {
+func (g *gen) storeWide(base, i string, t dtype.DType, r string) {
 	off, addr := g.reg(clsB64), g.reg(clsB64)
 	g.emit("shl.b64 %s, %s, %d", off, i, log2(t.Size()))
 	g.emit("add.s64 %s, %s, %s", addr, base, off)
