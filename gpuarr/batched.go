@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 // One graph for many batch sizes: Capture with Batched(max) records fn
@@ -88,7 +87,7 @@ type resizer struct {
 	// args is an allocation of its own: the CUDA backend hands pointers
 	// into it to C, and cgo's checks refuse memory that holds Go pointers
 	// (as a resizer does) anywhere in the same allocation.
-	args     *driver.Args
+	args     *device.Args
 	countArg int
 	perRow   uint64 // elements per batch row
 	vector   uint64 // elements per thread

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 // Eval computes e into a new array of e's shape with one fused kernel. It
@@ -105,7 +104,7 @@ func evalLowered(call string, dst *core, root *node, s *device.Stream, w *planWa
 	}
 	a := l.args
 	a.Reset()
-	ok := a.Append(driver.ArgPtr, uint64(dst.ptr())) && a.Append(driver.ArgU64, uint64(l.n)) && l.appendLeafArgs(a)
+	ok := a.Append(device.ArgPtr, uint64(dst.ptr())) && a.Append(device.ArgU64, uint64(l.n)) && l.appendLeafArgs(a)
 	if !ok {
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, ErrArgument)
 	}
@@ -136,7 +135,7 @@ func evalLowered(call string, dst *core, root *node, s *device.Stream, w *planWa
 // 1) and grid scale with the rows when dst and every array operand are
 // batched, contiguous and of one element count, so that the first n rows
 // of each are the first elements of the flat index space.
-func noteElementwiseResize(s *device.Stream, dst *core, l *lowered, k *device.Kernel, a *driver.Args, v uint64) {
+func noteElementwiseResize(s *device.Stream, dst *core, l *lowered, k *device.Kernel, a *device.Args, v uint64) {
 	c := batchedOf(s)
 	if c == nil {
 		return
@@ -159,7 +158,7 @@ func noteElementwiseResize(s *device.Stream, dst *core, l *lowered, k *device.Ke
 			return
 		}
 	}
-	own := new(driver.Args)
+	own := new(device.Args)
 	*own = *a
 	resizes(s, resizer{
 		k: k, args: own, countArg: 1, perRow: uint64(dst.n) / uint64(c.max),

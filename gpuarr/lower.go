@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
@@ -44,7 +43,7 @@ type lowered struct {
 	key       []byte
 	// args is its own allocation, holding no Go pointers: cgo may not be
 	// handed memory that contains them.
-	args *driver.Args
+	args *device.Args
 }
 
 type memoEntry struct {
@@ -73,7 +72,7 @@ func newLowered(space Shape) *lowered {
 	l.dims, l.strideBuf = nil, l.strideBuf[:0]
 	l.n = space.Len()
 	if l.args == nil {
-		l.args = new(driver.Args)
+		l.args = new(device.Args)
 	}
 	return l
 }
@@ -346,20 +345,20 @@ func (l *lowered) vectorize(out *core, outT dtype.DType) {
 
 // appendLeafArgs marshals dims, inputs and scalars (the parameters after
 // the kind-specific head).
-func (l *lowered) appendLeafArgs(a *driver.Args) bool {
+func (l *lowered) appendLeafArgs(a *device.Args) bool {
 	ok := true
 	for _, d := range l.dims {
-		ok = ok && a.Append(driver.ArgU64, uint64(d))
+		ok = ok && a.Append(device.ArgU64, uint64(d))
 	}
 	for _, lf := range l.leaves {
 		if lf.rnd != nil {
-			ok = ok && a.Append(driver.ArgU64, lf.rnd.seed) && a.Append(driver.ArgU64, lf.rnd.stream)
+			ok = ok && a.Append(device.ArgU64, lf.rnd.seed) && a.Append(device.ArgU64, lf.rnd.stream)
 		} else {
-			ok = ok && a.Append(driver.ArgPtr, uint64(lf.c.ptr()))
+			ok = ok && a.Append(device.ArgPtr, uint64(lf.c.ptr()))
 		}
 		if lf.strided {
 			for _, st := range lf.strides {
-				ok = ok && a.Append(driver.ArgI64, uint64(int64(st)))
+				ok = ok && a.Append(device.ArgI64, uint64(int64(st)))
 			}
 		}
 	}
@@ -371,20 +370,20 @@ func (l *lowered) appendLeafArgs(a *driver.Args) bool {
 
 // appendScalarArg marshals a scalar operand of type t (bits as in
 // scalarBits) as its kernel parameter.
-func appendScalarArg(a *driver.Args, t dtype.DType, bits uint64) bool {
+func appendScalarArg(a *device.Args, t dtype.DType, bits uint64) bool {
 	switch expr.ParamType(t) {
 	case dtype.Float32:
-		return a.Append(driver.ArgF32, bits)
+		return a.Append(device.ArgF32, bits)
 	case dtype.Float64:
-		return a.Append(driver.ArgF64, bits)
+		return a.Append(device.ArgF64, bits)
 	case dtype.Int32:
-		return a.Append(driver.ArgI32, bits)
+		return a.Append(device.ArgI32, bits)
 	case dtype.Uint32:
-		return a.Append(driver.ArgU32, bits)
+		return a.Append(device.ArgU32, bits)
 	case dtype.Int64:
-		return a.Append(driver.ArgI64, bits)
+		return a.Append(device.ArgI64, bits)
 	}
-	return a.Append(driver.ArgU64, bits)
+	return a.Append(device.ArgU64, bits)
 }
 
 // addReads declares the program's array inputs to op o on stream s.

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/internal/expr"
@@ -241,9 +240,9 @@ func (pc *planCache) remember(w *planWalk, l *lowered, k *device.Kernel) {
 func (w *planWalk) run(call string, p *plan, dst *core, s *device.Stream) error {
 	kernelStats.hits.Add(1)
 	a := takeArgs()
-	ok := a.Append(driver.ArgPtr, uint64(dst.ptr())) && a.Append(driver.ArgU64, uint64(dst.n))
+	ok := a.Append(device.ArgPtr, uint64(dst.ptr())) && a.Append(device.ArgU64, uint64(dst.n))
 	for i := 0; i < w.nleaves; i++ {
-		ok = ok && a.Append(driver.ArgPtr, uint64(w.leaves[i].ptr()))
+		ok = ok && a.Append(device.ArgPtr, uint64(w.leaves[i].ptr()))
 	}
 	for i := 0; i < w.nscalars; i++ {
 		ok = ok && appendScalarArg(a, w.stypes[i], w.scalars[i])
@@ -276,20 +275,20 @@ func (w *planWalk) run(call string, p *plan, dst *core, s *device.Stream) error 
 // swap, a pool behind it. Each is an allocation of its own, holding no Go
 // pointers (cgo is handed its address).
 var (
-	spareArgs atomic.Pointer[driver.Args]
-	argsPool  = sync.Pool{New: func() any { return new(driver.Args) }}
+	spareArgs atomic.Pointer[device.Args]
+	argsPool  = sync.Pool{New: func() any { return new(device.Args) }}
 )
 
-func takeArgs() *driver.Args {
+func takeArgs() *device.Args {
 	a := spareArgs.Swap(nil)
 	if a == nil {
-		a = argsPool.Get().(*driver.Args)
+		a = argsPool.Get().(*device.Args)
 	}
 	a.Reset()
 	return a
 }
 
-func putArgs(a *driver.Args) {
+func putArgs(a *device.Args) {
 	if !spareArgs.CompareAndSwap(nil, a) {
 		argsPool.Put(a)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 )
@@ -315,7 +314,7 @@ func reduceInto(call string, r expr.ReduceOp, resT dtype.DType, out *core, root 
 	}
 
 	// The final pass combines each group's partials and writes resT.
-	fin := &lowered{space: Shape{groups, bpg}, n: groups * bpg, args: new(driver.Args)}
+	fin := &lowered{space: Shape{groups, bpg}, n: groups * bpg, args: new(device.Args)}
 	fin.prog = expr.Program{Reduce: r, Stage: expr.Final, ArgIndex: -1, Vector: 1, Result: resT,
 		Inputs: []expr.Input{{Kind: expr.Memory, T: partT}},
 		Code:   []expr.Instr{{Op: expr.OpInput, T: partT, A: -1, B: -1, C: -1}}}
@@ -338,12 +337,12 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *core, g
 	}
 	args := l.args
 	args.Reset()
-	ok := args.Append(driver.ArgPtr, uint64(out.ptr()))
+	ok := args.Append(device.ArgPtr, uint64(out.ptr()))
 	if out2 != nil {
-		ok = ok && args.Append(driver.ArgPtr, uint64(out2.ptr()))
+		ok = ok && args.Append(device.ArgPtr, uint64(out2.ptr()))
 	}
-	ok = ok && args.Append(driver.ArgU64, uint64(groups)) && args.Append(driver.ArgU64, uint64(glen)) &&
-		args.Append(driver.ArgU64, uint64(bpg)) && args.Append(driver.ArgU64, uint64(count)) && l.appendLeafArgs(args)
+	ok = ok && args.Append(device.ArgU64, uint64(groups)) && args.Append(device.ArgU64, uint64(glen)) &&
+		args.Append(device.ArgU64, uint64(bpg)) && args.Append(device.ArgU64, uint64(count)) && l.appendLeafArgs(args)
 	if !ok {
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, ErrArgument)
 	}

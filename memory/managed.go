@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 // managed is the Managed resource.
@@ -103,7 +102,7 @@ func (m *managed) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		mine := m.u.bytes.stat().Current
 		if size > limit || used+mine > limit-size {
 			m.u.ooms.Add(1)
-			return nil, driver.Errorf("memory.Managed", driver.OutOfMemory,
+			return nil, device.Errorf("memory.Managed", device.OutOfMemory,
 				"%d bytes of managed memory requested on %s with %d reserved and %d managed bytes in use under the %d-byte hard limit (%s)",
 				n, m.dev, used, mine, limit, EnvHardLimit)
 		}

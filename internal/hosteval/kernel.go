@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"unsafe"
 
-	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/device/hostkernel"
 	"github.com/gpuarr/gpuarr/internal/expr"
@@ -84,16 +83,16 @@ func (pr *program) run(l *hostkernel.Launch) error {
 }
 
 // argFits reports whether an argument of kind k can carry parameter type t.
-func argFits(k driver.ArgKind, t dtype.DType) bool {
+func argFits(k hostkernel.ArgKind, t dtype.DType) bool {
 	switch t {
 	case dtype.Uint64, dtype.Int64:
-		return k == driver.ArgPtr || k == driver.ArgU64 || k == driver.ArgI64
+		return k == hostkernel.ArgPtr || k == hostkernel.ArgU64 || k == hostkernel.ArgI64
 	case dtype.Uint32, dtype.Int32:
-		return k == driver.ArgU32 || k == driver.ArgI32
+		return k == hostkernel.ArgU32 || k == hostkernel.ArgI32
 	case dtype.Float32:
-		return k == driver.ArgF32
+		return k == hostkernel.ArgF32
 	}
-	return k == driver.ArgF64
+	return k == hostkernel.ArgF64
 }
 
 // bind reads the arguments in Params order and views the memory they name.
@@ -111,14 +110,14 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 	u64 := func() uint64 { next++; return args.U64(next - 1) }
 
 	ls := &launch{}
-	out, out2 := driver.Ptr(u64()), driver.Ptr(0)
+	out, out2 := hostkernel.Ptr(u64()), hostkernel.Ptr(0)
 	outCount := uint64(0)
 	if pr.red == nil {
 		ls.n = u64()
 		outCount = ls.n
 	} else {
 		if p.HasOut2() {
-			out2 = driver.Ptr(u64())
+			out2 = hostkernel.Ptr(u64())
 		}
 		ls.groups, ls.glen = u64(), u64()
 		bpg := u64()
@@ -186,7 +185,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 			continue
 		}
 		if !in.Strided {
-			if a.ptr, err = view(l, in.T, driver.Ptr(base), ls.n); err != nil {
+			if a.ptr, err = view(l, in.T, hostkernel.Ptr(base), ls.n); err != nil {
 				return nil, fmt.Errorf("input %d: %w", i, err)
 			}
 			continue
@@ -195,7 +194,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 		if err != nil {
 			return nil, fmt.Errorf("input %d (strides %v over dims %v): %w", i, a.strides, ls.dims, err)
 		}
-		first := driver.Ptr(base + uint64(lo)*uint64(in.T.Size())) // lo ≤ 0: wraps down
+		first := hostkernel.Ptr(base + uint64(lo)*uint64(in.T.Size())) // lo ≤ 0: wraps down
 		a.span, a.origin = int(hi-lo+1), -lo
 		if a.ptr, err = view(l, in.T, first, uint64(a.span)); err != nil {
 			return nil, fmt.Errorf("input %d (strides %v over dims %v): %w", i, a.strides, ls.dims, err)
@@ -212,7 +211,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 
 // scalarBits converts scalar argument i, passed as expr.ParamType(t), to t
 // (narrowing by truncation; Bool is x != 0).
-func scalarBits(args *driver.Args, i int, t dtype.DType) uint64 {
+func scalarBits(args *hostkernel.Args, i int, t dtype.DType) uint64 {
 	switch t {
 	case dtype.Bool:
 		return bitsOf(args.U32(i) != 0)
@@ -236,7 +235,7 @@ func scalarBits(args *driver.Args, i int, t dtype.DType) uint64 {
 
 // view returns n elements of type t at p through hostkernel.View, which checks
 // alignment, bounds, liveness and peer access.
-func view(l *hostkernel.Launch, t dtype.DType, p driver.Ptr, n uint64) (unsafe.Pointer, error) {
+func view(l *hostkernel.Launch, t dtype.DType, p hostkernel.Ptr, n uint64) (unsafe.Pointer, error) {
 	if n == 0 {
 		return nil, nil
 	}
