@@ -9,6 +9,7 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // Op is a reduction.
@@ -39,7 +40,7 @@ func On(streams ...*device.Stream) Option { return onStreams(streams) }
 // arrays they use.
 type batch struct {
 	calls []device.Coll
-	uses  []gpuarr.Use
+	uses  []arrayhook.Use
 	ptrs  []func(*device.Coll) // fill in the addresses once the arrays are claimed
 	err   error
 }
@@ -179,20 +180,20 @@ func plan[T gpuarr.Numeric](c *Comm, sp spec[T], b *batch) error {
 		// Tracking: what the rank's stream reads and writes.
 		switch {
 		case send == recv && needRecv:
-			b.uses = append(b.uses, gpuarr.ReadsWrites(recv, s))
+			b.uses = append(b.uses, arrayhook.ReadsWrites(recv, s))
 		default:
 			if needSend {
-				b.uses = append(b.uses, gpuarr.Reads(send, s))
+				b.uses = append(b.uses, arrayhook.Reads(send, s))
 			}
 			if needRecv {
-				b.uses = append(b.uses, gpuarr.Writes(recv, s))
+				b.uses = append(b.uses, arrayhook.Writes(recv, s))
 			}
 		}
 		b.calls = append(b.calls, device.Coll{Comm: c.ranks[i], Kind: sp.kind, Count: uint64(count), Type: et,
 			Op: sp.op, Root: sp.root, Stream: s})
 		sendArr, recvArr := send, recv
 		b.ptrs = append(b.ptrs, func(d *device.Coll) {
-			d.Send, d.Recv = gpuarr.DevicePtr(sendArr), gpuarr.DevicePtr(recvArr)
+			d.Send, d.Recv = arrayhook.DevicePtr(sendArr), arrayhook.DevicePtr(recvArr)
 		})
 	}
 	return nil
@@ -234,7 +235,7 @@ func (c *Comm) run(call string, b *batch) error {
 	if closed {
 		return fmt.Errorf("collective.%s: communicator used after Close: %w", call, ErrClosed)
 	}
-	err := gpuarr.Track(call, b.uses, func() error {
+	err := arrayhook.Track(call, b.uses, func() error {
 		for i := range b.calls {
 			b.ptrs[i](&b.calls[i])
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
 )
 
 // One graph for many batch sizes: Capture with Batched(max) records fn
@@ -71,70 +72,26 @@ const whyFixed = "it touches an array whose leading extent is the batch maximum,
 // batchOp is one operation of a Batched capture.
 type batchOp struct {
 	call    string
-	batched bool     // touches an array whose leading extent is the maximum
-	why     string   // why it cannot be resized, when it has no rule
-	rule    *resizer // how it resizes, once it said so
+	batched bool             // touches an array whose leading extent is the maximum
+	why     string           // why it cannot be resized, when it has no rule
+	rule    *lifetime.Resize // how it resizes, once it said so
 }
 
-// resizer is how one captured node follows the batch size: a kernel node
-// gets count = perRow·n in argument countArg and the grid for it; a copy
-// node copies rowBytes·n bytes. A zero node (a copy of an array onto
-// itself, which issues nothing) needs no update.
-type resizer struct {
-	node device.GraphNode
+// MaxBatch is the largest batch of a Batched capture, 0 for another
+// (lifetime.Batcher).
+func (c *capture) MaxBatch() int { return c.max }
 
-	k *device.Kernel // nil for a copy
-	// args is an allocation of its own: the CUDA backend hands pointers
-	// into it to C, and cgo's checks refuse memory that holds Go pointers
-	// (as a resizer does) anywhere in the same allocation.
-	args     *device.Args
-	countArg int
-	perRow   uint64 // elements per batch row
-	vector   uint64 // elements per thread
-	block    uint32
-
-	rowBytes uint64
-	memset   bool // a memset node rather than a copy
-}
-
-// batchedOf returns the Batched capture on s, or nil.
-func batchedOf(s *device.Stream) *capture {
-	if !s.IsCapturing() {
-		return nil
-	}
-	if c := captureOf(s); c != nil && c.max > 0 {
-		return c
-	}
-	return nil
-}
-
-// isBatched reports whether c is a batched array of the capture.
-func (c *capture) isBatched(x *core) bool {
-	return len(x.shape) > 0 && x.shape[0] == c.max
-}
-
-// noteOp records an operation of a Batched capture (from op.begin).
-func (c *capture) noteOp(o *op) {
-	b := false
-	for i := 0; i < o.n; i++ {
-		if c.isBatched(o.at(i).c) {
-			b = true
-			break
-		}
-	}
+// Claimed records an operation of a Batched capture (lifetime.Batcher).
+func (c *capture) Claimed(call string, batched bool) {
 	c.mu.Lock()
-	c.ops = append(c.ops, batchOp{call: o.call, batched: b, why: whyFixed})
+	c.ops = append(c.ops, batchOp{call: call, batched: batched, why: whyFixed})
 	c.mu.Unlock()
 }
 
-// resizes records that the operation just issued on s (the latest one
-// noted) follows the batch size as r says; issued tells whether it
-// became a node. Outside a Batched capture it does nothing.
-func resizes(s *device.Stream, r resizer, issued bool) {
-	c := batchedOf(s)
-	if c == nil {
-		return
-	}
+// Resizes records that the operation just issued on s (the latest one
+// claimed) follows the batch size as r says; issued tells whether it
+// became a node (lifetime.Batcher).
+func (c *capture) Resizes(s *device.Stream, r lifetime.Resize, issued bool) {
 	if issued {
 		n, err := s.LastCaptured()
 		if err != nil {
@@ -143,7 +100,7 @@ func resizes(s *device.Stream, r resizer, issued bool) {
 			c.mu.Unlock()
 			return
 		}
-		r.node = n
+		r.Node = n
 	}
 	c.mu.Lock()
 	if k := len(c.ops); k > 0 {
@@ -152,13 +109,9 @@ func resizes(s *device.Stream, r resizer, issued bool) {
 	c.mu.Unlock()
 }
 
-// fixed records why the operation just noted on s cannot be resized
-// (a more precise reason than whyFixed).
-func fixed(s *device.Stream, why string) {
-	c := batchedOf(s)
-	if c == nil {
-		return
-	}
+// Fixed records why the operation just claimed cannot be resized (a more
+// precise reason than whyFixed).
+func (c *capture) Fixed(why string) {
 	c.mu.Lock()
 	if k := len(c.ops); k > 0 {
 		c.ops[k-1].why = why
@@ -168,17 +121,17 @@ func fixed(s *device.Stream, why string) {
 
 // resizers checks a finished Batched capture: the rules of its nodes, or
 // the first operation that cannot follow the batch size.
-func (c *capture) resizers() ([]resizer, error) {
+func (c *capture) resizers() ([]lifetime.Resize, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
 		return nil, c.err
 	}
-	var rs []resizer
+	var rs []lifetime.Resize
 	for _, o := range c.ops {
 		switch {
 		case o.rule != nil:
-			if o.rule.node.Valid() {
+			if o.rule.Node.Valid() {
 				rs = append(rs, *o.rule)
 			}
 		case o.batched:
@@ -197,23 +150,23 @@ func (g *graph) resizeLocked(n int) error {
 	for i := range g.rs {
 		r := &g.rs[i]
 		switch {
-		case r.k == nil && r.memset:
-			if err := g.g.UpdateMemset(r.node, r.rowBytes*uint64(n)); err != nil {
+		case r.K == nil && r.Memset:
+			if err := g.g.UpdateMemset(r.Node, r.RowBytes*uint64(n)); err != nil {
 				return err
 			}
 			continue
-		case r.k == nil:
-			if err := g.g.UpdateCopy(r.node, r.rowBytes*uint64(n)); err != nil {
+		case r.K == nil:
+			if err := g.g.UpdateCopy(r.Node, r.RowBytes*uint64(n)); err != nil {
 				return err
 			}
 			continue
 		}
-		count := r.perRow * uint64(n)
-		if !r.args.SetU64(r.countArg, count) {
-			return fmt.Errorf("kernel %s: argument %d is not the element count: %w", r.k.Name(), r.countArg, ErrArgument)
+		count := r.PerRow * uint64(n)
+		if !r.Args.SetU64(r.CountArg, count) {
+			return fmt.Errorf("kernel %s: argument %d is not the element count: %w", r.K.Name(), r.CountArg, ErrArgument)
 		}
-		cfg := device.Linear((count+r.vector-1)/r.vector, r.block)
-		if err := g.g.UpdateLaunch(r.node, r.k, cfg, r.args); err != nil {
+		cfg := device.Linear((count+r.Vector-1)/r.Vector, r.Block)
+		if err := g.g.UpdateLaunch(r.Node, r.K, cfg, r.Args); err != nil {
 			return err
 		}
 	}

@@ -1,10 +1,13 @@
 package gpuarr
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/layout"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // Empty allocates an array of shape sh whose elements are unspecified.
@@ -46,8 +49,8 @@ func full[T Numeric](call string, sh Shape, v T, opts []Option) (*Array[T], erro
 	}
 	pat := unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))
 	var unit uint64
-	err = a.issue(call, s, modeWrite, true, func() (err error) {
-		unit, err = memsetFill(s, a.c.ptr(), a.c.nbytes(), pat)
+	err = a.c.Issue(call, s, tracking.Write, true, func() (err error) {
+		unit, err = memsetFill(s, a.c.Ptr(), a.c.Bytes(), pat)
 		if err == nil {
 			noteFillResize(s, &a.c, unit)
 		}
@@ -74,10 +77,10 @@ func FromSlice[T Numeric](data []T, sh Shape, opts ...Option) (*Array[T], error)
 	if err != nil {
 		return nil, err
 	}
-	if n, err := checkShape(call, sh, sizeOf[T]()); err != nil {
+	if n, err := layout.Check(call, sh, sizeOf[T]()); err != nil {
 		return nil, err
 	} else if n != len(data) {
-		return nil, shapeError(call, "shape %s has %d elements, the slice has %d", sh.String(), n, len(data))
+		return nil, arg.Shapef(call, "shape %s has %d elements, the slice has %d", sh.String(), n, len(data))
 	}
 	a, err := newArray[T](call, sh, s)
 	if err != nil {
@@ -90,17 +93,11 @@ func FromSlice[T Numeric](data []T, sh Shape, opts ...Option) (*Array[T], error)
 	return a, nil
 }
 
-// issue runs fn, which issues work on s using a in mode m, as one op.
-func (a *Array[T]) issue(call string, s *device.Stream, m mode, peers bool, fn func() error) error {
-	o := op{call: call}
-	o.add(&a.c, m, s)
-	if err := o.begin(peers); err != nil {
-		return err
+// newArray allocates an uninitialized array of shape sh on s.
+func newArray[T Numeric](call string, sh Shape, s *device.Stream) (*Array[T], error) {
+	a := new(Array[T])
+	if err := a.c.Make(call, s, sh, dtype.ElemOf[T]()); err != nil {
+		return nil, err
 	}
-	err := fn()
-	o.end()
-	if err != nil {
-		return fmt.Errorf("gpuarr.%s: %s: %w", call, a.c.describe(), err)
-	}
-	return nil
+	return a, nil
 }

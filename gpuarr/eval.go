@@ -2,8 +2,13 @@ package gpuarr
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/layout"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // Eval computes e into a new array of e's shape with one fused kernel. It
@@ -51,13 +56,13 @@ func EvalInto[T Numeric](dst *Array[T], e Operand[T], opts ...Option) error {
 	if n.err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, n.err)
 	}
-	if sh, err := broadcastShapes(n.shape, dst.c.shape); err != nil || !sh.Equal(dst.c.shape) {
-		return shapeError(call, "the expression's shape %v does not broadcast to %s", n.shape, dst.c.describe())
+	if sh, err := layout.Broadcast(n.shape, dst.c.Shape()); err != nil || !slices.Equal(sh, dst.c.Shape()) {
+		return arg.Shapef(call, "the expression's shape %v does not broadcast to %s", n.shape, dst.c.Describe())
 	}
-	if !dst.c.contiguous() {
-		return fmt.Errorf("gpuarr.%s: %s is a strided view; evaluate into a contiguous array: %w", call, dst.c.describe(), ErrArgument)
+	if !dst.c.Contiguous() {
+		return fmt.Errorf("gpuarr.%s: %s is a strided view; evaluate into a contiguous array: %w", call, dst.c.Describe(), ErrArgument)
 	}
-	s, err := streamFor(call, opts, dst.c.dev())
+	s, err := streamFor(call, opts, dst.c.Device())
 	if err != nil {
 		return err
 	}
@@ -70,7 +75,7 @@ const elementwiseBlock = 256
 // evalInto finds (or compiles) the kernel computing root over dst's shape
 // and launches it on s, claiming dst and the inputs like any operation.
 // An expression whose shape has a plan skips the lowering (plan.go).
-func evalInto(call string, dst *core, root *node, s *device.Stream) error {
+func evalInto(call string, dst *lifetime.Handle, root *node, s *device.Stream) error {
 	var w planWalk
 	if s.IsCapturing() || !w.scan(root, dst) {
 		return evalLowered(call, dst, root, s, nil)
@@ -83,13 +88,13 @@ func evalInto(call string, dst *core, root *node, s *device.Stream) error {
 
 // evalLowered is evalInto through the full lowering; w, when not nil, is
 // the expression's walk, whose signature gets the plan found.
-func evalLowered(call string, dst *core, root *node, s *device.Stream, w *planWalk) error {
-	l, err := lowerTree(root, dst.shape, 0)
+func evalLowered(call string, dst *lifetime.Handle, root *node, s *device.Stream, w *planWalk) error {
+	l, err := lowerTree(root, dst.Shape(), 0)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	defer l.free()
-	if dst.n == 0 {
+	if dst.Len() == 0 {
 		return nil
 	}
 	l.vectorize(dst, l.prog.ValueType())
@@ -104,7 +109,7 @@ func evalLowered(call string, dst *core, root *node, s *device.Stream, w *planWa
 	}
 	a := l.args
 	a.Reset()
-	ok := a.Append(device.ArgPtr, uint64(dst.ptr())) && a.Append(device.ArgU64, uint64(l.n)) && l.appendLeafArgs(a)
+	ok := a.Append(device.ArgPtr, uint64(dst.Ptr())) && a.Append(device.ArgU64, uint64(l.n)) && l.appendLeafArgs(a)
 	if !ok {
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, ErrArgument)
 	}
@@ -113,17 +118,17 @@ func evalLowered(call string, dst *core, root *node, s *device.Stream, w *planWa
 	// for a+b against 4.10 with the grid capped at 8 blocks per SM.
 	v := uint64(max(1, l.prog.Vector))
 	cfg := device.Linear((uint64(l.n)+v-1)/v, elementwiseBlock)
-	o := op{call: call}
+	o := lifetime.Claim{Call: call}
 	l.addReads(&o, s)
-	o.add(dst, modeWrite, s)
-	if err := o.begin(true); err != nil {
+	o.Add(dst, tracking.Write, s)
+	if err := o.Begin(true); err != nil {
 		return err
 	}
 	err = s.LaunchArgs(k, cfg, a)
 	if err == nil {
 		noteElementwiseResize(s, dst, l, k, a, v)
 	}
-	o.end()
+	o.End()
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
@@ -135,34 +140,34 @@ func evalLowered(call string, dst *core, root *node, s *device.Stream, w *planWa
 // 1) and grid scale with the rows when dst and every array operand are
 // batched, contiguous and of one element count, so that the first n rows
 // of each are the first elements of the flat index space.
-func noteElementwiseResize(s *device.Stream, dst *core, l *lowered, k *device.Kernel, a *device.Args, v uint64) {
-	c := batchedOf(s)
-	if c == nil {
+func noteElementwiseResize(s *device.Stream, dst *lifetime.Handle, l *lowered, k *device.Kernel, a *device.Args, v uint64) {
+	b := lifetime.BatcherOf(s)
+	if b == nil {
 		return
 	}
-	if !c.isBatched(dst) {
+	if !lifetime.Batched(b, dst) {
 		return // batch-independent (a weight, say): stays as captured
 	}
 	if len(l.dims) > 0 {
-		fixed(s, "an operand is broadcast or strided, so the kernel indexes by the captured shape; "+
+		b.Fixed("an operand is broadcast or strided, so the kernel indexes by the captured shape; " +
 			"make the operands contiguous arrays of the batch's shape")
 		return
 	}
 	for _, lf := range l.leaves {
 		switch {
 		case lf.rnd != nil:
-			fixed(s, "random numbers are drawn for the captured size; draw them outside the capture")
+			b.Fixed("random numbers are drawn for the captured size; draw them outside the capture")
 			return
-		case lf.c == nil || lf.strided || lf.c.n != dst.n || !c.isBatched(lf.c):
-			fixed(s, "an operand is not a contiguous array of the batch's shape (broadcast, strided or of another shape)")
+		case lf.c == nil || lf.strided || lf.c.Len() != dst.Len() || !lifetime.Batched(b, lf.c):
+			b.Fixed("an operand is not a contiguous array of the batch's shape (broadcast, strided or of another shape)")
 			return
 		}
 	}
 	own := new(device.Args)
 	*own = *a
-	resizes(s, resizer{
-		k: k, args: own, countArg: 1, perRow: uint64(dst.n) / uint64(c.max),
-		vector: v, block: elementwiseBlock,
+	b.Resizes(s, lifetime.Resize{
+		K: k, Args: own, CountArg: 1, PerRow: uint64(dst.Len()) / uint64(b.MaxBatch()),
+		Vector: v, Block: elementwiseBlock,
 	}, true)
 }
 

@@ -2,9 +2,11 @@ package gpuarr
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
 )
 
 // Expr is a lazy elementwise expression whose elements have type T: a tree
@@ -34,7 +36,7 @@ func (a *Array[T]) operand() Expr[T] {
 	if a == nil {
 		return Expr[T]{&node{err: errNilArray}}
 	}
-	if a.c.buf == nil {
+	if a.c.IsZero() {
 		return Expr[T]{&node{err: errZeroArrayExpr}}
 	}
 	return Expr[T]{arrayNode(&a.c, dtype.Of[T]())}
@@ -71,22 +73,21 @@ type node struct {
 	shape Shape
 	err   error
 
-	arr   *core      // OpInput
-	bits  uint64     // OpScalar: the value's ParamType bits
-	value float64    // OpConst
-	rnd   *randomSrc // OpRandom
+	arr   *lifetime.Handle // OpInput
+	bits  uint64           // OpScalar: the value's ParamType bits
+	value float64          // OpConst
+	rnd   *randomSrc       // OpRandom
 }
 
 // arrayNode is the leaf for an array. It keeps the array alive (through
 // its core) until the expression is gone; a release before Eval is caught
 // when Eval claims the array.
-func arrayNode(c *core, t dtype.DType) *node {
-	if n := c.leaf.Load(); n != nil {
+func arrayNode(c *lifetime.Handle, t dtype.DType) *node {
+	if n := (*node)(c.Leaf()); n != nil {
 		return n
 	}
-	n := &node{op: expr.OpInput, t: t, arr: c, shape: c.shape}
-	c.leaf.CompareAndSwap(nil, n)
-	return c.leaf.Load()
+	n := &node{op: expr.OpInput, t: t, arr: c, shape: c.Shape()}
+	return (*node)(c.SetLeaf(unsafe.Pointer(n)))
 }
 
 // scalarBits is v's kernel-parameter bits for type t (dtype.DType.ParamType).

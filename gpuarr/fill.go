@@ -5,27 +5,28 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
 )
 
 // noteFillResize tells a Batched capture on s how the fill of x just
 // issued follows the batch size: a memset of a batched array (unit: its
 // element size) sets the rows' bytes; a fill left to a kernel (unit 0)
 // resizes as that elementwise kernel does.
-func noteFillResize(s *device.Stream, x *core, unit uint64) {
-	c := batchedOf(s)
-	if c == nil || !c.isBatched(x) {
+func noteFillResize(s *device.Stream, x *lifetime.Handle, unit uint64) {
+	b := lifetime.BatcherOf(s)
+	if b == nil || !lifetime.Batched(b, x) {
 		return
 	}
-	if unit == 0 || x.nbytes() == 0 {
-		resizes(s, resizer{}, false)
+	if unit == 0 || x.Bytes() == 0 {
+		b.Resizes(s, lifetime.Resize{}, false)
 		return
 	}
-	row := x.nbytes() / uint64(c.max)
+	row := x.Bytes() / uint64(b.MaxBatch())
 	if row%unit != 0 {
-		fixed(s, fmt.Sprintf("the fill is a %d-byte memset and a row is %d bytes, not whole memset elements", unit, row))
+		b.Fixed(fmt.Sprintf("the fill is a %d-byte memset and a row is %d bytes, not whole memset elements", unit, row))
 		return
 	}
-	resizes(s, resizer{rowBytes: row, memset: true}, true)
+	b.Resizes(s, lifetime.Resize{RowBytes: row, Memset: true}, true)
 }
 
 // memsetFill sets nbytes at p to repetitions of pat (one element) with a

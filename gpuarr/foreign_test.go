@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // HostAccess.Migrate runs once per pending GPU write, on the writer's
@@ -26,20 +27,20 @@ func TestPrepareHostAccessMigrate(t *testing.T) {
 		n uint64
 	}
 	var calls []call
-	how := gpuarr.HostAccess{Migrate: func(s *device.Stream, p device.Ptr, n uint64) (bool, error) {
+	how := arrayhook.HostAccess{Migrate: func(s *device.Stream, p device.Ptr, n uint64) (bool, error) {
 		calls = append(calls, call{s, p, n})
 		return true, nil
 	}}
 
 	require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar[float32](1), gpuarr.On(s)))
-	syncs := gpuarr.HostSyncs()
-	lay, err := gpuarr.PrepareHostAccess(a, how)
+	syncs := arrayhook.HostSyncs()
+	lay, err := arrayhook.PrepareHostAccess(a, how)
 	require.NoError(t, err)
 	require.Len(t, calls, 1, "a pending GPU write: one migration")
 	assert.Equal(t, call{s, lay.Ptr, 4 * 8 * 4}, calls[0])
-	assert.Equal(t, syncs+1, gpuarr.HostSyncs(), "one wait covers the write and the migration")
+	assert.Equal(t, syncs+1, arrayhook.HostSyncs(), "one wait covers the write and the migration")
 
-	_, err = gpuarr.PrepareHostAccess(a, how)
+	_, err = arrayhook.PrepareHostAccess(a, how)
 	require.NoError(t, err)
 	assert.Len(t, calls, 1, "a clean array: no migration")
 
@@ -48,7 +49,7 @@ func TestPrepareHostAccessMigrate(t *testing.T) {
 	col := must(a.Step(1, 6, 1, -2)) // columns 6, 4, 2
 	defer col.Release()
 	require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar[float32](2), gpuarr.On(s)))
-	lay, err = gpuarr.PrepareHostAccess(col, how)
+	lay, err = arrayhook.PrepareHostAccess(col, how)
 	require.NoError(t, err)
 	require.Len(t, calls, 2)
 	assert.Equal(t, lay.Ptr.Add(^uint64(2*2*4-1)), calls[1].p, "from column 2, two columns before the first element")
@@ -57,20 +58,20 @@ func TestPrepareHostAccessMigrate(t *testing.T) {
 	// A failing migration fails the access and leaves the array dirty.
 	require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar[float32](3), gpuarr.On(s)))
 	boom := errors.New("boom")
-	_, err = gpuarr.PrepareHostAccess(a, gpuarr.HostAccess{Migrate: func(*device.Stream, device.Ptr, uint64) (bool, error) {
+	_, err = arrayhook.PrepareHostAccess(a, arrayhook.HostAccess{Migrate: func(*device.Stream, device.Ptr, uint64) (bool, error) {
 		return false, boom
 	}})
 	assert.ErrorIs(t, err, boom)
-	syncs = gpuarr.HostSyncs()
-	_, err = gpuarr.PrepareHostAccess(a, gpuarr.HostAccess{})
+	syncs = arrayhook.HostSyncs()
+	_, err = arrayhook.PrepareHostAccess(a, arrayhook.HostAccess{})
 	require.NoError(t, err)
-	assert.Equal(t, syncs+1, gpuarr.HostSyncs(), "still dirty after the failed access")
+	assert.Equal(t, syncs+1, arrayhook.HostSyncs(), "still dirty after the failed access")
 	assert.Equal(t, float32(3), values(t, a)[0])
 
 	// The whole-device wait migrates nothing.
 	require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar[float32](4), gpuarr.On(s)))
 	how.WholeDevice = true
-	_, err = gpuarr.PrepareHostAccess(a, how)
+	_, err = arrayhook.PrepareHostAccess(a, how)
 	require.NoError(t, err)
 	assert.Len(t, calls, 2)
 }

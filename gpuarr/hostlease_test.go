@@ -8,11 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
-func lease[T gpuarr.Numeric](t *testing.T, a *gpuarr.Array[T]) *gpuarr.HostLease {
+func lease[T gpuarr.Numeric](t *testing.T, a *gpuarr.Array[T]) *arrayhook.HostLease {
 	t.Helper()
-	lay, err := gpuarr.PrepareHostAccess(a, gpuarr.HostAccess{})
+	lay, err := arrayhook.PrepareHostAccess(a, arrayhook.HostAccess{})
 	require.NoError(t, err)
 	require.NotNil(t, lay.Lease)
 	return lay.Lease
@@ -53,7 +54,7 @@ func TestHostLease(t *testing.T) {
 	require.NoError(t, one.Release())
 	require.NoError(t, a.Release())
 	assert.Equal(t, 0, la.Run())
-	_, err := gpuarr.PrepareHostAccess(a, gpuarr.HostAccess{})
+	_, err := arrayhook.PrepareHostAccess(a, arrayhook.HostAccess{})
 	assert.ErrorIs(t, err, gpuarr.ErrReleased)
 	assert.Equal(t, 0, la.Run(), "a refused access does not reopen it")
 }
@@ -69,7 +70,7 @@ func TestHostLeaseRacesRelease(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			_, _ = gpuarr.PrepareHostAccess(a, gpuarr.HostAccess{})
+			_, _ = arrayhook.PrepareHostAccess(a, arrayhook.HostAccess{})
 		}()
 		go func() {
 			defer wg.Done()
@@ -93,7 +94,7 @@ func TestHostLeaseSharedFirstAccess(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				lay, err := gpuarr.PrepareHostAccess(a, gpuarr.HostAccess{})
+				lay, err := arrayhook.PrepareHostAccess(a, arrayhook.HostAccess{})
 				if err == nil {
 					for range 10 {
 						runs[i] = lay.Lease.Run()

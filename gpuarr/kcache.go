@@ -14,6 +14,30 @@ import (
 	"github.com/gpuarr/gpuarr/internal/ptxgen"
 )
 
+// devState is what the expression layer keeps per device: the fused
+// kernels and the plans that find them.
+type devState struct {
+	dev     *device.Device
+	kernels kernelCache
+	plans   planCache
+}
+
+// states maps devices to their state, copy-on-write so that lookups take
+// no lock; last short-cuts the common case of one device.
+var states struct {
+	m    cowmap.Map[*device.Device, *devState]
+	last atomic.Pointer[devState]
+}
+
+func stateOf(dev *device.Device) *devState {
+	if st := states.last.Load(); st != nil && st.dev == dev {
+		return st
+	}
+	st, _, _ := states.m.LoadOrCreate(dev, func() (*devState, error) { return &devState{dev: dev}, nil })
+	states.last.Store(st)
+	return st
+}
+
 // kernelCache maps program keys to loaded kernels, per device. Lookups
 // take no lock (a copy-on-write map); a miss compiles under the map's
 // lock, so each program compiles once per device however many goroutines

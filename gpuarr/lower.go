@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/layout"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // Lowering turns an expression tree into an expr.Program (what the kernel
@@ -22,7 +26,7 @@ const maxKernelRank = 8
 
 // leaf is one Memory or Random input.
 type leaf struct {
-	c       *core
+	c       *lifetime.Handle
 	rnd     *randomSrc
 	strides []int // element steps over the iteration space
 	strided bool
@@ -101,7 +105,7 @@ func lowerTree(root *node, space Shape, reduced uint64) (*lowered, error) {
 	anyStrided := false
 	for i := range l.leaves {
 		lf := &l.leaves[i]
-		lf.strided = lf.rnd != nil || permuted || !lf.c.contiguous() || !lf.c.shape.Equal(space)
+		lf.strided = lf.rnd != nil || permuted || !lf.c.Contiguous() || !slices.Equal(lf.c.Shape(), space)
 		l.prog.Inputs[i].Strided = lf.strided
 		anyStrided = anyStrided || lf.strided
 	}
@@ -114,13 +118,13 @@ func lowerTree(root *node, space Shape, reduced uint64) (*lowered, error) {
 	for i := range l.leaves {
 		lf := &l.leaves[i]
 		if lf.rnd != nil {
-			lf.strides = broadcastStrides(lf.rnd.shape, rowMajorStrides(lf.rnd.shape), l.space)
+			lf.strides = layout.BroadcastStrides(lf.rnd.shape, layout.RowMajorStrides(lf.rnd.shape), l.space)
 		} else {
-			st := lf.c.strides()
+			st := lf.c.Strides()
 			if st == nil {
-				st = rowMajorStrides(lf.c.shape)
+				st = layout.RowMajorStrides(lf.c.Shape())
 			}
-			lf.strides = broadcastStrides(lf.c.shape, st, l.space)
+			lf.strides = layout.BroadcastStrides(lf.c.Shape(), st, l.space)
 		}
 	}
 	if permuted {
@@ -150,7 +154,7 @@ func trailingAxes(axes uint64, rank int) bool {
 // moveLast reorders v (one value per axis) so that the axes in the bit
 // set axes come last, each part keeping its order.
 func moveLast(v []int, axes uint64) {
-	var buf [maxRank]int
+	var buf [layout.MaxRank]int
 	out := buf[:0]
 	for d, x := range v {
 		if axes&(1<<d) == 0 {
@@ -314,7 +318,7 @@ func (l *lowered) needs64() bool {
 // vectorize sets the program's vector width when every operand is
 // contiguous, at least 4 bytes wide and aligned for 16-byte accesses.
 // out is nil for a reduction (which writes one value per group).
-func (l *lowered) vectorize(out *core, outT dtype.DType) {
+func (l *lowered) vectorize(out *lifetime.Handle, outT dtype.DType) {
 	l.prog.Vector = 1
 	maxSize := 4 // a reduction's partial results are written one per group
 	if out != nil {
@@ -332,11 +336,11 @@ func (l *lowered) vectorize(out *core, outT dtype.DType) {
 		maxSize = max(maxSize, sz)
 	}
 	v := 16 / maxSize
-	if out != nil && uint64(out.ptr())%uint64(v*outT.Size()) != 0 {
+	if out != nil && uint64(out.Ptr())%uint64(v*outT.Size()) != 0 {
 		return
 	}
 	for i := range l.leaves {
-		if uint64(l.leaves[i].c.ptr())%uint64(v*l.prog.Inputs[i].T.Size()) != 0 {
+		if uint64(l.leaves[i].c.Ptr())%uint64(v*l.prog.Inputs[i].T.Size()) != 0 {
 			return
 		}
 	}
@@ -354,7 +358,7 @@ func (l *lowered) appendLeafArgs(a *device.Args) bool {
 		if lf.rnd != nil {
 			ok = ok && a.Append(device.ArgU64, lf.rnd.seed) && a.Append(device.ArgU64, lf.rnd.stream)
 		} else {
-			ok = ok && a.Append(device.ArgPtr, uint64(lf.c.ptr()))
+			ok = ok && a.Append(device.ArgPtr, uint64(lf.c.Ptr()))
 		}
 		if lf.strided {
 			for _, st := range lf.strides {
@@ -387,10 +391,10 @@ func appendScalarArg(a *device.Args, t dtype.DType, bits uint64) bool {
 }
 
 // addReads declares the program's array inputs to op o on stream s.
-func (l *lowered) addReads(o *op, s *device.Stream) {
+func (l *lowered) addReads(o *lifetime.Claim, s *device.Stream) {
 	for _, lf := range l.leaves {
 		if lf.c != nil {
-			o.add(lf.c, modeRead, s)
+			o.Add(lf.c, tracking.Read, s)
 		}
 	}
 }
@@ -401,7 +405,7 @@ func firstDevice(n *node) *device.Device {
 		return nil
 	}
 	if n.op == expr.OpInput && n.arr != nil {
-		return n.arr.dev()
+		return n.arr.Device()
 	}
 	for _, a := range n.args {
 		if d := firstDevice(a); d != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/layout"
 )
 
 // The elementwise operations. Each builds a node; none computes anything.
@@ -35,7 +36,7 @@ func nary(name string, op expr.Op, t dtype.DType, xs ...*node) *node {
 			n.shape = x.shape
 			continue
 		}
-		sh, err := broadcastShapes(n.shape, x.shape)
+		sh, err := layout.Broadcast(n.shape, x.shape)
 		if err != nil {
 			return &node{err: fmt.Errorf("gpuarr.%s: %w", name, err)}
 		}

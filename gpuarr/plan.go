@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // Plans: the lowering of an elementwise expression, remembered per
@@ -52,7 +55,7 @@ type planWalk struct {
 	nscalars int
 	sig      [planMaxSig]byte
 	memo     [planMaxNodes]*node
-	leaves   [planMaxLeaves]*core
+	leaves   [planMaxLeaves]*lifetime.Handle
 	ltypes   [planMaxLeaves]dtype.DType
 	scalars  [planMaxScalars]uint64
 	stypes   [planMaxScalars]dtype.DType
@@ -60,8 +63,8 @@ type planWalk struct {
 
 // scan walks root for an evaluation into dst and reports whether a plan
 // can run it (see above); when it can, w holds the signature.
-func (w *planWalk) scan(root *node, dst *core) bool {
-	if dst.n == 0 || !w.node(root, dst.shape) {
+func (w *planWalk) scan(root *node, dst *lifetime.Handle) bool {
+	if dst.Len() == 0 || !w.node(root, dst.Shape()) {
 		return false
 	}
 	// The vector width, as lowered.vectorize decides it for these
@@ -80,9 +83,9 @@ func (w *planWalk) scan(root *node, dst *core) bool {
 		}
 		if maxSize > 0 {
 			v = 16 / maxSize // 4 or 2: a constant divided by a small power of two
-			misaligned := uint64(dst.ptr()) & uint64(v*outSize-1)
+			misaligned := uint64(dst.Ptr()) & uint64(v*outSize-1)
 			for i := 0; i < w.nleaves; i++ {
-				misaligned |= uint64(w.leaves[i].ptr()) & uint64(v*w.ltypes[i].Size()-1)
+				misaligned |= uint64(w.leaves[i].Ptr()) & uint64(v*w.ltypes[i].Size()-1)
 			}
 			if misaligned != 0 {
 				v = 1
@@ -90,7 +93,7 @@ func (w *planWalk) scan(root *node, dst *core) bool {
 		}
 	}
 	wide := byte(0)
-	if uint64(dst.n) >= math.MaxInt32 {
+	if uint64(dst.Len()) >= math.MaxInt32 {
 		wide = 1
 	}
 	return w.put2(byte(v), wide)
@@ -138,7 +141,7 @@ func (w *planWalk) node(n *node, space Shape) bool {
 	switch n.op {
 	case expr.OpInput:
 		c := n.arr
-		if !c.contiguous() || !c.shape.Equal(space) {
+		if !c.Contiguous() || !slices.Equal(c.Shape(), space) {
 			return false
 		}
 		i := 0
@@ -237,12 +240,12 @@ func (pc *planCache) remember(w *planWalk, l *lowered, k *device.Kernel) {
 
 // run launches p's kernel over dst with w's operands on s, claiming them
 // like any operation.
-func (w *planWalk) run(call string, p *plan, dst *core, s *device.Stream) error {
+func (w *planWalk) run(call string, p *plan, dst *lifetime.Handle, s *device.Stream) error {
 	kernelStats.hits.Add(1)
 	a := takeArgs()
-	ok := a.Append(device.ArgPtr, uint64(dst.ptr())) && a.Append(device.ArgU64, uint64(dst.n))
+	ok := a.Append(device.ArgPtr, uint64(dst.Ptr())) && a.Append(device.ArgU64, uint64(dst.Len()))
 	for i := 0; i < w.nleaves; i++ {
-		ok = ok && a.Append(device.ArgPtr, uint64(w.leaves[i].ptr()))
+		ok = ok && a.Append(device.ArgPtr, uint64(w.leaves[i].Ptr()))
 	}
 	for i := 0; i < w.nscalars; i++ {
 		ok = ok && appendScalarArg(a, w.stypes[i], w.scalars[i])
@@ -252,18 +255,18 @@ func (w *planWalk) run(call string, p *plan, dst *core, s *device.Stream) error 
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, ErrArgument)
 	}
 	v := uint64(p.vector)
-	cfg := device.Linear((uint64(dst.n)+v-1)/v, elementwiseBlock)
-	o := op{call: call}
+	cfg := device.Linear((uint64(dst.Len())+v-1)/v, elementwiseBlock)
+	o := lifetime.Claim{Call: call}
 	for i := 0; i < w.nleaves; i++ {
-		o.add(w.leaves[i], modeRead, s)
+		o.Add(w.leaves[i], tracking.Read, s)
 	}
-	o.add(dst, modeWrite, s)
-	if err := o.begin(true); err != nil {
+	o.Add(dst, tracking.Write, s)
+	if err := o.Begin(true); err != nil {
 		putArgs(a)
 		return err
 	}
 	err := s.LaunchArgs(p.k, cfg, a)
-	o.end()
+	o.End()
 	putArgs(a)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)

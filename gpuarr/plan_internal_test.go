@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/internal/lifetime"
 )
 
 // The signature tells apart every difference the program depends on, and
@@ -31,7 +33,7 @@ func TestPlanSignature(t *testing.T) {
 	require.NoError(t, err)
 	defer z64.Release()
 
-	sig := func(e *node, dst *core) string {
+	sig := func(e *node, dst *lifetime.Handle) string {
 		var w planWalk
 		if !w.scan(e, dst) {
 			return ""

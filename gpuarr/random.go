@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/layout"
 )
 
 // RNG is a counter-based random number generator (Philox4x32-10): the
@@ -38,7 +39,7 @@ func draw[T Float](g *RNG, sh Shape, normal bool) Expr[T] {
 	if g == nil {
 		return Expr[T]{&node{err: errNilRNG}}
 	}
-	if _, err := checkShape("RNG", sh, 8); err != nil {
+	if _, err := layout.Check("RNG", sh, 8); err != nil {
 		return Expr[T]{&node{err: err}}
 	}
 	sh = append(Shape(nil), sh...)

@@ -5,7 +5,10 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // Reductions take any operand — an array or a whole expression, which is
@@ -33,6 +36,9 @@ type (
 
 func (axisOption) isOption()     {}
 func (keepDimsOption) isOption() {}
+
+func (o axisOption) String() string   { return fmt.Sprintf("gpuarr.Axis(%d)", int(o)) }
+func (keepDimsOption) String() string { return "gpuarr.KeepDims()" }
 
 // Axis makes a reduction work along axis k (negative k counts from the
 // last axis, as in NumPy). Several Axis options reduce along each axis
@@ -137,8 +143,8 @@ func (a *Array[T]) Item() (T, error) {
 	if err := a.check("Item"); err != nil {
 		return v[0], err
 	}
-	if a.c.n != 1 {
-		return v[0], shapeError("Item", "%s does not have exactly one element", a.c.describe())
+	if a.c.Len() != 1 {
+		return v[0], arg.Shapef("Item", "%s does not have exactly one element", a.c.Describe())
 	}
 	err := a.download("Item", v[:])
 	return v[0], err
@@ -186,7 +192,7 @@ func reduceTo[R Numeric](call string, r expr.ReduceOp, n *node, opts []Option, r
 		}
 	}
 	if glen == 0 && outShape.Len() > 0 && r != expr.Sum && r != expr.Prod {
-		return nil, shapeError(call, "%s of no elements (shape %v, %s) is undefined", r, space, axesNote(axes, space))
+		return nil, arg.Shapef(call, "%s of no elements (shape %v, %s) is undefined", r, space, axesNote(axes, space))
 	}
 	out, err := newArray[R](call, outShape, s)
 	if err != nil {
@@ -212,7 +218,7 @@ func reduceAxes(call string, opts []Option, space Shape) (axes uint64, named int
 				k += rank
 			}
 			if k < 0 || k >= rank {
-				return 0, 0, false, shapeError(call, "axis %d out of range for shape %v (%d axes)", int(o), space, rank)
+				return 0, 0, false, arg.Shapef(call, "axis %d out of range for shape %v (%d axes)", int(o), space, rank)
 			}
 			if axes&(1<<k) != 0 {
 				return 0, 0, false, fmt.Errorf("gpuarr.%s: axis %d named twice (gpuarr.Axis(%d)): %w", call, k, int(o), ErrArgument)
@@ -263,8 +269,8 @@ func narrowError(call string, t dtype.DType) error {
 // when there are enough groups to fill the device, else a partial pass
 // that splits each group over several blocks and a final pass over the
 // partials.
-func reduceInto(call string, r expr.ReduceOp, resT dtype.DType, out *core, root *node, space Shape, axes uint64, glen int, s *device.Stream) error {
-	groups := out.n
+func reduceInto(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle, root *node, space Shape, axes uint64, glen int, s *device.Stream) error {
+	groups := out.Len()
 	if groups == 0 {
 		return nil
 	}
@@ -297,17 +303,17 @@ func reduceInto(call string, r expr.ReduceOp, resT dtype.DType, out *core, root 
 	if r.IsArg() {
 		partT = vt
 	}
-	parts, err := tempCore(call, s, partT, groups*bpg)
+	parts, err := lifetime.Temp(call, s, partT, groups*bpg)
 	if err != nil {
 		return err
 	}
-	defer parts.buf.unref()
-	var second *core // Arg positions, or a Wide Mean's high words
+	defer parts.Done()
+	var second *lifetime.Handle // Arg positions, or a Wide Mean's high words
 	if l.prog.HasOut2() {
-		if second, err = tempCore(call, s, dtype.Int64, groups*bpg); err != nil {
+		if second, err = lifetime.Temp(call, s, dtype.Int64, groups*bpg); err != nil {
 			return err
 		}
-		defer second.buf.unref()
+		defer second.Done()
 	}
 	if err := l.launchReduce(call, s, parts, second, groups, glen, bpg, glen); err != nil {
 		return err
@@ -328,7 +334,7 @@ func reduceInto(call string, r expr.ReduceOp, resT dtype.DType, out *core, root 
 }
 
 // launchReduce launches l's reduction kernel writing out (and out2).
-func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *core, groups, glen, bpg, count int) error {
+func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *lifetime.Handle, groups, glen, bpg, count int) error {
 	st := stateOf(s.Device())
 	l.key = l.prog.AppendKey(l.key[:0])
 	k, err := st.kernel(&l.prog, l.key)
@@ -337,9 +343,9 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *core, g
 	}
 	args := l.args
 	args.Reset()
-	ok := args.Append(device.ArgPtr, uint64(out.ptr()))
+	ok := args.Append(device.ArgPtr, uint64(out.Ptr()))
 	if out2 != nil {
-		ok = ok && args.Append(device.ArgPtr, uint64(out2.ptr()))
+		ok = ok && args.Append(device.ArgPtr, uint64(out2.Ptr()))
 	}
 	ok = ok && args.Append(device.ArgU64, uint64(groups)) && args.Append(device.ArgU64, uint64(glen)) &&
 		args.Append(device.ArgU64, uint64(bpg)) && args.Append(device.ArgU64, uint64(count)) && l.appendLeafArgs(args)
@@ -347,32 +353,19 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *core, g
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, ErrArgument)
 	}
 	cfg := gridFor(s.Device(), uint64(groups)*uint64(bpg)*reduceBlock, reduceBlock)
-	o := op{call: call}
+	o := lifetime.Claim{Call: call}
 	l.addReads(&o, s)
-	o.add(out, modeWrite, s)
+	o.Add(out, tracking.Write, s)
 	if out2 != nil {
-		o.add(out2, modeWrite, s)
+		o.Add(out2, tracking.Write, s)
 	}
-	if err := o.begin(true); err != nil {
+	if err := o.Begin(true); err != nil {
 		return err
 	}
 	err = s.LaunchArgs(k, cfg, args)
-	o.end()
+	o.End()
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	return nil
-}
-
-// tempCore allocates an untracked-by-GC scratch array of n elements of t
-// on s; the caller drops it with buf.unref (stream-ordered like any free).
-func tempCore(call string, s *device.Stream, t dtype.DType, n int) (*core, error) {
-	buf, err := allocBuffer(call, s, uint64(n)*uint64(t.Size()))
-	if err != nil {
-		return nil, err
-	}
-	c := &core{n: n, typ: t.Elem()}
-	c.bind(buf, 0)
-	c.setShape(Shape{n})
-	return c, nil
 }

@@ -5,9 +5,10 @@ package cuda
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
-	"github.com/stretchr/testify/require"
 )
 
 // A missing NCCL is NotSupported, naming the library and the file tried

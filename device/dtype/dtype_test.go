@@ -3,8 +3,9 @@ package dtype_test
 import (
 	"testing"
 
-	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 type celsius float32

@@ -5,11 +5,12 @@ import (
 	"runtime/debug"
 	"unsafe"
 
-	"github.com/gpuarr/gpuarr/device/driver"
-	"github.com/gpuarr/gpuarr/device/dtype"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // Matrix products run gonum's BLAS on the stream's goroutine, in stream

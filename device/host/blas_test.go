@@ -3,9 +3,10 @@ package host
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
-	"github.com/stretchr/testify/require"
 )
 
 // The product runs in stream order: after the uploads queued before it,

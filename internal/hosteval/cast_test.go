@@ -5,9 +5,10 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
-	"github.com/stretchr/testify/assert"
 )
 
 var numericTypes = []dtype.DType{dtype.Int8, dtype.Int16, dtype.Int32, dtype.Int64,

@@ -6,10 +6,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gpuarr/gpuarr/device/dtype"
-	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 // edgeCase is one op on one type with operands and the result the package

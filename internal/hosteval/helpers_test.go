@@ -7,11 +7,12 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/testutil"
-	"github.com/stretchr/testify/require"
 )
 
 // hostDevice returns the default device, skipping the test unless it is

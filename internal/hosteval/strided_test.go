@@ -4,11 +4,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/gpuarr/gpuarr/internal/philox"
-	"github.com/stretchr/testify/require"
 )
 
 // offsetOf is the reference element offset: i decomposed row-major over

@@ -7,10 +7,11 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
-	"github.com/stretchr/testify/require"
 )
 
 // val is a test value of any element type: an exact integer or a float64

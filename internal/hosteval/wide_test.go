@@ -7,10 +7,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gpuarr/gpuarr/device/dtype"
-	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 // wideRef is the exact mean of vals (as big integers): the quotient

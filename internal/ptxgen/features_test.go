@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuarr/gpuarr/device/dtype"
-	"github.com/gpuarr/gpuarr/internal/expr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/expr"
 )
 
 func generate(t *testing.T, p *expr.Program) string {

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/expr"
-	"github.com/stretchr/testify/require"
 )
 
 // A sequential interpreter for the integer and float64 PTX that one

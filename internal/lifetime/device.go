@@ -1,4 +1,4 @@
-package gpuarr
+package lifetime
 
 import (
 	"sync"
@@ -11,15 +11,11 @@ import (
 )
 
 // devState is what the package keeps per device: the memory resource
-// arrays allocate from, the pool of tracking events, the fused kernels
-// and the plans that find them.
+// arrays allocate from and the spare buffer objects.
 type devState struct {
-	dev     *device.Device
-	events  eventPool
-	kernels kernelCache
-	plans   planCache
+	dev *device.Device
 
-	spare sync.Pool // freed *buffer objects for reuse (recycle.go)
+	spare sync.Pool // freed *Buffer objects for reuse (recycle.go)
 
 	resOnce sync.Once
 	res     memory.Resource
@@ -28,8 +24,9 @@ type devState struct {
 
 // resource is the device's memory.Default resource, or the error of a
 // malformed variable that configures it or the eager collection
-// (gcpressure.Install): arrays allocate from it, so that error comes with
-// the first allocation and every one after.
+// (gcpressure.Install, which hooks eager collection into that resource):
+// arrays allocate from it, so that error comes with the first allocation
+// and every one after.
 func (st *devState) resource() (memory.Resource, error) {
 	st.resOnce.Do(func() {
 		st.res, st.resErr = memory.Default(st.dev)
@@ -52,7 +49,7 @@ func stateOf(dev *device.Device) *devState {
 		return st
 	}
 	st, _, _ := states.m.LoadOrCreate(dev, func() (*devState, error) {
-		return &devState{dev: dev, events: eventPool{dev: dev}}, nil
+		return &devState{dev: dev}, nil
 	})
 	states.last.Store(st)
 	return st

@@ -1,4 +1,4 @@
-package gpuarr
+package lifetime
 
 import (
 	"sync"
@@ -25,8 +25,8 @@ func TestFreeQueueFreesEachBufferOnce(t *testing.T) {
 	dev := mmDevice(t)
 	s := dev.DefaultStream()
 	var mu sync.Mutex
-	handled := map[*buffer]int{}
-	q := freeQueue{newBatchStack(func(b *buffer) **buffer { return &b.nextFree }, func(b *buffer) {
+	handled := map[*Buffer]int{}
+	q := freeQueue{newBatchStack(func(b *Buffer) **Buffer { return &b.nextFree }, func(b *Buffer) {
 		mu.Lock()
 		handled[b]++
 		mu.Unlock()
@@ -35,10 +35,10 @@ func TestFreeQueueFreesEachBufferOnce(t *testing.T) {
 	q.start.Do(func() {}) // no drainer: the test drains
 
 	const pushers, each = 8, 100
-	bufs := make([][]*buffer, pushers)
+	bufs := make([][]*Buffer, pushers)
 	for g := range bufs {
 		for range each {
-			b, err := allocBuffer("test", s, 4096)
+			b, err := alloc("test", s, 4096)
 			require.NoError(t, err)
 			b.refs.Store(0) // as dropBuffer leaves it
 			bufs[g] = append(bufs[g], b)

@@ -1,4 +1,4 @@
-package gpuarr
+package lifetime
 
 import (
 	"sync"

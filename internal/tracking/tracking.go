@@ -1,24 +1,27 @@
-package gpuarr
+package tracking
 
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/gcpressure"
 )
 
-// tracking is a buffer's record of the streams that touched it, guarded by
-// the buffer's mutex: the last writer and the streams that read since.
+// State is one buffer's record of the streams that touched it, and the
+// lock that guards the record. Its zero value records nothing; Start
+// records the allocation.
 //
 // Events are recorded lazily: a write on stream W only notes "W, not
 // recorded"; the event is recorded on W the first time another stream (or
 // the host) must wait for it, and then covers everything W issued until
 // that moment, the write included. So work that stays on one stream makes
 // no driver call at all, and a hand-off costs one record and one wait.
-type tracking struct {
+type State struct {
+	mu sync.Mutex // held across an operation's enqueue (see UseLocked)
+
 	writer *device.Stream // last writer; nil once it is known done
-	wev    *event         // event of writer's device; nil when none yet
+	wev    *Event         // event of writer's device; nil when none yet
 	wseq   uint64         // counts writes, so a host wait knows it is still current
 
 	readers []reader // streams other than writer that read since the last write
@@ -34,7 +37,7 @@ type tracking struct {
 	wread bool
 	// wcap: the last write was issued on a capturing stream, so a graph
 	// launch produces its data, at a time and on a stream tracking cannot
-	// know (see syncForHost).
+	// know (see HostRead).
 	wcap bool
 }
 
@@ -42,18 +45,34 @@ type tracking struct {
 // read, it already waited for that write. ev, when fresh, marks its last read.
 type reader struct {
 	s     *device.Stream
-	ev    *event
+	ev    *Event
 	fresh bool
 }
 
-// mode is how an operation uses an array.
-type mode uint8
+// Mode is how an operation uses a buffer.
+type Mode uint8
 
+// The modes.
 const (
-	modeRead mode = 1 << iota
-	modeWrite
-	modeReadWrite = modeRead | modeWrite
+	Read Mode = 1 << iota
+	Write
+	ReadWrite = Read | Write
 )
+
+// Lock locks the record. Operations hold it from their ordering (UseLocked)
+// until their work is issued; several buffers are locked in address order.
+func (t *State) Lock() { t.mu.Lock() }
+
+// Unlock unlocks the record.
+func (t *State) Unlock() { t.mu.Unlock() }
+
+// Start records an allocation made in s's order: it counts as a write on
+// s, so another stream that uses the memory first waits for s like it
+// waits for any writer, and the host has nothing to wait for. The record
+// must be new or Released.
+func (t *State) Start(s *device.Stream) {
+	t.writer, t.wfresh, t.dirty, t.wcap = s, false, false, false
+}
 
 // closed reports whether err says the stream was closed: Close waits for
 // the stream's work, so there is nothing left to wait for.
@@ -70,7 +89,7 @@ func captureError(s *device.Stream, what string) error {
 
 // recordWriterLocked returns an event marking the last write, recording it
 // now if needed, or nil when there is nothing to wait for.
-func (t *tracking) recordWriterLocked() (*event, error) {
+func (t *State) recordWriterLocked() (*Event, error) {
 	ev, _, err := t.recordWriterFor(nil)
 	return ev, err
 }
@@ -79,7 +98,7 @@ func (t *tracking) recordWriterLocked() (*event, error) {
 // host, or no one yet). When it records and s may wait on the device, s
 // waits in the same driver call, and waited says so: the usual hand-off
 // is one crossing from Go, not two.
-func (t *tracking) recordWriterFor(s *device.Stream) (ev *event, waited bool, err error) {
+func (t *State) recordWriterFor(s *device.Stream) (ev *Event, waited bool, err error) {
 	if t.writer == nil {
 		return nil, false, nil
 	}
@@ -90,7 +109,7 @@ func (t *tracking) recordWriterFor(s *device.Stream) (ev *event, waited bool, er
 		return t.wev, false, nil
 	}
 	if t.wev == nil {
-		ev, err := stateOf(t.writer.Device()).events.get()
+		ev, err := poolOf(t.writer.Device()).get()
 		if err != nil {
 			return nil, false, err
 		}
@@ -110,13 +129,13 @@ func (t *tracking) recordWriterFor(s *device.Stream) (ev *event, waited bool, er
 }
 
 // recordReaderLocked is recordWriterLocked for a reader's last read.
-func (t *tracking) recordReaderLocked(r *reader) (*event, error) {
+func (t *State) recordReaderLocked(r *reader) (*Event, error) {
 	ev, _, err := t.recordReaderFor(r, nil)
 	return ev, err
 }
 
 // recordReaderFor is recordWriterFor for a reader's last read.
-func (t *tracking) recordReaderFor(r *reader, s *device.Stream) (ev *event, waited bool, err error) {
+func (t *State) recordReaderFor(r *reader, s *device.Stream) (ev *Event, waited bool, err error) {
 	if r.s.IsCapturing() {
 		return nil, false, captureError(r.s, "read")
 	}
@@ -124,7 +143,7 @@ func (t *tracking) recordReaderFor(r *reader, s *device.Stream) (ev *event, wait
 		return r.ev, false, nil
 	}
 	if r.ev == nil {
-		ev, err := stateOf(r.s.Device()).events.get()
+		ev, err := poolOf(r.s.Device()).get()
 		if err != nil {
 			return nil, false, err
 		}
@@ -144,7 +163,7 @@ func (t *tracking) recordReaderFor(r *reader, s *device.Stream) (ev *event, wait
 // record records ev on on, and makes waiter wait for it in the same call
 // when waiter is a stream that may wait on the device (not capturing:
 // waitOn has the CPU wait instead). It reports whether waiter waited.
-func record(on *device.Stream, ev *event, waiter *device.Stream) (waited bool, err error) {
+func record(on *device.Stream, ev *Event, waiter *device.Stream) (waited bool, err error) {
 	if waiter == nil || waiter.IsCapturing() {
 		if err := on.Record(ev.ev); err != nil {
 			return false, err
@@ -160,7 +179,7 @@ func record(on *device.Stream, ev *event, waiter *device.Stream) (waited bool, e
 	return true, nil
 }
 
-func (t *tracking) readerIndex(s *device.Stream) int {
+func (t *State) readerIndex(s *device.Stream) int {
 	for i := range t.readers {
 		if t.readers[i].s == s {
 			return i
@@ -172,8 +191,10 @@ func (t *tracking) readerIndex(s *device.Stream) int {
 // waitOn makes s wait for ev (nil: nothing to wait for). A capturing s
 // may not wait on an event recorded outside its capture (CUDA's capture
 // isolation rule): the CPU waits for ev instead, so the work it marks is
-// done before anything captured after this point can run.
-func waitOn(s *device.Stream, ev *event) error {
+// done before anything captured after this point can run. That CPU wait
+// does not go through hostWait: a collection there could queue frees
+// into the capture.
+func waitOn(s *device.Stream, ev *Event) error {
 	if ev == nil {
 		return nil
 	}
@@ -191,7 +212,7 @@ func waitOn(s *device.Stream, ev *event) error {
 	return nil
 }
 
-func (t *tracking) waitWriterLocked(s *device.Stream) error {
+func (t *State) waitWriterLocked(s *device.Stream) error {
 	ev, waited, err := t.recordWriterFor(s)
 	if err != nil || waited {
 		return err
@@ -199,7 +220,7 @@ func (t *tracking) waitWriterLocked(s *device.Stream) error {
 	return waitOn(s, ev)
 }
 
-func (t *tracking) waitReaderLocked(s *device.Stream, r *reader) error {
+func (t *State) waitReaderLocked(s *device.Stream, r *reader) error {
 	ev, waited, err := t.recordReaderFor(r, s)
 	if err != nil || waited {
 		return err
@@ -207,14 +228,14 @@ func (t *tracking) waitReaderLocked(s *device.Stream, r *reader) error {
 	return waitOn(s, ev)
 }
 
-// useLocked orders work about to be issued on s after the work it
+// UseLocked orders work about to be issued on s after the work it
 // conflicts with, and records that s uses the buffer. A read waits for the
 // last write when another stream made it; a write also waits for the
 // reads other streams made since. Use by one stream only makes no driver
-// call. It must be called with the buffer locked, and the lock held until
+// call. It must be called with the record locked, and the lock held until
 // the work is issued, so that no other stream records a wait in between.
-func (t *tracking) useLocked(s *device.Stream, m mode) error {
-	if m&modeWrite == 0 {
+func (t *State) UseLocked(s *device.Stream, m Mode) error {
+	if m&Write == 0 {
 		if t.writer == s {
 			// Ordered after the write by s itself; a later write must
 			// wait for it (wread).
@@ -272,7 +293,7 @@ func (t *tracking) useLocked(s *device.Stream, m mode) error {
 	return nil
 }
 
-func (t *tracking) dropReaders() {
+func (t *State) dropReaders() {
 	for i := range t.readers {
 		if ev := t.readers[i].ev; ev != nil {
 			ev.drop()
@@ -282,8 +303,8 @@ func (t *tracking) dropReaders() {
 	t.readers = t.readers[:0]
 }
 
-// reset forgets everything (the buffer is being freed).
-func (t *tracking) reset() {
+// reset forgets everything.
+func (t *State) reset() {
 	t.dropReaders()
 	if t.wev != nil {
 		t.wev.drop()
@@ -291,121 +312,15 @@ func (t *tracking) reset() {
 	t.writer, t.wev, t.wfresh, t.dirty, t.wcap, t.wread = nil, nil, false, false, false, false
 }
 
-// syncCapturedLocked is syncForHost for a buffer whose last write was
-// captured (it unlocks b.mu). While the capture goes on, the data does not
-// exist yet and waiting for the stream would invalidate the capture: an
-// error. Once the capture ended, a graph launch produces the data, on a
-// stream tracking does not know: every host read synchronizes the whole
-// device, and the buffer stays dirty, since a later launch of the same
-// graph writes it again. A write outside a capture ends this.
-func (b *buffer) syncCapturedLocked() error {
-	s := b.trk.writer
-	b.mu.Unlock()
-	dev := b.st.dev
-	if s != nil {
-		if s.IsCapturing() {
-			return fmt.Errorf("written on a stream of %s that is still capturing: "+
-				"end the capture and launch the graph before reading it on the host: %w", s.Device(), device.ErrStreamCapture)
-		}
-		dev = s.Device()
+// SettleCapture turns the record of a buffer a capture on s wrote back
+// into an ordinary one (it locks the record): the captured writes did not
+// run, so the last real writer is s's work before the capture (or work
+// another stream finished: the capture waited for it on the host). A host
+// read then waits for s, and a replay moves the writer to its stream.
+func (t *State) SettleCapture(s *device.Stream) {
+	t.mu.Lock()
+	if t.wcap && t.writer == s {
+		t.wcap, t.wfresh, t.dirty = false, false, true
 	}
-	gcpressure.BeforeBlockingWait(b.st.dev)
-	err := dev.Synchronize()
-	counters.hostSyncs.Add(1)
-	return err
-}
-
-// syncForHost makes the host see the buffer's last GPU write: when the
-// dirty bit says one may be pending, it waits for the writer's event (or
-// the writer's stream, when no event was recorded: the same point) and
-// clears the bit unless another write came meanwhile. A clean buffer costs
-// one lock and no driver call.
-func (b *buffer) syncForHost() error { return b.syncForHostMigrating(nil) }
-
-// syncForHostMigrating is syncForHost that, when a GPU write may be
-// pending and migrate is set, first lets migrate issue work on the
-// writer's stream, then waits for an event recorded after that work (which
-// covers the write too, being later on the same stream).
-func (b *buffer) syncForHostMigrating(migrate func(s *device.Stream) (bool, error)) error {
-	b.mu.Lock()
-	t := &b.trk
-	if !t.dirty {
-		b.mu.Unlock()
-		return nil
-	}
-	if t.wcap {
-		return b.syncCapturedLocked()
-	}
-	seq := t.wseq
-	var ev *event
-	s := t.writer
-	if migrate != nil && s != nil && !s.IsCapturing() {
-		// Issued under the lock, so no other write lands between the one
-		// we wait for and the migration.
-		mev, err := migrateLocked(s, migrate)
-		if err != nil {
-			b.mu.Unlock()
-			return err
-		}
-		ev = mev
-	}
-	switch {
-	case ev != nil:
-		// The migration's event, held by us alone.
-	case t.wfresh && t.wev != nil:
-		ev = t.wev
-		ev.hold()
-	case s != nil && s.IsCapturing():
-		// Written before the capture began, with no event marking it: the
-		// only waits left would synchronize the capturing stream, which
-		// invalidates its capture.
-		b.mu.Unlock()
-		return fmt.Errorf("written on a stream of %s before its capture began: read it before "+
-			"BeginCapture or after EndCapture: %w", s.Device(), device.ErrStreamCapture)
-	}
-	b.mu.Unlock()
-
-	// The one place arrays block the CPU on the device: a good moment for
-	// an eager collection, since we wait anyway (gcpressure's blocking rule).
-	gcpressure.BeforeBlockingWait(b.st.dev)
-	var err error
-	if ev != nil {
-		err = ev.ev.Synchronize()
-		ev.drop()
-	} else if s != nil {
-		err = s.Synchronize()
-	}
-	counters.hostSyncs.Add(1)
-	if err != nil && !closed(err) {
-		return err
-	}
-	b.mu.Lock()
-	if t.wseq == seq {
-		t.dirty = false
-	}
-	b.mu.Unlock()
-	return nil
-}
-
-// migrateLocked runs migrate on s and, when it issued work, returns a
-// fresh pooled event recorded on s after it (one holder: the caller), or
-// nil when it issued nothing or s was closed meanwhile.
-func migrateLocked(s *device.Stream, migrate func(s *device.Stream) (bool, error)) (*event, error) {
-	issued, err := migrate(s)
-	if err != nil || !issued {
-		return nil, err
-	}
-	ev, err := stateOf(s.Device()).events.get()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Record(ev.ev); err != nil {
-		ev.drop()
-		if closed(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	counters.eventRecords.Add(1)
-	return ev, nil
+	t.mu.Unlock()
 }

@@ -1,30 +1,31 @@
-package gpuarr
+package tracking
 
 import (
 	"sync"
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/cowmap"
 )
 
-// event is a pooled device event. Tracking records one only when another
+// Event is a pooled device event. Tracking records one only when another
 // stream (or the host) must wait for a point in a stream, and gives it
 // back when no wait can name that point any more. refs counts its holders:
 // the tracking entry that owns it, plus a host read synchronizing on it
 // outside the buffer's lock, so it is not re-recorded elsewhere meanwhile.
-type event struct {
+type Event struct {
 	ev   *device.Event
 	pool *eventPool
 	refs atomic.Int32
 }
 
 // hold adds a holder.
-func (e *event) hold() { e.refs.Add(1) }
+func (e *Event) hold() { e.refs.Add(1) }
 
 // drop removes a holder; the last one returns the event to its pool.
 // Waits already issued keep the record they were issued for, so reusing
 // the event cannot move them.
-func (e *event) drop() {
+func (e *Event) drop() {
 	if e.refs.Add(-1) == 0 {
 		e.pool.put(e)
 	}
@@ -38,13 +39,29 @@ type eventPool struct {
 	// operation each: a hand-off between two streams takes an event and
 	// gives another back, and the mutex below would cost it more than the
 	// swap. idle holds the rest.
-	spare [4]atomic.Pointer[event]
+	spare [4]atomic.Pointer[Event]
 	mu    sync.Mutex
-	idle  []*event
+	idle  []*Event
+}
+
+// pools maps devices to their event pools, copy-on-write so that lookups
+// take no lock; last short-cuts the common case of one device.
+var pools struct {
+	m    cowmap.Map[*device.Device, *eventPool]
+	last atomic.Pointer[eventPool]
+}
+
+func poolOf(dev *device.Device) *eventPool {
+	if p := pools.last.Load(); p != nil && p.dev == dev {
+		return p
+	}
+	p, _, _ := pools.m.LoadOrCreate(dev, func() (*eventPool, error) { return &eventPool{dev: dev}, nil })
+	pools.last.Store(p)
+	return p
 }
 
 // get returns an event with one holder.
-func (p *eventPool) get() (*event, error) {
+func (p *eventPool) get() (*Event, error) {
 	for i := range p.spare {
 		if e := p.spare[i].Swap(nil); e != nil {
 			e.refs.Store(1)
@@ -64,12 +81,12 @@ func (p *eventPool) get() (*event, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &event{ev: ev, pool: p}
+	e := &Event{ev: ev, pool: p}
 	e.refs.Store(1)
 	return e, nil
 }
 
-func (p *eventPool) put(e *event) {
+func (p *eventPool) put(e *Event) {
 	for i := range p.spare {
 		if p.spare[i].CompareAndSwap(nil, e) {
 			return
