@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
-	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 	"github.com/gpuarr/gpuarr/internal/lifetime"
 )
 

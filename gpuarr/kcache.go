@@ -9,9 +9,9 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
-	"github.com/gpuarr/gpuarr/internal/expr"
-	"github.com/gpuarr/gpuarr/internal/hosteval"
-	"github.com/gpuarr/gpuarr/internal/ptxgen"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
+	"github.com/gpuarr/gpuarr/internal/fusion/hosteval"
+	"github.com/gpuarr/gpuarr/internal/fusion/ptxgen"
 )
 
 // devState is what the expression layer keeps per device: the fused

@@ -129,7 +129,7 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 	var err error
 	switch {
 	case last != nil:
-		s, err = streamFor(call, []Option{last}, nil)
+		s, err = arg.TargetStream("gpuarr", call, last.(arg.Target))
 	case o.Len() > 0:
 		s = o.Handle(0).Device().DefaultStream()
 	default:

@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
-	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 	"github.com/gpuarr/gpuarr/internal/layout"
 )
 

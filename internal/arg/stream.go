@@ -76,6 +76,15 @@ func fallbackNamed(pkg, call string, fallback *device.Device) (*device.Stream, e
 	return s, nil
 }
 
+// TargetStream is the stream t names; a Target made from nil is an error
+// matching ErrArgument, prefixed as Stream's.
+func TargetStream(pkg, call string, t Target) (*device.Stream, error) {
+	if s := t.Stream(); s != nil {
+		return s, nil
+	}
+	return nil, prefixed(pkg, call, fmt.Errorf("%s(nil): %w", t, ErrArgument))
+}
+
 // fromOptions is Stream for a call given options.
 func fromOptions[O any](pkg, call string, opts []O, fallback *device.Device, other func(O) error) (*device.Stream, error) {
 	var s *device.Stream
@@ -84,8 +93,9 @@ func fromOptions[O any](pkg, call string, opts []O, fallback *device.Device, oth
 		case nil:
 			return nil, prefixed(pkg, call, fmt.Errorf("nil Option: %w", ErrArgument))
 		case Target:
-			if s = t.Stream(); s == nil {
-				return nil, prefixed(pkg, call, fmt.Errorf("%s(nil): %w", t, ErrArgument))
+			var err error
+			if s, err = TargetStream(pkg, call, t); err != nil {
+				return nil, err
 			}
 		default:
 			if err := other(o); err != nil {

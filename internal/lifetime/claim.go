@@ -121,9 +121,11 @@ func (o *Claim) Begin(peers bool) error {
 			o.End()
 			return fmt.Errorf("gpuarr.%s: ordering %s on a stream of %s: %w", o.Call, a.h.Describe(), a.s.Device(), err)
 		}
-		if r := recorderOf(a.s); r != nil {
-			r.Used(a.h.buf, a.m)
-			recording = true
+		if a.s.IsCapturing() {
+			if r := recorderOf(a.s); r != nil {
+				r.Used(a.h.buf, a.m)
+				recording = true
+			}
 		}
 	}
 	if recording {
