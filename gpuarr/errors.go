@@ -24,7 +24,6 @@ var (
 var (
 	errNilArray      = fmt.Errorf("nil array in an expression: %w", ErrArgument)
 	errZeroArrayExpr = fmt.Errorf("%s in an expression: %w", arg.ZeroArray, ErrArgument)
-	errNilExpr       = fmt.Errorf("zero Expr or Mask (build one from arrays with the expression functions): %w", ErrArgument)
 	errNilRNG        = fmt.Errorf("nil *RNG: %w", ErrArgument)
 )
 

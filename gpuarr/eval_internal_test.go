@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/fusion"
 )
 
 // The signature tells apart every difference the program depends on, and
@@ -33,13 +33,7 @@ func TestPlanSignature(t *testing.T) {
 	require.NoError(t, err)
 	defer z64.Release()
 
-	sig := func(e *node, dst *lifetime.Handle) string {
-		var w planWalk
-		if !w.scan(e, dst) {
-			return ""
-		}
-		return string(w.key())
-	}
+	sig := fusion.PlanSignature
 	base := sig(Add(x, y).n, &z.c)
 	require.NotEmpty(t, base)
 	assert.Equal(t, base, sig(Add(x2, y2).n, &z.c), "other arrays")
@@ -75,9 +69,9 @@ func TestPlanSignature(t *testing.T) {
 	assert.Empty(t, sig(Add(x, row).n, &z.c), "broadcast")
 	assert.Empty(t, sig(Add(tr, tr).n, &trOut.c), "strided")
 	assert.Empty(t, sig(Add(empty, empty).n, &empty.c), "empty")
-	assert.Empty(t, sig(Add(x, Expr[float32]{&node{err: ErrShape}}).n, &z.c), "an error")
+	assert.Empty(t, sig(Add(x, Expr[float32]{fusion.Failed(ErrShape)}).n, &z.c), "an error")
 
 	// The second evaluation of a shape finds its plan.
 	require.NoError(t, EvalInto(z, Add(x, y)))
-	assert.NotNil(t, stateOf(z.Device()).plans.find([]byte(base)))
+	assert.True(t, fusion.PlanCached(z.Device(), base))
 }

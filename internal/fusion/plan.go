@@ -1,4 +1,4 @@
-package gpuarr
+package fusion
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 	"github.com/gpuarr/gpuarr/internal/lifetime"
@@ -54,7 +55,7 @@ type planWalk struct {
 	nleaves  int
 	nscalars int
 	sig      [planMaxSig]byte
-	memo     [planMaxNodes]*node
+	memo     [planMaxNodes]*Node
 	leaves   [planMaxLeaves]*lifetime.Handle
 	ltypes   [planMaxLeaves]dtype.DType
 	scalars  [planMaxScalars]uint64
@@ -63,7 +64,7 @@ type planWalk struct {
 
 // scan walks root for an evaluation into dst and reports whether a plan
 // can run it (see above); when it can, w holds the signature.
-func (w *planWalk) scan(root *node, dst *lifetime.Handle) bool {
+func (w *planWalk) scan(root *Node, dst *lifetime.Handle) bool {
 	if dst.Len() == 0 || !w.node(root, dst.Shape()) {
 		return false
 	}
@@ -124,7 +125,7 @@ func (w *planWalk) put3(a, b, c byte) bool {
 // node adds n's subtree to the walk: pre-order, a node met before as a
 // reference to its first visit (the full lowering computes it once), an
 // array met before (through another node) as the same input.
-func (w *planWalk) node(n *node, space Shape) bool {
+func (w *planWalk) node(n *Node, space []int) bool {
 	if n == nil || n.err != nil {
 		return false // the full lowering reports it
 	}
@@ -252,7 +253,7 @@ func (w *planWalk) run(call string, p *plan, dst *lifetime.Handle, s *device.Str
 	}
 	if !ok {
 		putArgs(a)
-		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, ErrArgument)
+		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, arg.ErrArgument)
 	}
 	v := uint64(p.vector)
 	cfg := device.Linear((uint64(dst.Len())+v-1)/v, elementwiseBlock)
@@ -295,4 +296,19 @@ func putArgs(a *device.Args) {
 	if !spareArgs.CompareAndSwap(nil, a) {
 		argsPool.Put(a)
 	}
+}
+
+// PlanSignature is the signature of root evaluated into dst, or "" when a
+// plan cannot run it (it takes the full lowering). For tests.
+func PlanSignature(root *Node, dst *lifetime.Handle) string {
+	var w planWalk
+	if !w.scan(root, dst) {
+		return ""
+	}
+	return string(w.key())
+}
+
+// PlanCached reports whether dev's plan cache holds sig. For tests.
+func PlanCached(dev *device.Device, sig string) bool {
+	return stateOf(dev).plans.find([]byte(sig)) != nil
 }

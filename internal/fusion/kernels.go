@@ -1,4 +1,4 @@
-package gpuarr
+package fusion
 
 import (
 	"encoding/binary"
@@ -82,22 +82,11 @@ var kernelStats struct {
 	compileNano atomic.Int64
 }
 
-// KernelStats counts the fused kernels compiled (each expression shape
-// once per device), the materializations that found theirs in the cache,
-// and the total time spent generating and JIT-compiling.
-type KernelStats struct {
-	Compiles    uint64
-	Hits        uint64
-	CompileTime time.Duration
-}
-
-// ReadKernelStats returns the process-wide kernel cache counters.
-func ReadKernelStats() KernelStats {
-	return KernelStats{
-		Compiles:    kernelStats.compiles.Load(),
-		Hits:        kernelStats.hits.Load(),
-		CompileTime: time.Duration(kernelStats.compileNano.Load()),
-	}
+// Stats reports the fused kernels compiled (each program once per
+// device), the materializations that found theirs in the caches, and the
+// total time spent generating and JIT-compiling, process-wide.
+func Stats() (compiles, hits uint64, compileTime time.Duration) {
+	return kernelStats.compiles.Load(), kernelStats.hits.Load(), time.Duration(kernelStats.compileNano.Load())
 }
 
 // kernel returns the device's kernel for p, compiling it on first use.

@@ -1,4 +1,4 @@
-package gpuarr
+package fusion
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 	"github.com/gpuarr/gpuarr/internal/layout"
 	"github.com/gpuarr/gpuarr/internal/lifetime"
@@ -27,7 +28,7 @@ const maxKernelRank = 8
 // leaf is one Memory or Random input.
 type leaf struct {
 	c       *lifetime.Handle
-	rnd     *randomSrc
+	rnd     *random
 	strides []int // element steps over the iteration space
 	strided bool
 }
@@ -37,7 +38,7 @@ type lowered struct {
 	leaves  []leaf
 	scalars []uint64
 	memo    []memoEntry
-	space   Shape // iteration space, reduced axes last
+	space   []int // iteration space, reduced axes last
 	dims    []int // space with mergeable axes merged (len = prog.Rank)
 	n       int
 
@@ -51,7 +52,7 @@ type lowered struct {
 }
 
 type memoEntry struct {
-	n *node
+	n *Node
 	i int32
 }
 
@@ -65,7 +66,7 @@ var (
 )
 
 // newLowered takes a lowered from the pool, empty, for space.
-func newLowered(space Shape) *lowered {
+func newLowered(space []int) *lowered {
 	l := spareLowered.Swap(nil)
 	if l == nil {
 		l = loweredPool.Get().(*lowered)
@@ -74,7 +75,7 @@ func newLowered(space Shape) *lowered {
 	l.leaves, l.scalars, l.memo = l.leaves[:0], l.scalars[:0], l.memo[:0]
 	l.space = append(l.space[:0], space...)
 	l.dims, l.strideBuf = nil, l.strideBuf[:0]
-	l.n = space.Len()
+	l.n = layout.Len(space)
 	if l.args == nil {
 		l.args = new(device.Args)
 	}
@@ -95,7 +96,7 @@ func (l *lowered) free() {
 // them; 0 for none) move after the others, keeping their order, so that
 // each group of the reduction is a run of the iteration space. The caller
 // frees the result.
-func lowerTree(root *node, space Shape, reduced uint64) (*lowered, error) {
+func lowerTree(root *Node, space []int, reduced uint64) (*lowered, error) {
 	l := newLowered(space)
 	if _, err := l.build(root); err != nil {
 		l.free()
@@ -171,9 +172,9 @@ func moveLast(v []int, axes uint64) {
 
 // build appends the instructions computing n (once per node) and returns
 // n's instruction index.
-func (l *lowered) build(n *node) (int32, error) {
+func (l *lowered) build(n *Node) (int32, error) {
 	if n == nil {
-		return 0, errNilExpr
+		return 0, ErrNilExpr
 	}
 	if n.err != nil {
 		return 0, n.err
@@ -224,7 +225,7 @@ func (l *lowered) build(n *node) (int32, error) {
 	return l.emit(n, in), nil
 }
 
-func (l *lowered) emit(n *node, in expr.Instr) int32 {
+func (l *lowered) emit(n *Node, in expr.Instr) int32 {
 	i := int32(len(l.prog.Code))
 	l.prog.Code = append(l.prog.Code, in)
 	l.memo = append(l.memo, memoEntry{n, i})
@@ -281,7 +282,7 @@ func (l *lowered) collapse() error {
 	}
 	if len(dims) > maxKernelRank {
 		return fmt.Errorf("the expression's operands need %d axes that cannot be merged, at most %d (make some operands contiguous with Clone): %w",
-			len(dims), maxKernelRank, ErrShape)
+			len(dims), maxKernelRank, arg.ErrShape)
 	}
 	l.dims = dims
 	for i := range l.leaves {
@@ -397,20 +398,4 @@ func (l *lowered) addReads(o *lifetime.Claim, s *device.Stream) {
 			o.Add(lf.c, tracking.Read, s)
 		}
 	}
-}
-
-// firstDevice is the device of the first array in the tree, or nil.
-func firstDevice(n *node) *device.Device {
-	if n == nil {
-		return nil
-	}
-	if n.op == expr.OpInput && n.arr != nil {
-		return n.arr.Device()
-	}
-	for _, a := range n.args {
-		if d := firstDevice(a); d != nil {
-			return d
-		}
-	}
-	return nil
 }
