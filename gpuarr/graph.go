@@ -183,10 +183,15 @@ func (c *capture) Allocated(b *lifetime.Buffer) {
 	c.mu.Unlock()
 }
 
-// Graph is a captured function, ready to replay. Its memory (private pool
-// and every array it touches) stays reserved until Close, or until the GC
-// finds the Graph unreachable (as with arrays, Close says when). A Graph is
-// safe for concurrent use; its replays run one after another.
+// Graph is a captured function, ready to replay. Replay runs it on any
+// stream of its device as one operation: it waits on the device for the
+// writers of the arrays the graph reads and the readers of those it
+// writes, and marks the arrays it writes as written on its stream, so host
+// reads and other streams order themselves against replays as against any
+// operation. Its memory (private pool and every array it touches) stays
+// reserved until Close, or until the GC finds the Graph unreachable (as
+// with arrays, Close says when). A Graph is safe for concurrent use; its
+// replays run one after another.
 type Graph struct{ *graph }
 
 // graph is a Graph's state, apart from the handle so that a cleanup can
@@ -212,13 +217,31 @@ type graph struct {
 // Capture records the array operations fn issues on s (a stream made with
 // device.NewStream, not capturing yet) into a graph; none of them runs.
 // Allocations on s during fn come from a private pool (opts: WithPool to
-// share one), frees during fn make memory reusable later in the capture.
-// After Capture, arrays fn wrote hold their value from before the capture
-// until the graph is replayed.
+// share one, PyTorch's pool= argument), frees during fn make memory
+// reusable later in the capture (replays run in capture order). After
+// Capture, arrays fn wrote hold their value from before the capture until
+// the graph is replayed. The graph keeps a reference on every array it
+// touches, so dropping every handle, Release and the GC leave its memory
+// alone until Graph.Close.
 //
-// Inside fn, use only s for work on the arrays fn touches, and do not read
-// arrays on the host: either fails with device.ErrStreamCapture naming the
-// operation, and Capture returns that error.
+// Inside fn, what cannot replay correctly fails with
+// device.ErrStreamCapture naming the operation, and Capture returns that
+// error: work on another stream that waits on the capture, a host read of
+// an array written in the capture, an upload from a Go slice (CopyFromHost,
+// FromSlice: upload before the capture), a cuBLAS call (Matmul). Compile
+// expressions before capturing (run fn once), as with PyTorch's warm-up.
+//
+// Operations on a stream between device.Stream.BeginCapture and
+// EndCapture, without Capture, are recorded too, without private memory
+// or replay tracking: an array written there is captured, and its host
+// reads fail with device.ErrStreamCapture while the capture goes on and
+// synchronize the whole device after it (its data exists once the graph
+// is launched, on a stream tracking cannot know), until a write outside
+// any capture. Another stream that must wait for a use made in the capture
+// fails with device.ErrStreamCapture (CUDA would join it into the
+// capture); the capturing stream waits on the CPU for work outside the
+// capture it must follow. Allocate and release arrays outside a raw
+// capture: allocations on a capturing stream come from the general pool.
 func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph, err error) {
 	const call = "gpuarr.Capture"
 	switch {

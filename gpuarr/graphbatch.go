@@ -58,8 +58,21 @@ func (batchedOpt) isCaptureOption() {}
 
 // Batched makes Capture record one graph for every batch size 1..max: fn
 // runs once and must work on batches of max rows (the arrays' leading
-// axis); ReplayBatch(n) replays it for the first n rows. max must be at
-// least 1.
+// axis); ReplayBatch(n) replays it for the first n rows, by giving the
+// instantiated graph's kernel, copy and memset nodes the sizes of n rows
+// (rows n and beyond are not touched). max must be at least 1.
+//
+// An array is batched when its leading extent is max. Each operation the
+// capture records that touches a batched array must be one that resizes:
+// an elementwise kernel (Eval, EvalInto) whose output and array operands
+// are all batched, contiguous and of one shape, a Copy between two batched
+// arrays, or a fill (Zeros, Ones, Full) of a batched array. Work on arrays
+// that are not batched (weights) replays as captured at every size.
+// Anything else that touches a batched array (a reduction, Matmul, a
+// kernel of your own, a broadcast or strided operand, random numbers)
+// makes Capture fail with a *NotResizableError naming the operation. Since
+// the rule goes by the leading extent, choose max to differ from the
+// extents of batch-independent arrays.
 func Batched(max int) CaptureOption { return batchedOpt{max} }
 
 // whyFixed is why an operation without a resize rule cannot follow the

@@ -56,8 +56,8 @@ func evalLowered(call string, dst *lifetime.Handle, root *Node, s *device.Stream
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, arg.ErrArgument)
 	}
 	// One thread per vector (the kernel's grid-stride loop covers the
-	// rest past 2³¹-1 blocks): on an H200 this full grid moved 4.35 TB/s
-	// for a+b against 4.10 with the grid capped at 8 blocks per SM.
+	// rest past 2³¹-1 blocks): a full grid streams faster than one capped
+	// at a few blocks per multiprocessor (BENCHMARKS.md, elementwise).
 	v := uint64(max(1, l.prog.Vector))
 	cfg := device.Linear((uint64(l.n)+v-1)/v, elementwiseBlock)
 	o := lifetime.Claim{Call: call}

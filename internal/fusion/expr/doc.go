@@ -3,9 +3,11 @@
 // element of an iteration space, optionally followed by a reduction. Two
 // back ends consume it and must agree bit for bit where this page says so:
 // package ptxgen turns a Program into PTX text for the CUDA driver's JIT,
-// and package hosteval runs it in Go on the host backend. Package gpuarr
-// builds Programs from user expressions (broadcasting, views, casts) and
-// launches them; this package has no device code and no state.
+// and package hosteval runs it in Go on the host backend. Package fusion
+// builds Programs from expression trees (broadcasting, views, casts) and
+// launches them; this package has no device code and no state. The op
+// table (ops.go) says what each operation is; dtype.DType names the types,
+// of which Computes and Stores say which programs take.
 //
 // # Kernel parameters
 //

@@ -1,9 +1,9 @@
-// Package hosteval runs gpuarr's fused kernels (internal/expr Programs) on
-// the host backend: Kernel turns a Program into a kernel written in Go
-// (device/hostkernel's Kernel) that gpuarr binds to the Program's PTX entry
-// name with device.Device.RegisterHostKernel, so the host device runs the
-// same launches, with the same parameters, as the CUDA back end runs the
-// PTX of internal/ptxgen.
+// Package hosteval runs gpuarr's fused kernels (expr Programs) on the
+// host backend: Kernel turns a Program into a kernel written in Go
+// (device/hostkernel's Kernel) that package fusion binds to the Program's
+// PTX entry name with device.Device.RegisterHostKernel, so the host device
+// runs the same launches, with the same parameters, as the CUDA back end
+// runs the PTX of package ptxgen.
 //
 // Kernel analyses the Program once: it checks every instruction and
 // compiles it into a typed column operation over a chunk of elements (see
@@ -18,7 +18,7 @@
 // wrapping integers, saturating casts and the NaN rules.
 //
 // This package owns only the evaluator. It does not build Programs
-// (package gpuarr does), generate PTX (internal/ptxgen) or register
+// (package fusion does), generate PTX (package ptxgen) or register
 // kernels (the caller does, through package device), and it imports no
 // backend: the kernel ABI it writes to is device/hostkernel's.
 package hosteval
