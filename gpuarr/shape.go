@@ -1,8 +1,9 @@
 package gpuarr
 
 import (
-	"strconv"
-	"strings"
+	"slices"
+
+	"github.com/gpuarr/gpuarr/internal/layout"
 )
 
 // Shape is an array's extent along each axis, leading axis first. Shape{}
@@ -14,37 +15,10 @@ type Shape []int
 
 // Len is the number of elements (1 for a scalar). It does not check for
 // negative extents or overflow; constructors do.
-func (sh Shape) Len() int {
-	n := 1
-	for _, d := range sh {
-		n *= d
-	}
-	return n
-}
+func (sh Shape) Len() int { return layout.Len(sh) }
 
 // String is "[3 4]".
-func (sh Shape) String() string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, d := range sh {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(strconv.Itoa(d))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func (sh Shape) String() string { return layout.String(sh) }
 
 // Equal reports whether two shapes have the same extents.
-func (sh Shape) Equal(o Shape) bool {
-	if len(sh) != len(o) {
-		return false
-	}
-	for i := range sh {
-		if sh[i] != o[i] {
-			return false
-		}
-	}
-	return true
-}
+func (sh Shape) Equal(o Shape) bool { return slices.Equal(sh, o) }

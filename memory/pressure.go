@@ -1,8 +1,6 @@
 package memory
 
 import (
-	"sync/atomic"
-
 	"github.com/gpuarr/gpuarr/device"
 )
 
@@ -15,26 +13,18 @@ type Pressure interface {
 	BeforeAlloc(dev *device.Device, n uint64)
 }
 
-type pressureBox struct{ p Pressure }
-
-var pressureHook atomic.Pointer[pressureBox]
+var pressureHook hook[Pressure]
 
 // SetPressure installs the process-wide Pressure that the default
 // resources (Default, DefaultManaged) call, and returns the previous one.
 // nil removes it. Package gcpressure installs its own with its reclaimer.
-func SetPressure(p Pressure) (previous Pressure) {
-	old := pressureHook.Swap(&pressureBox{p: p})
-	if old == nil {
-		return nil
-	}
-	return old.p
-}
+func SetPressure(p Pressure) (previous Pressure) { return pressureHook.swap(p) }
 
 // announce tells the process-wide Pressure of an allocation of n bytes on
 // dev about to be made. The caller holds no lock.
 func announce(dev *device.Device, n uint64) {
-	if b := pressureHook.Load(); b != nil && b.p != nil {
-		b.p.BeforeAlloc(dev, n)
+	if p := pressureHook.load(); p != nil {
+		p.BeforeAlloc(dev, n)
 	}
 }
 

@@ -2,7 +2,6 @@ package lifetime
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
@@ -37,20 +36,9 @@ func (st *devState) resource() (memory.Resource, error) {
 	return st.res, st.resErr
 }
 
-// states maps devices to their state, copy-on-write so that lookups take
-// no lock; last short-cuts the common case of one device.
-var states struct {
-	m    cowmap.Map[*device.Device, *devState]
-	last atomic.Pointer[devState]
-}
+// states holds each device's state.
+var states cowmap.PerKey[*device.Device, *devState]
 
-func stateOf(dev *device.Device) *devState {
-	if st := states.last.Load(); st != nil && st.dev == dev {
-		return st
-	}
-	st, _, _ := states.m.LoadOrCreate(dev, func() (*devState, error) {
-		return &devState{dev: dev}, nil
-	})
-	states.last.Store(st)
-	return st
-}
+func stateOf(dev *device.Device) *devState { return states.Get(dev, newDevState) }
+
+func newDevState(dev *device.Device) *devState { return &devState{dev: dev} }

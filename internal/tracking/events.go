@@ -44,21 +44,12 @@ type eventPool struct {
 	idle  []*Event
 }
 
-// pools maps devices to their event pools, copy-on-write so that lookups
-// take no lock; last short-cuts the common case of one device.
-var pools struct {
-	m    cowmap.Map[*device.Device, *eventPool]
-	last atomic.Pointer[eventPool]
-}
+// pools holds each device's event pool.
+var pools cowmap.PerKey[*device.Device, *eventPool]
 
-func poolOf(dev *device.Device) *eventPool {
-	if p := pools.last.Load(); p != nil && p.dev == dev {
-		return p
-	}
-	p, _, _ := pools.m.LoadOrCreate(dev, func() (*eventPool, error) { return &eventPool{dev: dev}, nil })
-	pools.last.Store(p)
-	return p
-}
+func poolOf(dev *device.Device) *eventPool { return pools.Get(dev, newEventPool) }
+
+func newEventPool(dev *device.Device) *eventPool { return &eventPool{dev: dev} }
 
 // get returns an event with one holder.
 func (p *eventPool) get() (*Event, error) {

@@ -82,19 +82,6 @@ func (pr *program) run(l *hostkernel.Launch) error {
 	return nil
 }
 
-// argFits reports whether an argument of kind k can carry parameter type t.
-func argFits(k hostkernel.ArgKind, t dtype.DType) bool {
-	switch t {
-	case dtype.Uint64, dtype.Int64:
-		return k == hostkernel.ArgPtr || k == hostkernel.ArgU64 || k == hostkernel.ArgI64
-	case dtype.Uint32, dtype.Int32:
-		return k == hostkernel.ArgU32 || k == hostkernel.ArgI32
-	case dtype.Float32:
-		return k == hostkernel.ArgF32
-	}
-	return k == hostkernel.ArgF64
-}
-
 // bind reads the arguments in Params order and views the memory they name.
 func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 	p, args := pr.src, &l.Args
@@ -102,7 +89,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 		return nil, fmt.Errorf("%d arguments, want %d (%v)", args.N, len(pr.params), pr.params)
 	}
 	for i, pa := range pr.params {
-		if !argFits(args.Kind[i], pa.T) {
+		if !args.Kind[i].Carries(pa.T) {
 			return nil, fmt.Errorf("argument %d (%s) is a %s, want %s", i, pa.Name, args.Kind[i], pa.T)
 		}
 	}
