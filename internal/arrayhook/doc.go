@@ -12,6 +12,6 @@
 // nothing else, so this package reaches the handle by a pointer
 // conversion whose sizes are checked when it compiles (handle.go).
 //
-//	err := arrayhook.Track("Solve", []arrayhook.Use{arrayhook.Reads(a, s), arrayhook.Writes(x, s)},
-//		func() error { return s.Solve(&device.SolverCall{A: arrayhook.DevicePtr(a), ...}) })
+//	err := arrayhook.Track("Scale", []arrayhook.Use{arrayhook.ReadsWrites(x, s)},
+//		func() error { return s.Launch(k, cfg, arrayhook.DevicePtr(x), uint64(x.Len())) })
 package arrayhook
