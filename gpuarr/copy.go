@@ -94,7 +94,7 @@ func copyCores(call string, dst, src *lifetime.Handle, s *device.Stream) error {
 		return fmt.Errorf("gpuarr.%s: a stream of %s cannot copy %s to %s: use a stream of either device: %w",
 			call, on, src.Describe(), dst.Describe(), ErrArgument)
 	}
-	if dst.SharesBuffer(src) && dst.Len() > 0 && dst.Offset() < src.Offset()+src.Bytes() && src.Offset() < dst.Offset()+dst.Bytes() && dst.Offset() != src.Offset() {
+	if dst.SharesBuffer(src) && dst.Len() > 0 && dst.Ptr() < src.Ptr().Add(src.Bytes()) && src.Ptr() < dst.Ptr().Add(dst.Bytes()) && dst.Ptr() != src.Ptr() {
 		return fmt.Errorf("gpuarr.%s: %s and %s overlap in one buffer: %w", call, dst.Describe(), src.Describe(), ErrArgument)
 	}
 	n := dst.Bytes()
@@ -105,7 +105,7 @@ func copyCores(call string, dst, src *lifetime.Handle, s *device.Stream) error {
 		o.Add(src, tracking.Read, s)
 		o.Add(dst, tracking.Write, s)
 		issue = func() error {
-			if dst.Buffer() == src.Buffer() && dst.Offset() == src.Offset() {
+			if dst.Ptr() == src.Ptr() {
 				noteCopyResize(s, dst, src, n, false)
 				return nil // copying an array onto itself
 			}

@@ -33,7 +33,7 @@ func (h *Handle) Make(call string, s *device.Stream, sh []int, typ *dtype.Elem) 
 		return err
 	}
 	// start, written out: every constructor comes through here.
-	h.bind(b, 0)
+	h.bind(b, b.ptr)
 	h.n, h.typ = n, typ
 	h.setShape(sh)
 	registrar.add(h)
@@ -59,7 +59,7 @@ func (h *Handle) MakeFrom(call string, s *device.Stream, res memory.Resource, sh
 // start binds a new handle to b, whose reference it takes, and lists it
 // for its cleanup.
 func (h *Handle) start(b *Buffer, n int, typ *dtype.Elem, sh []int) {
-	h.bind(b, 0)
+	h.bind(b, b.ptr)
 	h.n, h.typ = n, typ
 	h.setShape(sh)
 	registrar.add(h)
@@ -73,7 +73,7 @@ func (h *Handle) MakeView(call string, of *Handle, off int64, sh, st []int) erro
 	if !of.Acquire() {
 		return of.ReleasedError(call)
 	}
-	h.bind(of.buf, uint64(int64(of.off)+off))
+	h.bind(of.buf, of.p.Add(uint64(off)))
 	h.typ = of.typ
 	h.n = layout.Len(sh)
 	h.setShape(sh)
@@ -93,7 +93,7 @@ func Temp(call string, s *device.Stream, t dtype.DType, n int) (*Handle, error) 
 		return nil, err
 	}
 	h := &Handle{n: n, typ: t.Elem()}
-	h.bind(buf, 0)
+	h.bind(buf, buf.ptr)
 	h.setShape([]int{n})
 	return h, nil
 }

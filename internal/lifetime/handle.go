@@ -20,11 +20,10 @@ import (
 // its lifetime state (Release, the registrar) and its lease.
 type Handle struct {
 	buf *Buffer
-	off uint64 // bytes from the start of buf to the first element
-	// p is buf.ptr + off, fixed for the handle's life: the buffer object
-	// is reused once freed (recycle.go), so code that has not acquired
-	// the buffer must not read its fields, and addresses are wanted
-	// before that (the plan's arguments).
+	// p is the first element's address, fixed for the handle's life: the
+	// buffer object is reused once freed (recycle.go), so code that has
+	// not acquired the buffer must not read its fields, and addresses are
+	// wanted before that (the plan's arguments, aliasing checks).
 	p     device.Ptr
 	n     int         // elements
 	typ   *dtype.Elem // element type: name and size
@@ -32,8 +31,7 @@ type Handle struct {
 	dims  [4]int
 	// layout holds the element steps along each axis of a strided view
 	// (Transpose, Permute, Step); nil for the usual contiguous row-major
-	// layout. off is then the first element's offset and n counts the
-	// view's elements, not the memory they span. A pointer rather than a
+	// layout. n counts the view's elements, not the memory they span. A pointer rather than a
 	// slice, like typ: every array allocates a handle, and its size class
 	// is part of what Empty costs.
 	layout *[]int
@@ -51,8 +49,8 @@ type Handle struct {
 	pendingNext  *Handle
 }
 
-// bind points the handle at off bytes into b, whose reference it owns.
-func (h *Handle) bind(b *Buffer, off uint64) { h.buf, h.off, h.p = b, off, b.ptr.Add(off) }
+// bind points the handle at p in b, whose reference it owns.
+func (h *Handle) bind(b *Buffer, p device.Ptr) { h.buf, h.p = b, p }
 
 // setShape stores a copy of sh.
 func (h *Handle) setShape(sh []int) {
@@ -92,9 +90,6 @@ func (h *Handle) Device() *device.Device { return h.buf.st.dev }
 
 // Ptr is the first element's device address.
 func (h *Handle) Ptr() device.Ptr { return h.p }
-
-// Offset is the first element's offset in bytes from the buffer's start.
-func (h *Handle) Offset() uint64 { return h.off }
 
 // Bytes is n elements' size.
 func (h *Handle) Bytes() uint64 { return uint64(h.n) * uint64(h.typ.Size()) }
