@@ -11,6 +11,7 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/internal/arrayhook"
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 // HostAccess.Migrate runs once per pending GPU write, on the writer's
@@ -109,4 +110,30 @@ func TestCopyFromHostPinnedSourceReusable(t *testing.T) {
 		require.Equal(t, trial, got[0], "trial %d: the copy read the source after CopyFromHost returned", trial)
 		require.Equal(t, trial, got[n-1], "trial %d", trial)
 	}
+}
+
+// StreamOf resolves gpuarr's options for the packages that issue work
+// themselves, as gpuarr's own calls do, with errors that name no call.
+func TestStreamOf(t *testing.T) {
+	dev := testDevice(t)
+	s := newStreams(t, dev, 1)[0]
+	got, err := arrayhook.StreamOf([]gpuarr.Option{gpuarr.OnDevice(dev), gpuarr.On(s)}, nil)
+	require.NoError(t, err)
+	assert.Same(t, s, got, "the last option")
+	got, err = arrayhook.StreamOf(nil, dev)
+	require.NoError(t, err)
+	assert.Same(t, dev.DefaultStream(), got, "the fallback's default stream")
+
+	_, err = arrayhook.StreamOf([]gpuarr.Option{gpuarr.Axis(1)}, dev)
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.ErrorContains(t, err, "the option gpuarr.Axis(1) is not taken here")
+	_, err = arrayhook.StreamOf([]gpuarr.Option{gpuarr.On(nil)}, dev)
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.EqualError(t, err, "gpuarr.On(nil): bad argument")
+	_, err = arrayhook.StreamOf([]gpuarr.Option{nil}, dev)
+	assert.EqualError(t, err, "nil Option: bad argument")
+
+	_, err = arrayhook.EmptyFrom[float32](must(memory.Default(dev)), gpuarr.Shape{2}, gpuarr.TF32())
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.ErrorContains(t, err, "gpuarr.EmptyFrom does not take the option gpuarr.TF32()")
 }
