@@ -16,7 +16,7 @@ type target struct {
 	s *device.Stream
 }
 
-func (*target) isOption()                 {}
+func (*target) isOption()                {}
 func (t *target) Stream() *device.Stream { return t.s }
 func (*target) String() string           { return "pkg.On" }
 
