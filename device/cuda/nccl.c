@@ -231,16 +231,9 @@ static ncclResult_t one(const gp_ncoll *c) {
 
 int gp_nccl_has_rendezvous(void) { return gn.lib && gn.init_rank_config && gn.split && gn.abort; }
 
-gp_ncret gp_nccl_join_at(gp_h ctx, const char *addr, int nranks, int rank, gp_h *comm) {
+gp_ncret gp_nccl_join_at(gp_h ctx, int nranks, int rank, gp_h *comm) {
 	gp_ncret out = {0};
 	if ((out.cu = gp_use_ctx(ctx))) return out;
-	// NCCL reads NCCL_COMM_ID in ncclGetUniqueId (the id is the address)
-	// and, on rank 0, in ncclCommInitRankConfig before it returns (the
-	// root starts listening there): the variable is needed for those two
-	// calls only.
-	const char *prev = getenv("NCCL_COMM_ID");
-	char *saved = prev ? strdup(prev) : 0;
-	setenv("NCCL_COMM_ID", addr, 1);
 	ncclUniqueId id;
 	out.which = GP_NCCL_GET_UNIQUE_ID;
 	out.status = gn.get_unique_id(&id);
@@ -251,12 +244,6 @@ gp_ncret gp_nccl_join_at(gp_h ctx, const char *addr, int nranks, int rank, gp_h 
 		out.which = GP_NCCL_INIT_RANK_CONFIG;
 		out.status = gn.init_rank_config(&c, nranks, id, rank, &cfg);
 		if (!out.status || out.status == GP_NCCL_IN_PROGRESS) *comm = (gp_h)c;
-	}
-	if (saved) {
-		setenv("NCCL_COMM_ID", saved, 1);
-		free(saved);
-	} else {
-		unsetenv("NCCL_COMM_ID");
 	}
 	gp_forget_ctx();
 	return out;

@@ -65,11 +65,12 @@ gp_ncret gp_nccl_run(int n, const gp_ncoll *calls);
 // exports what it needs (ncclCommInitRankConfig, ncclCommSplit,
 // ncclCommAbort).
 int gp_nccl_has_rendezvous(void);
-// Starts rank rank of nranks at addr as a nonblocking communicator:
-// NCCL_COMM_ID=addr for ncclGetUniqueId and ncclCommInitRankConfig (rank
-// 0 starts the bootstrap root there), restored afterwards. status is 0 or
-// GP_NCCL_IN_PROGRESS (poll gp_nccl_async_error) or a failure.
-gp_ncret gp_nccl_join_at(gp_h ctx, const char *addr, int nranks, int rank, gp_h *comm);
+// Starts rank rank of nranks as a nonblocking communicator at the address
+// NCCL_COMM_ID names (the caller sets it): ncclGetUniqueId (the id is the
+// address) and ncclCommInitRankConfig (rank 0 starts the bootstrap root
+// there before it returns). status is 0 or GP_NCCL_IN_PROGRESS (poll
+// gp_nccl_async_error) or a failure.
+gp_ncret gp_nccl_join_at(gp_h ctx, int nranks, int rank, gp_h *comm);
 // Starts a blocking copy of parent with every rank (ncclCommSplit, color
 // 0, key rank). NCCL writes the new communicator into *slot from its own
 // thread once the parent's state (gp_nccl_async_error) leaves

@@ -3,31 +3,76 @@
 package cuda
 
 /*
-#include <stdlib.h>
 #include "nccl.h"
 */
 import "C"
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/driver"
 )
 
-// joinAtMu serializes the part of JoinAt that sets NCCL_COMM_ID, a
-// process-wide variable: two ranks of one process joining at once must
-// not see each other's address.
-var joinAtMu sync.Mutex
+// commID holds NCCL_COMM_ID, a variable of the whole process, for the
+// JoinAt calls in flight: they share one address at a time (ranks of one
+// job in one process join together; a join at another address waits). The
+// first sets it, the last restores it once its communicator is made or
+// aborted, so that no initialization of theirs is reading the environment
+// then. The variable is appended to the environment when set, so removing
+// it moves no variable set before it (NCCL_NVLS_ENABLE among them) under
+// a thread that reads the environment.
+var commID struct {
+	mu      sync.Mutex
+	free    *sync.Cond
+	addr    string
+	users   int
+	prev    string
+	hadPrev bool
+}
+
+func holdCommID(addr string) (release func()) {
+	c := &commID
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.free == nil {
+		c.free = sync.NewCond(&c.mu)
+	}
+	for c.users > 0 && c.addr != addr {
+		c.free.Wait()
+	}
+	if c.users == 0 {
+		c.addr = addr
+		c.prev, c.hadPrev = os.LookupEnv("NCCL_COMM_ID")
+		if !c.hadPrev || c.prev != addr {
+			_ = os.Setenv("NCCL_COMM_ID", addr)
+		}
+	}
+	c.users++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.users--; c.users > 0 {
+			return
+		}
+		switch {
+		case !c.hadPrev:
+			_ = os.Unsetenv("NCCL_COMM_ID")
+		case c.prev != addr:
+			_ = os.Setenv("NCCL_COMM_ID", c.prev)
+		}
+		c.free.Broadcast()
+	}
+}
 
 // JoinAt makes the rank through NCCL's own bootstrap at addr, in three
 // steps, each bounded by timeout:
 //
 //  1. ncclGetUniqueId and ncclCommInitRankConfig with NCCL_COMM_ID=addr
-//     and blocking=0: every rank derives the same id from the address,
-//     rank 0 starts the bootstrap root listening there, and the
+//     (holdCommID) and blocking=0: every rank derives the same id from the
+//     address, rank 0 starts the bootstrap root listening there, and the
 //     initialization runs on NCCL's thread while this one polls
 //     ncclCommGetAsyncError against the deadline;
 //  2. ncclCommSplit of that communicator into a blocking one with every
@@ -55,12 +100,9 @@ func (d *device) JoinAt(addr string, nranks, rank int, timeout time.Duration) (d
 	deadline := time.Now().Add(timeout)
 	where := fmt.Sprintf("rank %d of %d on %s at %s", rank, nranks, d, addr)
 
-	caddr := C.CString(addr)
-	defer C.free(unsafe.Pointer(caddr))
+	defer holdCommID(addr)()
 	var first C.gp_h
-	joinAtMu.Lock()
-	r := C.gp_nccl_join_at(d.ctx, caddr, C.int(nranks), C.int(rank), &first)
-	joinAtMu.Unlock()
+	r := C.gp_nccl_join_at(d.ctx, C.int(nranks), C.int(rank), &first)
 	if r.cu != 0 || (r.status != 0 && r.status != C.GP_NCCL_IN_PROGRESS) {
 		if first != 0 {
 			C.gp_nccl_abort(d.ctx, first)
