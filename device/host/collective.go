@@ -167,6 +167,7 @@ var joins struct {
 type joining struct {
 	cl     *clique
 	joined map[int]bool
+	gaveUp map[int]bool // ranks that timed out and left
 	ready  chan struct{}
 	forget func() // drops the registry entry (under joins.mu)
 }
@@ -257,6 +258,7 @@ func (d *device) join(call string, j *joining, nranks, rank int, timeout time.Du
 		return nil, driver.Errorf(call, driver.InvalidValue, "rank %d joined twice at %s", rank, where)
 	}
 	j.joined[rank] = true
+	delete(j.gaveUp, rank)
 	if len(j.joined) == nranks {
 		close(j.ready)
 		j.forget()
@@ -276,19 +278,30 @@ func (d *device) join(call string, j *joining, nranks, rank int, timeout time.Du
 		return &comm{cl: j.cl, rank: rank, dev: d}, nil
 	default:
 	}
-	var missing []int
+	var missing, left []int
 	for r := range nranks {
-		if !j.joined[r] {
+		switch {
+		case j.gaveUp[r]:
+			left = append(left, r)
+		case !j.joined[r]:
 			missing = append(missing, r)
 		}
 	}
 	n := len(j.joined)
 	delete(j.joined, rank)
+	if j.gaveUp == nil {
+		j.gaveUp = map[int]bool{}
+	}
+	j.gaveUp[rank] = true
 	if len(j.joined) == 0 {
 		j.forget()
 	}
-	return nil, driver.Errorf(call, driver.TimedOut, "rank %d waited %v at %s for %d ranks, %d joined: ranks %v never arrived%s",
-		rank, timeout, where, nranks, n, missing, limit)
+	also := ""
+	if len(left) > 0 {
+		also = fmt.Sprintf(" (ranks %v came and gave up first)", left)
+	}
+	return nil, driver.Errorf(call, driver.TimedOut, "rank %d waited %v at %s for %d ranks, %d joined: ranks %v never arrived%s%s",
+		rank, timeout, where, nranks, n, missing, also, limit)
 }
 
 // RunColls queues each call on its stream. A group changes nothing here:
