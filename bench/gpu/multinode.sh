@@ -222,7 +222,9 @@ torchrun_nodes() {
 	if ((rc0 == 0 && rc1 == 0)); then
 		record PASS torchrun "$name" "$secs" "exit 0 on both nodes (MASTER_PORT $PORT)"
 	else
-		record FAIL torchrun "$name" "$secs" "node 0 exit $rc0, node 1 exit $rc1 (124/137: timed out after ${limit}s)"
+		local why="node 0 exit $rc0, node 1 exit $rc1"
+		((rc0 == 124 || rc0 == 137 || rc1 == 124 || rc1 == 137)) && why="$why (124, 137: timed out after ${limit}s)"
+		record FAIL torchrun "$name" "$secs" "$why"
 		tail_log "$name-node0"
 		tail_log "$name-node1"
 	fi
