@@ -197,11 +197,11 @@ func measure(rep *report.Report, o options, comm *collective.Comm, mode string) 
 	for k := range x {
 		g := gpuarr.NewRNG(uint64(100 + comm.Rank(k)))
 		on := gpuarr.OnDevice(comm.Device(k))
-		if x[k], err = gpuarr.Eval(gpuarr.Normal[float32](g, gpuarr.Shape{o.rows, o.width}), on); err != nil {
+		if x[k], err = gpuarr.Eval(gpuarr.NormalExpr[float32](g, gpuarr.Shape{o.rows, o.width}), on); err != nil {
 			return err
 		}
 		defer x[k].Release()
-		if y[k], err = gpuarr.Eval(gpuarr.Normal[float32](g, gpuarr.Shape{o.rows, o.width}), on); err != nil {
+		if y[k], err = gpuarr.Eval(gpuarr.NormalExpr[float32](g, gpuarr.Shape{o.rows, o.width}), on); err != nil {
 			return err
 		}
 		defer y[k].Release()
