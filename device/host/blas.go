@@ -55,13 +55,33 @@ func (s *stream) Gemm(g driver.Gemm) error {
 			return err
 		}
 	}
+	if g.WorkBytes > 0 {
+		if err := span(blasCall, g.Work, g.WorkBytes); err != nil {
+			return err
+		}
+	}
 	dev := s.dev
 	return s.enqueue(blasCall, func() error { return dev.gemm(g, ptrs, spans) })
 }
 
+// hostBLASWorkspace is the workspace the host asks of a Gemm: gonum needs
+// none, but asking for some lets tests see that callers pass a live one.
+const hostBLASWorkspace = 4096
+
+// BLASWorkspace is the workspace a Gemm should be given; see
+// driver.BLASWorkspace.
+func (s *stream) BLASWorkspace() uint64 { return hostBLASWorkspace }
+
 // gemm runs one product; a gonum panic (it checks its arguments) becomes
 // the stream's error rather than the process's.
 func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err error) {
+	if g.WorkBytes > 0 {
+		a, _, why := index.pin(g.Work, g.WorkBytes)
+		if a == nil {
+			return illegal(blasCall, fmt.Sprintf("on %s: workspace %s", d, why))
+		}
+		a.unpin()
+	}
 	var mem [3][]byte
 	for i, n := range spans {
 		if n == 0 {
