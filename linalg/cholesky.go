@@ -92,7 +92,15 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInfo(call, info, st, ErrNotPositiveDefinite); err != nil {
+	err = checkInfo(call, info, st, ErrNotPositiveDefinite)
+	if err == nil {
+		var d *gpuarr.Array[T]
+		if d, err = diagonalOf(w, st); err == nil {
+			err = checkNaN(d, st, n, ErrNotPositiveDefinite, s)
+			d.Release()
+		}
+	}
+	if err != nil {
 		out.Release()
 		return nil, err
 	}

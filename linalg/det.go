@@ -76,12 +76,7 @@ func slogdet[T Float](call string, a *gpuarr.Array[T], opts []gpuarr.Option) (si
 	}
 	defer swaps.Release()
 	// det(Aᵀ) = det(A): lu holds Aᵀ's factors; det = (-1)^swaps · ∏ U(i,i).
-	flat, err := lu.Reshape(st.with(n * n))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer flat.Release()
-	diag, err := flat.Step(len(st.batch), 0, n*n, n+1)
+	diag, err := diagonalOf(lu, st)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -90,6 +90,8 @@ func eigh[T Float](call string, a *gpuarr.Array[T], tri Triangle, vectors bool, 
 			return
 		}
 	}
-	err = checkInfo(call, info, st, ErrNoConvergence)
+	if err = checkInfo(call, info, st, ErrNoConvergence); err == nil {
+		err = checkNaN(w, st, n, ErrNoConvergence, s)
+	}
 	return
 }

@@ -30,8 +30,11 @@ type Error struct {
 	// (its leading axes), empty for a single matrix.
 	Index []int
 	// Info is the library's info word: the 1-based order of the zero
-	// pivot or of the failing leading minor; for ErrNoConvergence a
-	// count the library defines.
+	// pivot (of the factorization the library ran, which may be of aᵀ) or
+	// of the failing leading minor; for ErrNoConvergence a count the
+	// library defines. When a NaN in the result revealed the failure
+	// (see the package doc), it is the NaN's 1-based position among the
+	// matrix's diagonal, eigenvalues or singular values.
 	Info int
 	Err  error
 }
@@ -59,6 +62,9 @@ func wrap(call string, err error) error {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Call == "" {
+			e.Call = call
+		}
 		return err
 	}
 	return fmt.Errorf("%s: %w", call, err)

@@ -36,3 +36,39 @@ func checkInfo(call string, info *gpuarr.Array[int32], st stack, kind error) err
 	}
 	return nil
 }
+
+// checkNaN turns a NaN among vals (the stack's values, k per matrix: a
+// factor's diagonal, eigenvalues, singular values) into an *Error of
+// kind, whose Info is the NaN's 1-based position. A NaN or infinity in
+// the input makes one, and not every library reports it in its info
+// word (LAPACK's potrf does; cuSOLVER need not): NumPy reports them as
+// these errors. It costs one reduction and reads back one word, and the
+// values only when there is a NaN.
+func checkNaN[T Float](vals *gpuarr.Array[T], st stack, k int, kind error, s *device.Stream) error {
+	if vals.Len() == 0 {
+		return nil
+	}
+	count, err := gpuarr.Sum(gpuarr.FromMask[int64](gpuarr.NotEqual[T](vals, vals)), on(s))
+	if err != nil {
+		return err
+	}
+	defer count.Release()
+	n, err := count.Item()
+	if err != nil || n == 0 {
+		return err
+	}
+	v, err := vals.ToSlice()
+	if err != nil {
+		return err
+	}
+	for i, x := range v {
+		if x != x {
+			e := &Error{Info: i%k + 1, Err: kind}
+			if len(st.batch) > 0 {
+				e.Index = st.index(i / k)
+			}
+			return e
+		}
+	}
+	return nil
+}

@@ -226,3 +226,15 @@ func release(arrays ...interface{ Release() error }) {
 		_ = a.Release()
 	}
 }
+
+// diagonalOf is the view of the diagonals of w's contiguous n×n matrices
+// ([..., n]).
+func diagonalOf[T gpuarr.Numeric](w *gpuarr.Array[T], st stack) (*gpuarr.Array[T], error) {
+	n := st.n
+	flat, err := w.Reshape(st.with(n * n))
+	if err != nil {
+		return nil, err
+	}
+	defer flat.Release()
+	return flat.Step(len(st.batch), 0, n*n, n+1)
+}

@@ -138,6 +138,8 @@ func svd[T Float](call string, a *gpuarr.Array[T], vectors, full bool, opts []gp
 			return
 		}
 	}
-	err = checkInfo(call, info, st, ErrNoConvergence)
+	if err = checkInfo(call, info, st, ErrNoConvergence); err == nil {
+		err = checkNaN(sv, st, k, ErrNoConvergence, s)
+	}
 	return
 }
