@@ -296,11 +296,21 @@ func TestSolverChecks(t *testing.T) {
 		{"null matrix", func(c *device.SolverCall) { c.A = 0 }, "A is a null pointer"},
 		{"null info", func(c *device.SolverCall) { c.Info = 0 }, "Info is a null pointer"},
 		{"workspace without memory", func(c *device.SolverCall) { c.WorkBytes = 64 }, "null pointer"},
-		{"orgqr shape", func(c *device.SolverCall) { *c = device.SolverCall{Op: device.Orgqr, Type: device.Float64, M: 2, N: 4, K: 1, A: a, LDA: 2, Info: info} }, "M ≥ N ≥ K"},
-		{"gesvd wide", func(c *device.SolverCall) { *c = device.SolverCall{Op: device.Gesvd, Type: device.Float64, M: 2, N: 4, Job: 'N', A: a, LDA: 2, Info: info} }, "M ≥ N"},
-		{"gesvd job", func(c *device.SolverCall) { *c = device.SolverCall{Op: device.Gesvd, Type: device.Float64, M: 4, N: 4, Job: 'X', A: a, LDA: 4, Vals: a, Info: info} }, "Job"},
-		{"syevjBatched size", func(c *device.SolverCall) { *c = device.SolverCall{Op: device.SyevjBatched, Type: device.Float64, N: 33, Batch: 1, A: a, LDA: 33, Info: info} }, "at most 32"},
-		{"potrsBatched columns", func(c *device.SolverCall) { *c = device.SolverCall{Op: device.PotrsBatched, Type: device.Float64, N: 2, NRHS: 2, Batch: 1, A: a, LDA: 2, B: a, LDB: 2, Info: info} }, "one right-hand side"},
+		{"orgqr shape", func(c *device.SolverCall) {
+			*c = device.SolverCall{Op: device.Orgqr, Type: device.Float64, M: 2, N: 4, K: 1, A: a, LDA: 2, Info: info}
+		}, "M ≥ N ≥ K"},
+		{"gesvd wide", func(c *device.SolverCall) {
+			*c = device.SolverCall{Op: device.Gesvd, Type: device.Float64, M: 2, N: 4, Job: 'N', A: a, LDA: 2, Info: info}
+		}, "M ≥ N"},
+		{"gesvd job", func(c *device.SolverCall) {
+			*c = device.SolverCall{Op: device.Gesvd, Type: device.Float64, M: 4, N: 4, Job: 'X', A: a, LDA: 4, Vals: a, Info: info}
+		}, "Job"},
+		{"syevjBatched size", func(c *device.SolverCall) {
+			*c = device.SolverCall{Op: device.SyevjBatched, Type: device.Float64, N: 33, Batch: 1, A: a, LDA: 33, Info: info}
+		}, "at most 32"},
+		{"potrsBatched columns", func(c *device.SolverCall) {
+			*c = device.SolverCall{Op: device.PotrsBatched, Type: device.Float64, N: 2, NRHS: 2, Batch: 1, A: a, LDA: 2, B: a, LDB: 2, Info: info}
+		}, "one right-hand side"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := ok
