@@ -372,32 +372,32 @@ func checkSolveResidual[T linalg.Float](t *testing.T, c goldenCase, x []float64)
 	}
 }
 
-// mat is a row-major stack of r×c float64 matrices.
-type mat struct {
+// rmat is a row-major stack of r×c float64 matrices.
+type rmat struct {
 	v    []float64
 	r, c int
 }
 
-func stackOf(v []float64, sh []int) mat {
-	return mat{v, sh[len(sh)-2], sh[len(sh)-1]}
+func stackOf(v []float64, sh []int) rmat {
+	return rmat{v, sh[len(sh)-2], sh[len(sh)-1]}
 }
 
-func (m mat) count() int {
+func (m rmat) count() int {
 	if m.r*m.c == 0 {
 		return 0
 	}
 	return len(m.v) / (m.r * m.c)
 }
 
-func (m mat) at(b, i, j int) float64 { return m.v[b*m.r*m.c+i*m.c+j] }
+func (m rmat) at(b, i, j int) float64 { return m.v[b*m.r*m.c+i*m.c+j] }
 
 // mul is a·b for matrix b of each stack (bt: use bᵀ).
-func mul(a mat, b mat, bt bool) mat {
+func mul(a rmat, b rmat, bt bool) rmat {
 	br, bc := b.r, b.c
 	if bt {
 		br, bc = bc, br
 	}
-	out := mat{make([]float64, a.count()*a.r*bc), a.r, bc}
+	out := rmat{make([]float64, a.count()*a.r*bc), a.r, bc}
 	for s := range a.count() {
 		for i := range a.r {
 			for j := range bc {
@@ -440,7 +440,7 @@ func maxAbs(a []float64) float64 {
 }
 
 // orthonormalCols checks QᵀQ = I for the columns of each matrix.
-func orthonormalCols(t *testing.T, what string, q mat, tol float64) {
+func orthonormalCols(t *testing.T, what string, q rmat, tol float64) {
 	t.Helper()
 	qtq := mul(transposeStack(q), q, false)
 	for s := range qtq.count() {
@@ -459,8 +459,8 @@ func orthonormalCols(t *testing.T, what string, q mat, tol float64) {
 	}
 }
 
-func transposeStack(m mat) mat {
-	out := mat{make([]float64, len(m.v)), m.c, m.r}
+func transposeStack(m rmat) rmat {
+	out := rmat{make([]float64, len(m.v)), m.c, m.r}
 	for s := range m.count() {
 		for i := range m.r {
 			for j := range m.c {
@@ -483,7 +483,7 @@ func checkCholesky[T linalg.Float](t *testing.T, c goldenCase, l []float64, sh [
 		return
 	}
 	lm := stackOf(l, sh)
-	var llt mat
+	var llt rmat
 	if c.Params.Tri == "U" {
 		llt = mul(transposeStack(lm), lm, false)
 	} else {
@@ -527,8 +527,8 @@ func checkLU[T linalg.Float](t *testing.T, c goldenCase, out map[string]*gpuarr.
 
 // signs aligns each column i of x with column i of ref (their dot
 // product made nonnegative) and returns x with its columns flipped.
-func alignCols(x, ref mat) mat {
-	out := mat{append([]float64(nil), x.v...), x.r, x.c}
+func alignCols(x, ref rmat) rmat {
+	out := rmat{append([]float64(nil), x.v...), x.r, x.c}
 	for s := range x.count() {
 		for j := range min(x.c, ref.c) {
 			dot := 0.0
@@ -594,7 +594,7 @@ func gapTol(vals []float64, i int, tol, scale float64) float64 {
 
 // compareVectors compares columns of got with those of want up to sign,
 // each with its gap's tolerance.
-func compareVectors(t *testing.T, what string, got, want mat, vals []float64, perMatrix int, tol, scale float64) {
+func compareVectors(t *testing.T, what string, got, want rmat, vals []float64, perMatrix int, tol, scale float64) {
 	t.Helper()
 	aligned := alignCols(got, want)
 	for s := range got.count() {
@@ -630,7 +630,7 @@ func checkSVD[T linalg.Float](t *testing.T, c goldenCase, out map[string]*gpuarr
 	}
 	// u[:, :k]·diag(s)·vh[:k, :].
 	count := um.count()
-	us := mat{make([]float64, count*um.r*k), um.r, k}
+	us := rmat{make([]float64, count*um.r*k), um.r, k}
 	for b := range count {
 		for i := range um.r {
 			for j := range k {
@@ -638,7 +638,7 @@ func checkSVD[T linalg.Float](t *testing.T, c goldenCase, out map[string]*gpuarr
 			}
 		}
 	}
-	vk := mat{make([]float64, count*k*vm.c), k, vm.c}
+	vk := rmat{make([]float64, count*k*vm.c), k, vm.c}
 	for b := range count {
 		copy(vk.v[b*k*vm.c:(b+1)*k*vm.c], vm.v[b*vm.r*vm.c:b*vm.r*vm.c+k*vm.c])
 	}
@@ -663,7 +663,7 @@ func checkEigh[T linalg.Float](t *testing.T, c goldenCase, out map[string]*gpuar
 	}
 	am := stackOf(values[float64](t, sym), sym.Shape)
 	av := mul(am, vm, false)
-	vw := mat{append([]float64(nil), v...), vm.r, vm.c}
+	vw := rmat{append([]float64(nil), v...), vm.r, vm.c}
 	for b := range vm.count() {
 		for i := range vm.r {
 			for j := range vm.c {
