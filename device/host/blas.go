@@ -6,8 +6,7 @@ import (
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/gpuarr/gpuarr/device/driver"
 )
@@ -113,16 +112,21 @@ func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err e
 	tA, tB := trans(g.TransA), trans(g.TransB)
 	switch g.Type {
 	case driver.Float32:
-		blas32.Implementation().Sgemm(tB, tA, g.N, g.M, g.K, float32(g.Alpha),
+		gonumBLAS.Sgemm(tB, tA, g.N, g.M, g.K, float32(g.Alpha),
 			floats[float32](mem[1]), g.LDB, floats[float32](mem[0]), g.LDA,
 			float32(g.Beta), floats[float32](mem[2]), g.LDC)
 	case driver.Float64:
-		blas64.Implementation().Dgemm(tB, tA, g.N, g.M, g.K, g.Alpha,
+		gonumBLAS.Dgemm(tB, tA, g.N, g.M, g.K, g.Alpha,
 			floats[float64](mem[1]), g.LDB, floats[float64](mem[0]), g.LDA,
 			g.Beta, floats[float64](mem[2]), g.LDC)
 	}
 	return nil
 }
+
+// gonumBLAS is gonum's own BLAS: not blas64's and blas32's current ones,
+// which a program may replace (gpuarr/gonum's Implementation sends
+// products of unified memory back to a device).
+var gonumBLAS gonum.Implementation
 
 // scaleColumns sets C = Beta·C (zeros when Beta is 0, whatever C held).
 func scaleColumns(g driver.Gemm, c []byte) {
