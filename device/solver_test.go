@@ -26,11 +26,13 @@ func newSolverEnv(t *testing.T, typ device.DType) solverEnv {
 	return solverEnv{t, dev, newStream(t, dev), typ}
 }
 
-// up uploads v and returns its address.
+// up uploads v and returns its address. It waits for the upload: the
+// memory is freed when the test ends, whatever the stream has queued.
 func up[E any](e solverEnv, v []E) device.Ptr {
 	var zero E
 	p := alloc(e.t, e.dev, uint64(max(1, len(v)))*uint64(unsafe.Sizeof(zero)))
 	require.NoError(e.t, device.Upload(e.s, p, v))
+	require.NoError(e.t, e.s.Synchronize())
 	return p
 }
 
