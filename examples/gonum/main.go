@@ -7,17 +7,22 @@
 //
 //	go run ./examples/gonum [-n samples] [-d features] [-k components]
 //
-// The port, against the gonum original:
+// The gonum original (pca is unchanged by the port):
 //
-//	+	blas64.Use(bridge.Implementation{})
-//	-	x := mat.NewDense(n, d, data)
-//	-	cov := mat.NewDense(d, d, nil)
-//	+	xa, _ := unified.FromSlice(data, gpuarr.Shape{n, d})
-//	+	ca, _ := unified.Empty[float64](gpuarr.Shape{d, d})
-//	+	err := bridge.BorrowAll([]*gpuarr.Array[float64]{xa, ca}, func(m []*mat.Dense) error {
-//	+		x, cov := m[0], m[1]
-//		vals, vecs := pca(x, cov, k)
-//	+	})
+//	x := mat.NewDense(n, d, data)
+//	cov := mat.NewDense(d, d, nil)
+//	vals, vecs, err := pca(x, cov, k)
+//
+// The port:
+//
+//	blas64.Use(bridge.Implementation{})
+//	xa, _ := unified.FromSlice(data, gpuarr.Shape{n, d})
+//	ca, _ := unified.Empty[float64](gpuarr.Shape{d, d})
+//	err := bridge.BorrowAll([]*gpuarr.Array[float64]{xa, ca}, func(m []*mat.Dense) error {
+//		x, cov := m[0], m[1]
+//		vals, vecs, err = pca(x, cov, k)
+//		return err
+//	})
 //
 // It runs on a GPU when one is usable and on the host backend otherwise.
 package main
