@@ -71,28 +71,28 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 	if st.count == 0 || n == 0 {
 		return gpuarr.Empty[T](sh, on(s))
 	}
-	w, err := working[T](a, sh, s)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Release()
-	info, err := newInfo(st.count, s)
-	if err != nil {
-		return nil, err
-	}
-	defer info.Release()
-	if err := potrf[T](call, s, st, w, tri.colUpper(), info); err != nil {
-		return nil, err
-	}
 	keep := lowerTri
 	if tri == Upper {
 		keep = upperTri
 	}
-	out, err := masked[T](w, sh, keep, false, s)
+	// The working copy holds the triangle tri, the other zeroed: potrf
+	// reads and writes only that triangle, so the copy becomes the result
+	// in place (one pass over memory before the factorization, none
+	// after).
+	w, err := masked[T](a, sh, keep, false, s)
 	if err != nil {
 		return nil, err
 	}
-	err = checkInfo(call, info, st, ErrNotPositiveDefinite)
+	info, err := newInfo(st.count, s)
+	if err != nil {
+		w.Release()
+		return nil, err
+	}
+	defer info.Release()
+	err = potrf[T](call, s, st, w, tri.colUpper(), info)
+	if err == nil {
+		err = checkInfo(call, info, st, ErrNotPositiveDefinite)
+	}
 	if err == nil {
 		var d *gpuarr.Array[T]
 		if d, err = diagonalOf(w, st); err == nil {
@@ -101,10 +101,10 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 		}
 	}
 	if err != nil {
-		out.Release()
+		w.Release()
 		return nil, err
 	}
-	return out, nil
+	return w, nil
 }
 
 // potrf factors w's column-major n×n matrices in place.
@@ -206,17 +206,9 @@ func choleskySolve[T Float](call string, c, b *gpuarr.Array[T], tri Triangle, op
 					Info: ptr(info).Add(uint64(i) * 4)}
 			}})
 	}
-	if err != nil {
-		x.Release()
-		return nil, err
-	}
-	if vector {
-		return x, nil
-	}
 	defer x.Release()
-	r, err := transposed(x, out, s)
 	if err != nil {
 		return nil, err
 	}
-	return r, nil
+	return rhsResult(x, out, k, vector, s)
 }

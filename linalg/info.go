@@ -7,9 +7,9 @@ import (
 	"github.com/gpuarr/gpuarr/gpuarr"
 )
 
-// newInfo is count zeroed info words on s: the routines write one each.
+// newInfo is count info words on s, for routines that write one each.
 func newInfo(count int, s *device.Stream) (*gpuarr.Array[int32], error) {
-	return gpuarr.Zeros[int32](gpuarr.Shape{max(count, 1)}, on(s))
+	return gpuarr.Empty[int32](gpuarr.Shape{max(count, 1)}, on(s))
 }
 
 // checkInfo reads the info words back, which waits for the routines that

@@ -78,8 +78,15 @@ func solve[T Float](call string, a, b *gpuarr.Array[T], opts []gpuarr.Option) (*
 	if err := checkInfo(call, info, st, ErrSingular); err != nil {
 		return nil, err
 	}
-	if vector {
-		return gpuarr.Clone(x, on(s))
+	return rhsResult(x, out, k, vector, s)
+}
+
+// rhsResult is the solutions x (laid out as rhsColumns lays out b) as a
+// new array of shape out.
+func rhsResult[T Float](x *gpuarr.Array[T], out gpuarr.Shape, k int, vector bool, s *device.Stream) (*gpuarr.Array[T], error) {
+	if vector || k == 1 {
+		// One column: its column-major layout is the row-major one.
+		return x.Reshape(out)
 	}
 	return transposed(x, out, s)
 }
@@ -113,10 +120,13 @@ func rhs[T Float](sa stack, b *gpuarr.Array[T]) (st stack, k int, vector bool, e
 
 // rhsColumns is b laid out as the libraries take right-hand sides: for
 // each matrix of the stack, k columns of n, column-major ([..., k, n]
-// row-major; a vector b is its own column).
+// row-major; a vector b, or a single column, is its own layout).
 func rhsColumns[T Float](b *gpuarr.Array[T], st stack, k int, vector bool, s *device.Stream) (*gpuarr.Array[T], error) {
-	if vector {
+	switch {
+	case vector:
 		return working[T](b, st.with(st.n), s)
+	case k == 1:
+		return working[T](b, st.with(st.n, 1), s)
 	}
 	return transposed(b, st.with(k, st.n), s)
 }
@@ -126,13 +136,6 @@ func rhsColumns[T Float](b *gpuarr.Array[T], st stack, k int, vector bool, s *de
 // = B with op(A) = Aᵀ when trans. Getrf's info words go to info.
 func luSolve[T Float](call string, s *device.Stream, st stack, lu, x *gpuarr.Array[T], k int, trans bool, info *gpuarr.Array[int32]) error {
 	n, count, dt, es := st.n, st.count, dtype[T](), esize[T]()
-	// getrs writes an info word too (for bad arguments only): keep it
-	// apart from getrf's.
-	info2, err := newInfo(count, s)
-	if err != nil {
-		return err
-	}
-	defer info2.Release()
 	if count > 1 && n <= maxBatchedN {
 		piv, err := gpuarr.Empty[int32](gpuarr.Shape{count * n}, on(s))
 		if err != nil {
@@ -165,6 +168,13 @@ func luSolve[T Float](call string, s *device.Stream, st stack, lu, x *gpuarr.Arr
 		return err
 	}
 	defer piv.Release()
+	// getrs writes an info word too (for bad arguments only): keep it
+	// apart from getrf's.
+	info2, err := newInfo(count, s)
+	if err != nil {
+		return err
+	}
+	defer info2.Release()
 	uses := []gpuarr.Use{readsWrites(lu, s), readsWrites(x, s), writes(piv, s), writes(info, s), writes(info2, s)}
 	return issue(call, s, uses,
 		step{count, func(i int) device.SolverCall {
