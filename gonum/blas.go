@@ -94,6 +94,9 @@ func deviceGemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, 
 		return false
 	}
 	s := oc.l.dev.DefaultStream()
+	if s.IsCapturing() {
+		return false // a library call cannot join a graph (nor can C be waited for)
+	}
 	// Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ over
 	// the same memory, with the same flags.
 	g := device.Gemm{Type: device.Float64, M: n, N: m, K: k, Alpha: alpha, Beta: beta,

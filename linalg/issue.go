@@ -11,8 +11,16 @@ import (
 // that issue work of their own (StreamOf, Track, Reads, Writes,
 // ReadsWrites, DevicePtr), and to the device's solver and BLAS calls.
 
+// streamOf is the stream the options name (dev's default stream
+// without one). A capturing stream is refused: the libraries allocate and
+// synchronize in ways a graph cannot record, and the functions that read
+// info words back could not.
 func streamOf(opts []gpuarr.Option, dev *device.Device) (*device.Stream, error) {
-	return gpuarr.StreamOf(opts, dev)
+	s, err := gpuarr.StreamOf(opts, dev)
+	if err == nil && s.IsCapturing() {
+		return nil, fmt.Errorf("a stream of %s that is capturing: solver and BLAS library calls are not recorded into graphs; run them outside the capture: %w", s.Device(), device.ErrStreamCapture)
+	}
+	return s, err
 }
 
 func reads[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) gpuarr.Use {

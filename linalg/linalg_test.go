@@ -354,3 +354,26 @@ func solveResidual[T linalg.Float](t *testing.T, eps float64) {
 		}
 	}
 }
+
+// A capturing stream is refused with device.ErrStreamCapture, before any
+// library call: they are not recorded into graphs.
+func TestCaptureRefused(t *testing.T) {
+	dev := testutil.Device(t)
+	s := testutil.Stream(t, dev)
+	rng := rand.New(rand.NewPCG(7, 7))
+	a, _ := randArray[float32](t, rng, gpuarr.Shape{4, 4}, 4, gpuarr.On(s))
+	require.NoError(t, s.Synchronize())
+	require.NoError(t, s.BeginCapture())
+	_, _, err := linalg.QR(a, linalg.Reduced, gpuarr.On(s))
+	_, err2 := linalg.Det(a, gpuarr.On(s))
+	g, endErr := s.EndCapture()
+	require.NoError(t, endErr)
+	if g != nil {
+		require.NoError(t, g.Close())
+	}
+	for _, e := range []error{err, err2} {
+		require.ErrorIs(t, e, device.ErrStreamCapture)
+		require.ErrorContains(t, e, "not recorded into graphs")
+	}
+	require.ErrorContains(t, err, "linalg.QR")
+}
