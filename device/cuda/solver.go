@@ -108,16 +108,23 @@ var solverStatusNames = map[int]string{
 // context switch failure as the shim reports it, a missing entry point as
 // SymbolMissing, else the status mapped to the nearest driver result.
 func (d *device) solverError(r C.gp_bret, format string, args ...any) error {
-	if r.cu != 0 {
-		return d.fail(int64(r.cu), format, args...)
+	return d.solverFailure(int64(r.cu), int(r.status), int(r.which), uint64(r.v), format, args...)
+}
+
+// solverFailure is solverError on the result's fields: a failed context
+// switch cu, else the status of the entry point numbered which (v: the
+// workspace bytes a short-workspace status asked).
+func (d *device) solverFailure(cu int64, status, which int, v uint64, format string, args ...any) error {
+	if cu != 0 {
+		return d.fail(cu, format, args...)
 	}
-	call := C.GoString(C.gp_solver_name(r.which))
+	call := C.GoString(C.gp_solver_name(C.int(which)))
 	detail := fmt.Sprintf(format, args...)
-	switch status := int(r.status); status {
+	switch status {
 	case C.GP_SOLVER_MISSING:
 		return &driver.Error{Call: call, Code: driver.SymbolMissing, Detail: joinDetail(cusolverLib.path+" does not export it", detail)}
 	case C.GP_SOLVER_SHORT_WORK:
-		return &driver.Error{Call: call, Code: driver.InvalidValue, Detail: joinDetail(fmt.Sprintf("the workspace is shorter than the %d bytes the query asks", uint64(r.v)), detail)}
+		return &driver.Error{Call: call, Code: driver.InvalidValue, Detail: joinDetail(fmt.Sprintf("the workspace is shorter than the %d bytes the query asks", v), detail)}
 	case C.GP_SOLVER_BAD_OP:
 		return &driver.Error{Call: "cuSOLVER", Code: driver.InvalidValue, Detail: joinDetail("not a cuSOLVER routine", detail)}
 	default:
