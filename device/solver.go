@@ -177,16 +177,15 @@ func checkSolver(call string, c *SolverCall, ptrs bool) error {
 			return invalid(call, "gesvd Job %q: want 'A', 'S' or 'N'", c.Job)
 		}
 	case driver.Gesvdj:
-		mats = append(mats, mat{"A", m, n, c.LDA, c.A})
-		vec("Vals (S)", c.Vals)
-		if c.Vectors {
-			k := min(m, n)
-			uc, vc := m, n
-			if c.Econ {
-				uc, vc = k, k
-			}
-			mats = append(mats, mat{"U", m, uc, c.LDU, c.U}, mat{"V", n, vc, c.LDV, c.V})
+		// cuSOLVER's gesvdj fails without U and V even when it computes no
+		// vectors: they are required either way.
+		k := min(m, n)
+		uc, vc := m, n
+		if c.Econ {
+			uc, vc = k, k
 		}
+		mats = append(mats, mat{"A", m, n, c.LDA, c.A}, mat{"U", m, uc, c.LDU, c.U}, mat{"V", n, vc, c.LDV, c.V})
+		vec("Vals (S)", c.Vals)
 	case driver.GetrfBatched, driver.PotrfBatched:
 		mats = append(mats, mat{"A (pointer array)", n, n, c.LDA, c.A})
 		if c.Op == driver.GetrfBatched {
@@ -210,11 +209,8 @@ func checkSolver(call string, c *SolverCall, ptrs bool) error {
 		if m > MaxJacobiBatchN || n > MaxJacobiBatchN {
 			return invalid(call, "gesvdjBatched M=%d N=%d: at most %d each", m, n, MaxJacobiBatchN)
 		}
-		mats = append(mats, mat{"A", m, n, c.LDA, c.A})
+		mats = append(mats, mat{"A", m, n, c.LDA, c.A}, mat{"U", m, m, c.LDU, c.U}, mat{"V", n, n, c.LDV, c.V})
 		vec("Vals (S)", c.Vals)
-		if c.Vectors {
-			mats = append(mats, mat{"U", m, m, c.LDU, c.U}, mat{"V", n, n, c.LDV, c.V})
-		}
 	}
 	for _, x := range mats {
 		if x.ld < max(1, x.rows) || x.ld > math.MaxInt32 {

@@ -225,7 +225,8 @@ func testSolverRoutines(t *testing.T, typ device.DType) {
 	}
 	t.Run("gesvdj values only", func(t *testing.T) {
 		a, s, info := e.mat(svdA), e.zeros(2), up(e, []int32{-9})
-		e.run(device.SolverCall{Op: device.Gesvdj, M: 3, N: 2, A: a, LDA: 3, Vals: s, LDU: 3, LDV: 2, Info: info})
+		e.run(device.SolverCall{Op: device.Gesvdj, M: 3, N: 2, Econ: true, A: a, LDA: 3, Vals: s,
+			U: e.zeros(6), LDU: 3, V: e.zeros(4), LDV: 2, Info: info})
 		near(t, []float64{3, 2}, e.get(s, 2), tol, "s")
 	})
 
@@ -310,6 +311,9 @@ func TestSolverChecks(t *testing.T) {
 		{"syevjBatched size", func(c *device.SolverCall) {
 			*c = device.SolverCall{Op: device.SyevjBatched, Type: device.Float64, N: 33, Batch: 1, A: a, LDA: 33, Info: info}
 		}, "at most 32"},
+		{"gesvdj without U", func(c *device.SolverCall) {
+			*c = device.SolverCall{Op: device.Gesvdj, Type: device.Float64, M: 4, N: 4, A: a, LDA: 4, Vals: a, LDU: 4, V: a, LDV: 4, Info: info}
+		}, "U is a null pointer"},
 		{"potrsBatched columns", func(c *device.SolverCall) {
 			*c = device.SolverCall{Op: device.PotrsBatched, Type: device.Float64, N: 2, NRHS: 2, Batch: 1, A: a, LDA: 2, B: a, LDB: 2, Info: info}
 		}, "one right-hand side"},

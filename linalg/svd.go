@@ -81,30 +81,26 @@ func svd[T Float](call string, a *gpuarr.Array[T], vectors, full bool, opts []gp
 	}
 	defer info.Release()
 	dt, es, count := dtype[T](), esize[T](), st.count
-	var um, vm *gpuarr.Array[T] // U_M [..., cu, n] and V_M [..., cv, m], column-major
+	// U_M [..., cu, n] and V_M [..., cv, m], column-major. cuSOLVER's
+	// gesvdj needs them even for the values alone (thin then).
 	batched := count > 1 && m <= device.MaxJacobiBatchN && n <= device.MaxJacobiBatchN
+	econ := !full || !vectors
 	cu, cv := k, k
-	if batched || full {
+	if batched || !econ {
 		cu, cv = n, m // gesvdjBatched computes the full factors
 	}
-	uses := []gpuarr.Use{readsWrites(x, s), writes(sv, s), writes(info, s)}
-	if vectors {
-		if um, err = gpuarr.Empty[T](st.with(cu, n), on(s)); err != nil {
-			return
-		}
-		defer um.Release()
-		if vm, err = gpuarr.Empty[T](st.with(cv, m), on(s)); err != nil {
-			return
-		}
-		defer vm.Release()
-		uses = append(uses, writes(um, s), writes(vm, s))
+	um, err := gpuarr.Empty[T](st.with(cu, n), on(s))
+	if err != nil {
+		return
 	}
-	at := func(a *gpuarr.Array[T], off uint64) device.Ptr {
-		if a == nil {
-			return 0
-		}
-		return ptr(a).Add(off * es)
+	defer um.Release()
+	vm, err := gpuarr.Empty[T](st.with(cv, m), on(s))
+	if err != nil {
+		return
 	}
+	defer vm.Release()
+	uses := []gpuarr.Use{readsWrites(x, s), writes(sv, s), writes(info, s), writes(um, s), writes(vm, s)}
+	at := func(a *gpuarr.Array[T], off uint64) device.Ptr { return ptr(a).Add(off * es) }
 	if batched {
 		err = issue(call, s, uses, step{1, func(int) device.SolverCall {
 			return device.SolverCall{Op: device.GesvdjBatched, Type: dt, M: n, N: m, Batch: count, Vectors: vectors,
@@ -112,7 +108,7 @@ func svd[T Float](call string, a *gpuarr.Array[T], vectors, full bool, opts []gp
 		}})
 	} else {
 		err = issue(call, s, uses, step{count, func(i int) device.SolverCall {
-			return device.SolverCall{Op: device.Gesvdj, Type: dt, M: n, N: m, Vectors: vectors, Econ: !full,
+			return device.SolverCall{Op: device.Gesvdj, Type: dt, M: n, N: m, Vectors: vectors, Econ: econ,
 				A: ptr(x).Add(uint64(i*m*n) * es), LDA: n, Vals: ptr(sv).Add(uint64(i*k) * es),
 				U: at(um, uint64(i*cu*n)), LDU: n, V: at(vm, uint64(i*cv*m)), LDV: m, Info: ptr(info).Add(uint64(i) * 4)}
 		}})

@@ -48,7 +48,8 @@ const (
 	// Gesvdj: the SVD of the M×N A (any shape) by Jacobi rotations,
 	// values descending into Vals (min(M,N)); with Vectors, U (M×M, or
 	// M×min(M,N) with Econ) and V itself, not Vᵀ (N×N, or N×min(M,N)).
-	// A is destroyed. Info: no convergence (min(M,N)+1 on CUDA).
+	// U and V are required without Vectors too (cuSOLVER uses them). A
+	// is destroyed. Info: no convergence (min(M,N)+1 on CUDA).
 	Gesvdj
 	// GetrfBatched: Getrf of Batch N×N matrices whose addresses are the
 	// device array of Batch pointers at A (LDA); Ipiv: Batch×N int32
@@ -71,7 +72,7 @@ const (
 	// GesvdjBatched: full SVD by Jacobi rotations of Batch M×N matrices
 	// (M, N ≤ 32) LDA·N apart from A: values min(M,N) apart from Vals,
 	// with Vectors U (M×M, LDU·M apart) and V (N×N, LDV·N apart; V, not
-	// Vᵀ). Info: one per matrix.
+	// Vᵀ), which are required without Vectors too. Info: one per matrix.
 	GesvdjBatched
 )
 
