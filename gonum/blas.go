@@ -124,6 +124,11 @@ func issueGemm(s *device.Stream, g device.Gemm, a, b, c operand) (queued bool, e
 		}
 	}
 	var uses []gpuarr.Use
+	for arr := range modes {
+		// A hint (its failure changes nothing): the pages move in bulk
+		// instead of faulting in one by one under the product.
+		_ = unified.Prefetch(arr, s.Device(), s)
+	}
 	for arr, written := range modes {
 		if written {
 			uses = append(uses, gpuarr.ReadsWrites(arr, s))
