@@ -273,14 +273,17 @@ func TestWorkspacesFromThePool(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	const count, n = 3, 20
 	a, _ := randArray[float64](t, rng, gpuarr.Shape{count, n, n}, 0)
-	mark := len(tr.Events())
 	sym, err := gpuarr.Eval(gpuarr.Add[float64](a, a), gpuarr.On(s))
 	require.NoError(t, err)
 	defer sym.Release()
-	mark = len(tr.Events())
+	mark := len(tr.Events())
 	_, err = linalg.Eigvalsh(sym, linalg.Lower, gpuarr.On(s))
 	require.NoError(t, err)
-	need, err := s.SolverWorkspace(&device.SolverCall{Op: device.SyevjBatched, Type: device.Float64, N: n, Batch: count, LDA: n})
+	w, err := gpuarr.Empty[float64](gpuarr.Shape{count, n}, gpuarr.On(s))
+	require.NoError(t, err)
+	defer w.Release()
+	need, err := s.SolverWorkspace(&device.SolverCall{Op: device.SyevjBatched, Type: device.Float64, N: n, Batch: count,
+		A: gpuarr.DevicePtr(sym), LDA: n, Vals: gpuarr.DevicePtr(w), Upper: true})
 	require.NoError(t, err)
 	if need > 0 {
 		requireFreedBlock(t, tr.Events()[mark:], s, need)
