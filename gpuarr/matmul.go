@@ -197,10 +197,19 @@ func matmul[T Float](call string, c, a, b *Array[T], s *device.Stream, tf32 bool
 	o.add(&a.c, modeRead, s)
 	o.add(&b.c, modeRead, s)
 	o.add(&c.c, modeWrite, s)
+	ws, err := blasWorkspace(call, s)
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: the library's workspace: %w", call, err)
+	}
+	if ws != nil {
+		defer ws.Release()
+		o.add(&ws.c, modeWrite, s)
+		g.Work, g.WorkBytes = ws.c.ptr(), uint64(ws.c.n)
+	}
 	if err := o.begin(true); err != nil {
 		return err
 	}
-	err := s.Gemm(g)
+	err = s.Gemm(g)
 	o.end()
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %s times %s: %w", call, a.c.describe(), b.c.describe(), err)
