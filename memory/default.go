@@ -2,6 +2,7 @@ package memory
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 )
@@ -14,9 +15,11 @@ var defaults struct {
 
 type defaultEntry struct {
 	once   sync.Once
+	dev    *device.Device
 	r      Resource
 	tracer *Tracer
 	err    error
+	ready  atomic.Bool // r is built (Metrics reads only such entries)
 }
 
 func defaultFor(dev *device.Device) *defaultEntry {
@@ -35,8 +38,23 @@ func defaultFor(dev *device.Device) *defaultEntry {
 		if cfg, e.err = ConfigFromEnv(dev, nil); e.err == nil {
 			e.r, e.tracer, e.err = New(dev, cfg)
 		}
+		e.dev = dev
+		e.ready.Store(e.r != nil)
 	})
 	return e
+}
+
+// builtDefaults returns the default resources built so far.
+func builtDefaults() []*defaultEntry {
+	defaults.mu.Lock()
+	defer defaults.mu.Unlock()
+	var out []*defaultEntry
+	for _, e := range defaults.m {
+		if e.ready.Load() {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Default returns dev's default resource, the one arrays allocate from,
@@ -101,6 +119,10 @@ func New(dev *device.Device, cfg Config) (Resource, *Tracer, error) {
 			up = tr.Wrap(up, TraceSegment)
 		}
 		r = Caching(up, CachingOptions{SoftLimit: cfg.SoftLimit})
+	}
+	if cfg.Pool != KindCaching {
+		// The caching pool samples for the profile itself.
+		r = profiled{upstream{r}}
 	}
 	if tr != nil {
 		r = tr.Wrap(r, TraceBlock)
