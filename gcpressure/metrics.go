@@ -18,9 +18,9 @@ import "github.com/gpuarr/gpuarr/memory"
 //
 // They read the process's state as Stats does, without creating it when
 // nothing has used the package yet.
-func init() { memory.RegisterMetrics(metrics) }
+func init() { memory.RegisterMetrics(publishMetrics) }
 
-func metrics(set func(string, float64)) {
+func publishMetrics(set func(string, float64)) {
 	if !processStarted() {
 		return
 	}
