@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -55,6 +57,15 @@ func builtDefaults() []*defaultEntry {
 		}
 	}
 	return out
+}
+
+// sortedDefaults is builtDefaults by backend and ordinal.
+func sortedDefaults() []*defaultEntry {
+	es := builtDefaults()
+	slices.SortFunc(es, func(a, b *defaultEntry) int {
+		return cmp.Or(cmp.Compare(a.dev.Backend(), b.dev.Backend()), cmp.Compare(a.dev.Ordinal(), b.dev.Ordinal()))
+	})
+	return es
 }
 
 // Default returns dev's default resource, the one arrays allocate from,
