@@ -6,17 +6,19 @@
 //     default rate (GPUARR_MEMPROFILE_RATE, 512 KiB) and with full tracing
 //     with stacks (a Tracer around the pool, the profile off), rounds
 //     interleaved; targets: the profile ≤ 3 % over off, tracing ≤ 2× off;
+//
 //  2. the training loop of examples/train (eager mode, a hard limit: 4 GiB
 //     on a GPU, 256 MiB on the host) with the profile off and at its
 //     default rate, rounds interleaved; the loop's time (the epochs, not the
 //     setup); target ≤ 2 %;
+//
 //  3. the timeline page of a synthetic trace of 10⁶ events (an hour of
 //     500,000 allocations and their frees, from 24 stacks, with GC, eager
 //     collection and ladder marks) loaded from a file in headless
 //     Chromium: the time from navigation to the end of its first draw, as
 //     the page measures it; target ≤ 3 s. Skipped without a browser.
 //
-//	go run ./bench/memprof -out bench/results
+//     go run ./bench/memprof -out bench/results
 //
 // On the host backend it runs with smaller counts (-quick defaults to true
 // there); the hot-path and training figures then only show that the
