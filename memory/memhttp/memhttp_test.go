@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -43,6 +44,7 @@ func TestServesProfileAndMetrics(t *testing.T) {
 	require.Contains(t, vars, ExpvarName)
 	var m map[string]float64
 	require.NoError(t, json.Unmarshal(vars[ExpvarName], &m))
-	assert.Contains(t, m, "memory/"+dev.Backend()+":0/allocated_bytes")
-	assert.GreaterOrEqual(t, m["memory/"+dev.Backend()+":0/allocated_bytes"], float64(1<<20))
+	name := "memory/" + dev.Backend() + ":" + strconv.Itoa(dev.Ordinal()) + "/allocated_bytes"
+	assert.Contains(t, m, name)
+	assert.GreaterOrEqual(t, m[name], float64(1<<20))
 }
