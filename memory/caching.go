@@ -68,6 +68,7 @@ type CachingPool struct {
 	ordered     bool // upstream is stream-ordered
 	poison      bool // fill freed blocks with poisonByte
 	poisonByte  byte
+	label       string // the device in profiles (deviceLabel)
 
 	reg   atomic.Pointer[registry]
 	regMu sync.Mutex
@@ -108,6 +109,7 @@ func Caching(upstream Resource, opts CachingOptions) *CachingPool {
 		ordered:     isStreamOrdered(upstream),
 		poison:      opts.Poison || checking,
 		poisonByte:  poisonByte,
+		label:       deviceLabel(dev),
 	}
 	if p.frontBlocks == 0 {
 		p.frontBlocks = defaultFrontBlocks
@@ -116,6 +118,7 @@ func Caching(upstream Resource, opts CachingOptions) *CachingPool {
 		p.frontBytes = defaultFrontBytes
 	}
 	p.reg.Store(&registry{m: map[*device.Stream]*streamCache{}})
+	registerPool(p)
 	return p
 }
 

@@ -47,6 +47,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 func main() {
@@ -54,7 +55,18 @@ func main() {
 	steps := flag.Int("steps", 50, "training steps")
 	ndev := flag.Int("devices", 0, "without a launcher: devices to use (0: every visible one)")
 	resultFile := flag.String("result", "", "write the final losses and the verdict as JSON to this file (rank 0)")
+	memProfile := flag.String("gpumemprofile", "", "write a GPU memory profile (go tool pprof) to this file at exit")
+	memTrace := flag.String("gpumemtrace", "", "record a GPU memory trace and write it to this file at exit (gpuarr memviz draws it)")
 	flag.Parse()
+	finish := memory.RecordTo(*memProfile, *memTrace)
+	exit := func(code int) {
+		if err := finish(); err != nil {
+			fmt.Fprintln(os.Stderr, "multigpu:", err)
+			code = max(code, 1)
+		}
+		os.Exit(code)
+	}
+	defer exit(0)
 	cfg := defaultConfig()
 	cfg.steps = *steps
 	job, err := collective.ReadJob(os.LookupEnv)
@@ -71,7 +83,7 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "multigpu:", err)
-		os.Exit(1)
+		exit(1)
 	}
 }
 
