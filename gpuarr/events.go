@@ -25,8 +25,11 @@ func (e *event) hold() { e.refs.Add(1) }
 // Waits already issued keep the record they were issued for, so reusing
 // the event cannot move them.
 func (e *event) drop() {
-	if e.refs.Add(-1) == 0 {
+	switch r := e.refs.Add(-1); {
+	case r == 0:
 		e.pool.put(e)
+	case r < 0:
+		panic("gpuarr: internal error: a tracking event was given back twice")
 	}
 }
 
@@ -47,7 +50,7 @@ type eventPool struct {
 func (p *eventPool) get() (*event, error) {
 	for i := range p.spare {
 		if e := p.spare[i].Swap(nil); e != nil {
-			e.refs.Store(1)
+			e.own()
 			return e, nil
 		}
 	}
@@ -56,7 +59,7 @@ func (p *eventPool) get() (*event, error) {
 		e := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		e.refs.Store(1)
+		e.own()
 		return e, nil
 	}
 	p.mu.Unlock()
@@ -67,6 +70,15 @@ func (p *eventPool) get() (*event, error) {
 	e := &event{ev: ev, pool: p}
 	e.refs.Store(1)
 	return e, nil
+}
+
+// own gives an idle event its first holder. An idle event has none: one
+// that still has a holder was given back while in use, and two owners
+// recording it would move each other's waits, so that is a panic.
+func (e *event) own() {
+	if !e.refs.CompareAndSwap(0, 1) {
+		panic("gpuarr: internal error: a tracking event was reused while still held")
+	}
 }
 
 func (p *eventPool) put(e *event) {
