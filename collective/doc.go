@@ -6,18 +6,53 @@
 //
 // # Communicators
 //
+// Init makes this process's rank of a job that a launcher started, one
+// rank per process: it reads the launcher's environment (ReadJob), picks
+// the rank's device (its local rank among the visible devices), and makes
+// the communicator through NCCL's own bootstrap, so gpuarr opens no
+// connection of its own. The same program runs unchanged under each of
+// these, looked for in this order:
+//
+//   - torchrun: RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE (may be
+//     absent); MASTER_ADDR and MASTER_PORT are required.
+//   - Open MPI's mpirun: OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK and
+//     _LOCAL_SIZE; MASTER_ADDR defaults to 127.0.0.1 when every rank is on
+//     this node (it is required otherwise), MASTER_PORT to 29500.
+//   - the mpiexec of MPICH and Intel MPI (Hydra): PMI_RANK, PMI_SIZE,
+//     MPI_LOCALRANKID and MPI_LOCALNRANKS; defaults as for Open MPI.
+//   - Slurm's srun: SLURM_PROCID, SLURM_STEP_NUM_TASKS and SLURM_LOCALID
+//     (SLURM_NODEID with SLURM_STEP_TASKS_PER_NODE give the local size);
+//     MASTER_ADDR defaults to the first host of SLURM_STEP_NODELIST,
+//     MASTER_PORT to 20000 + (31·SLURM_JOB_ID + SLURM_STEP_ID) mod 20000.
+//   - none: a one-rank job on device.Default.
+//
+// The first launcher in that order whose variables are set wins, so that
+// torchrun started by srun, or mpirun inside a Slurm allocation, is read
+// correctly; Slurm's variables count only inside an srun step. The ranks
+// meet at MASTER_PORT+1 because torchrun's own store listens at
+// MASTER_PORT. NCCL_COMM_ID, when set, is the meeting address as it
+// stands. Rank 0 listens there (NCCL's bootstrap root: with
+// NCCL_COMM_ID=host:port every rank's ncclGetUniqueId gives the same id)
+// and the others connect. A variable that is missing from a launcher's
+// set, malformed, or at odds with another is an *EnvError naming it; a
+// job whose ranks have not all arrived within GPUARR_INIT_TIMEOUT
+// (default 10 minutes; the Timeout option) fails with ErrTimeout, not a
+// hang. The host backend runs a job's ranks in one process only (the Env
+// option gives each goroutine its rank's environment); it refuses a
+// launched job's processes with ErrNotSupported.
+//
 // NewComm makes every rank in this process, one per device (the usual
-// single-node data parallelism). JoinComm makes one rank of a job that
-// runs one process per GPU (or spans machines): rank 0 calls NewUniqueID
-// and hands the ID to the others as text (ID.String, ParseID) through an
-// environment variable, a flag or a file. Host-backend IDs are valid in
-// their own process only (host devices of two processes share no memory).
+// single-node data parallelism). JoinComm makes one rank of a job whose
+// ranks the program starts itself: rank 0 calls NewUniqueID and hands the
+// ID to the others as text (ID.String, ParseID) through an environment
+// variable, a flag or a file. Host-backend IDs are valid in their own
+// process only (host devices of two processes share no memory).
 //
 // # Calls
 //
 // A collective takes one array per local rank, in local rank order: a
-// slice of length Comm.Local() (every rank's for NewComm; one for
-// JoinComm), for both the send and the receive side. Receive arrays may be
+// slice of length Comm.Local() (every rank's for NewComm; one for Init
+// and JoinComm), for both the send and the receive side. Receive arrays may be
 // the send arrays (nil: in place); AllGather and ReduceScatter work in
 // place when one side is a Slice of the other at the rank's block. Every
 // rank must issue the same collectives in the same order (NCCL's rule).

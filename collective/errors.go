@@ -16,4 +16,6 @@ var (
 	// ErrNotSupported: the backend cannot run collectives (no NCCL
 	// library: the error names it).
 	ErrNotSupported = device.ErrNotSupported
+	// ErrTimeout: Init gave up waiting for the job's other ranks.
+	ErrTimeout = device.ErrTimeout
 )

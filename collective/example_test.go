@@ -72,3 +72,17 @@ func ExampleComm_Group() {
 	fmt.Println(last, step)
 	// Output: [0.5 -1] [0]
 }
+
+// One rank of a job that torchrun, mpirun or srun started: Init reads the
+// launcher's variables from the process's environment (here, for the
+// example, from a map: no launcher, so a one-rank job).
+func ExampleInit() {
+	env := map[string]string{}
+	comm, job, err := collective.Init(collective.Env(func(k string) (string, bool) { v, ok := env[k]; return v, ok }))
+	if err != nil {
+		panic(err) // an *EnvError names the variable to fix
+	}
+	defer comm.Close()
+	fmt.Printf("rank %d of %d, %d local\n", job.Rank, job.Size, comm.Local())
+	// Output: rank 0 of 1, 1 local
+}

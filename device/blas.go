@@ -45,6 +45,18 @@ func (s *Stream) Gemm(g Gemm) error {
 	return b.Gemm(g)
 }
 
+// BLASWorkspace is the device workspace, in bytes, that a Gemm on s
+// should be given (Gemm.Work) so that the BLAS library allocates nothing
+// of its own: cuBLAS's recommended size on CUDA (32 MiB on compute
+// capability 9 and later, 4 MiB before), a token size on the host, which
+// only checks it. Zero when the backend takes none.
+func (s *Stream) BLASWorkspace() uint64 {
+	if w, ok := s.drv.(driver.BLASWorkspace); ok {
+		return w.BLASWorkspace()
+	}
+	return 0
+}
+
 // checkGemm refuses what BLAS libraries would reject (or misread): sizes
 // beyond int32, leading dimensions shorter than a column, missing pointers.
 func checkGemm(g *Gemm) error {
@@ -68,6 +80,9 @@ func checkGemm(g *Gemm) error {
 		if m.p == 0 && m.rows > 0 && m.cols > 0 && g.M > 0 && g.N > 0 {
 			return invalid(call, "%s is a null pointer", m.name)
 		}
+	}
+	if g.WorkBytes > 0 && g.Work == 0 {
+		return invalid(call, "a %d-byte workspace at a null pointer", g.WorkBytes)
 	}
 	return nil
 }

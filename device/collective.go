@@ -2,7 +2,9 @@ package device
 
 import (
 	"encoding/hex"
+	"net"
 	"sync/atomic"
+	"time"
 
 	"github.com/gpuarr/gpuarr/device/driver"
 )
@@ -148,6 +150,40 @@ func JoinComm(d *Device, id UniqueID, nranks, rank int) (*Communicator, error) {
 		return nil, err
 	}
 	c, err := cl.JoinComm(driver.UniqueID(id), nranks, rank)
+	if err != nil {
+		return nil, err
+	}
+	return &Communicator{drv: c, dev: d}, nil
+}
+
+// JoinCommAt makes d rank rank of nranks in the communicator whose ranks
+// meet at addr, a host:port that every rank is given (NCCL's own
+// bootstrap, NCCL_COMM_ID: rank 0 listens there and the others connect,
+// so no id has to be handed around). It returns once every rank has
+// joined. If they have not all joined within timeout (> 0), it aborts
+// the rank and fails with an error matching ErrTimeout.
+//
+// On CUDA it needs NCCL 2.18 or later (ncclCommInitRankConfig,
+// ncclCommSplit, ncclCommAbort; ErrNotSupported otherwise). The host
+// backend's ranks meet only within one process.
+func JoinCommAt(d *Device, addr string, nranks, rank int, timeout time.Duration) (*Communicator, error) {
+	const call = "JoinCommAt"
+	switch {
+	case d == nil:
+		return nil, invalid(call, "nil device")
+	case nranks < 1 || rank < 0 || rank >= nranks:
+		return nil, invalid(call, "rank %d of %d ranks: want 0 ≤ rank < nranks", rank, nranks)
+	case timeout <= 0:
+		return nil, invalid(call, "timeout %v: want a positive duration", timeout)
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, invalid(call, "address %q: want host:port (%v)", addr, err)
+	}
+	cl, err := collectives(call, d)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cl.JoinAt(addr, nranks, rank, timeout)
 	if err != nil {
 		return nil, err
 	}

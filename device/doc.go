@@ -43,7 +43,18 @@
 // not compile matches ErrCompile and carries NVRTC's log. The host device
 // multiplies with gonum's BLAS, in stream order, and cannot compile CUDA C.
 // HideSymbol("libcublas") and HideSymbol("libnvrtc") make either library
-// look missing, on both backends, for tests.
+// look missing, on both backends, for tests. A Gemm may bring the
+// library's workspace (Gemm.Work, Stream.BLASWorkspace bytes), so that
+// cuBLAS allocates none of its own.
+//
+// Dense linear algebra is a third (driver.Solver): Stream.Solve queues one
+// LAPACK routine (getrf, getrs, potrf, potrs, geqrf, orgqr, syevd, gesvd,
+// gesvdj and batched forms; see driver.SolverOp) on column-major device
+// matrices, with the workspace Stream.SolverWorkspace asks for. On CUDA it
+// is cuSOLVER (libcusolver.so.12, else .11; GPUARR_CUSOLVER_LIB) and, for
+// the batched LU routines, cuBLAS; the host device runs gonum's LAPACK in
+// stream order. HideSymbol("libcusolver") makes cuSOLVER look missing.
+// Package linalg is the API over arrays.
 //
 // Checking mode is a third capability (driver.Checker): Device.Checking
 // tells allocators above whether the backend wants freed memory poisoned

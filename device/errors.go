@@ -29,6 +29,9 @@ var (
 	// ErrCompile matches CUDA C that NVRTC refused (CompileCUDA, LoadCUDA);
 	// the error carries the compiler's log.
 	ErrCompile = driver.ErrCompile
+	// ErrTimeout matches a communicator whose ranks did not all arrive
+	// within the time JoinCommAt was given.
+	ErrTimeout = driver.ErrTimeout
 	// ErrBadConfig is matched by errors from malformed GPUARR_* variables.
 	ErrBadConfig = driver.ErrBadConfig
 )

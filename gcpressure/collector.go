@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/internal/cleanups"
 	"github.com/gpuarr/gpuarr/internal/units"
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 // reading is one look at a device's memory: the bytes live in allocations
@@ -191,6 +192,9 @@ func (c *collector) maybeCollect(read func() reading, blocking bool) bool {
 		took, freed := c.run(col, before, read, c.cfg.CleanupWaitMax, func(took time.Duration, freed uint64) {
 			c.counters.record(took, freed, background)
 		})
+		if memory.Tracing() {
+			memory.TraceMark(nil, memory.OpEagerGC, freed, took, fmt.Sprintf("%s at pressure %.2f", eagerWhen(blocking, background), p))
+		}
 		if c.cfg.Log != nil {
 			when := "on allocation"
 			switch {
@@ -212,6 +216,17 @@ func (c *collector) maybeCollect(read func() reading, blocking bool) bool {
 	}
 	collect()
 	return true
+}
+
+// eagerWhen says where an eager collection ran, for marks on a timeline.
+func eagerWhen(blocking, background bool) string {
+	switch {
+	case background:
+		return "in the background"
+	case blocking:
+		return "before a blocking wait"
+	}
+	return "on allocation"
 }
 
 // Collect runs a collection whatever the policy says (the reclaim ladder

@@ -96,7 +96,10 @@
 // the variable, from Install and so from every array allocation (policy.go). Stats reports
 // collections, skipped collections, bytes freed, time and the longest
 // pause, for eager collection and for the ladder by level; WaitIdle waits
-// for a background collection to end so that Stats includes it.
+// for a background collection to end so that Stats includes it. The
+// counters are also in memory.Metrics under gc/ (metrics.go), and each
+// eager collection and ladder step is marked in the memory traces alive
+// (memory.TraceMark), for the timeline page.
 //
 // # Where things are
 //

@@ -2,6 +2,7 @@ package gcpressure
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/memory"
@@ -30,9 +31,13 @@ func newRuntime(cfg policy, readDevice func(*device.Device) reading, live func(*
 }
 
 var proc struct {
-	once sync.Once
-	rt   *runtimeState
+	once    sync.Once
+	rt      *runtimeState
+	started atomic.Bool // rt is built
 }
+
+// processStarted reports whether the process's state exists.
+func processStarted() bool { return proc.started.Load() }
 
 // process is the process's state, built from the environment on first use.
 func process() *runtimeState {
@@ -42,6 +47,7 @@ func process() *runtimeState {
 		cfg, err := policyFromEnv()
 		proc.rt = newRuntime(cfg, deviceReading, defaultLive, currentSystemMemory)
 		proc.rt.err, proc.rt.global = err, true
+		proc.started.Store(true)
 	})
 	return proc.rt
 }

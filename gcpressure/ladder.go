@@ -100,6 +100,9 @@ func (r *ladder) Reclaim(dev *device.Device, need uint64, level int) bool {
 		r.mu.Lock()
 		r.counters.Runs[levelGiveUp]++
 		r.mu.Unlock()
+		if memory.Tracing() {
+			memory.TraceMark(dev, memory.OpReclaim, 0, 0, fmt.Sprintf("level %d (%s) for %s", levelGiveUp, levelNames[levelGiveUp], units.FormatBytes(need)))
+		}
 		if r.log != nil {
 			fmt.Fprintf(r.log, "gpuarr gc: reclaim on %s for %s: ladder exhausted, the allocator releases cached segments next\n",
 				dev, units.FormatBytes(need))
@@ -149,6 +152,9 @@ func (r *ladder) Reclaim(dev *device.Device, need uint64, level int) bool {
 		c.Errors++
 	}
 	r.mu.Unlock()
+	if memory.Tracing() {
+		memory.TraceMark(dev, memory.OpReclaim, freed, took, fmt.Sprintf("level %d (%s) for %s", level, levelNames[level], units.FormatBytes(need)))
+	}
 	if r.log != nil {
 		note := ""
 		if err != nil {

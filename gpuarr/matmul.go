@@ -201,10 +201,19 @@ func matmul[T Float](call string, c, a, b *Array[T], s *device.Stream, tf32 bool
 	o.Add(&a.c, tracking.Read, s)
 	o.Add(&b.c, tracking.Read, s)
 	o.Add(&c.c, tracking.Write, s)
+	ws, err := blasWorkspace(call, s)
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: the library's workspace: %w", call, err)
+	}
+	if ws != nil {
+		defer ws.Release()
+		o.Add(&ws.c, tracking.Write, s)
+		g.Work, g.WorkBytes = ws.c.Ptr(), uint64(ws.c.Len())
+	}
 	if err := o.Begin(true); err != nil {
 		return err
 	}
-	err := s.Gemm(g)
+	err = s.Gemm(g)
 	o.End()
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %s times %s: %w", call, a.c.Describe(), b.c.Describe(), err)

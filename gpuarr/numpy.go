@@ -19,4 +19,9 @@
 //	                                                      implicitly (convert with Cast)
 //	Cast of floats to integers  undefined out of range    saturates at the type's range, NaN → 0, the
 //	                                                      same on every backend
+//	linalg.Lstsq, Pinv,         rcond/tol=None picks the  linalg.DefaultTol (any negative value) picks
+//	  MatrixRank tolerance        default; lstsq's -1 is  it: Go has no None, and one sentinel is
+//	                              machine epsilon         clearer than two
+//	linalg.MatrixRank of an     a ValueError              0: an empty matrix has rank 0
+//	  empty matrix
 package gpuarr

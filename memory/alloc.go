@@ -26,11 +26,15 @@ func (p *CachingPool) Alloc(s *device.Stream, n uint64) (*Block, error) {
 			b.state = stateAllocated
 			sc.sh.add(b.size)
 			over := sc.sh.over()
+			sampled := sc.clock.tick(b.size)
 			sc.mu.Unlock()
 			if over {
 				p.peaks.recompute(p.streams(), sc)
 			}
 			b.req = n
+			if sampled {
+				b.prof = sample(kindDevice, p.label, b.size, 0)
+			}
 			return b, nil
 		}
 		sc.mu.Unlock()
@@ -43,9 +47,13 @@ func (p *CachingPool) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	sc.mu.Lock()
 	sc.sh.add(b.size)
 	over := sc.sh.over()
+	sampled := sc.clock.tick(b.size)
 	sc.mu.Unlock()
 	if over {
 		p.peaks.recompute(p.streams(), sc)
+	}
+	if sampled {
+		b.prof = sample(kindDevice, p.label, b.size, 0)
 	}
 	return b, nil
 }

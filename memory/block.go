@@ -23,6 +23,9 @@ type Block struct {
 	// neighbours of a block while their owners use them.
 	indexed bool
 	nosync  bool // the owner already ordered every use before the free (Direct skips its sync)
+	// prof is the profile bucket of a sampled block while it is
+	// allocated (profile.go), nil otherwise.
+	prof *bucket
 
 	// Streams declared with RecordUse while the block is allocated.
 	uses []*device.Stream

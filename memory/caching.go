@@ -72,6 +72,7 @@ type CachingPool struct {
 	poison      bool // fill freed blocks with poisonByte
 	pressure    bool // announce allocations (CachingOptions.Pressure)
 	poisonByte  byte
+	label       string // the device in profiles (deviceLabel)
 
 	reg   atomic.Pointer[registry]
 	regMu sync.Mutex
@@ -113,6 +114,7 @@ func Caching(upstream Resource, opts CachingOptions) *CachingPool {
 		poison:      opts.Poison || checking,
 		pressure:    opts.Pressure,
 		poisonByte:  poisonByte,
+		label:       deviceLabel(dev),
 	}
 	if p.frontBlocks == 0 {
 		p.frontBlocks = defaultFrontBlocks
@@ -121,6 +123,7 @@ func Caching(upstream Resource, opts CachingOptions) *CachingPool {
 		p.frontBytes = defaultFrontBytes
 	}
 	p.reg.Store(&registry{m: map[*device.Stream]*streamCache{}})
+	registerPool(p)
 	return p
 }
 

@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"cmp"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 )
@@ -14,9 +17,11 @@ var defaults struct {
 
 type defaultEntry struct {
 	once   sync.Once
+	dev    *device.Device
 	r      Resource
 	tracer *Tracer
 	err    error
+	ready  atomic.Bool // r is built (Metrics reads only such entries)
 }
 
 func defaultFor(dev *device.Device) *defaultEntry {
@@ -36,8 +41,32 @@ func defaultFor(dev *device.Device) *defaultEntry {
 			cfg.Pressure = true
 			e.r, e.tracer, e.err = New(dev, cfg)
 		}
+		e.dev = dev
+		e.ready.Store(e.r != nil)
 	})
 	return e
+}
+
+// builtDefaults returns the default resources built so far.
+func builtDefaults() []*defaultEntry {
+	defaults.mu.Lock()
+	defer defaults.mu.Unlock()
+	var out []*defaultEntry
+	for _, e := range defaults.m {
+		if e.ready.Load() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// sortedDefaults is builtDefaults by backend and ordinal.
+func sortedDefaults() []*defaultEntry {
+	es := builtDefaults()
+	slices.SortFunc(es, func(a, b *defaultEntry) int {
+		return cmp.Or(cmp.Compare(a.dev.Backend(), b.dev.Backend()), cmp.Compare(a.dev.Ordinal(), b.dev.Ordinal()))
+	})
+	return es
 }
 
 // Default returns dev's default resource, the one arrays allocate from,
@@ -111,6 +140,10 @@ func New(dev *device.Device, cfg Config) (Resource, *Tracer, error) {
 			up = tr.Wrap(up, TraceSegment)
 		}
 		r = Caching(up, CachingOptions{SoftLimit: cfg.SoftLimit, Pressure: cfg.Pressure})
+	}
+	if cfg.Pool != KindCaching {
+		// The caching pool samples for the profile itself.
+		r = profiled{upstream{r}}
 	}
 	if tr != nil {
 		r = tr.Wrap(r, TraceBlock)

@@ -36,6 +36,18 @@
 // each allocation to the process-wide Pressure first (SetPressure: package
 // gcpressure's eager collection).
 //
+// # Seeing memory
+//
+// The allocators sample allocations by bytes for a pprof profile of GPU
+// memory (GPUARR_MEMPROFILE_RATE, SetProfileRate; WriteProfile), each
+// charged to the Go call stack that made it; package memory/memhttp serves
+// it at /debug/pprof/gpuheap. A Tracer records allocator calls with their
+// stacks and marks (Go GC cycles; package gcpressure's eager collections
+// and ladder steps, through TraceMark); package memory/memviz draws its
+// JSON as a timeline page. Metrics is a snapshot of the gauges by name
+// (expvar's "gpuarr" through memhttp). With the profile on, an
+// OutOfMemoryError names the top holders by stack.
+//
 // # The caching pool
 //
 // Sizes follow PyTorch's caching allocator: requests are rounded up to 512
@@ -106,7 +118,10 @@
 // embedded by adaptors, which forwards what an adaptor does not change),
 // one file per resource or adaptor (direct.go, driverpool.go, limit.go,
 // reclaim.go, stats.go, trace.go), default.go and env.go (the per-device
-// default from the environment), status.go (the report an OOM carries).
+// default from the environment), status.go (the report an OOM carries),
+// profile.go (sampling), pprof.go (the profile's writer), stacks.go (call
+// stacks), metrics.go (Metrics), record.go (the programs' -gpumemprofile
+// and -gpumemtrace).
 // The caching pool's files are listed in caching.go: an allocation
 // decision is in sizes.go (how big), alloc.go (which block, when to grow),
 // free.go and events.go (when freed memory may be reused, by which

@@ -64,6 +64,9 @@ func ConfigFromEnv(dev *device.Device, getenv func(string) string) (Config, erro
 		}
 		cfg.TraceEvents = n
 	}
+	if _, err := profileRateFromEnv(getenv); err != nil {
+		return cfg, err
+	}
 	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvExpandable))); v {
 	case "", "0", "false":
 	case "1", "true":

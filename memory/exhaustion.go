@@ -93,7 +93,7 @@ func reclaimerOr(r Reclaimer) Reclaimer {
 }
 
 func (p *CachingPool) oomError(size uint64, cause error) error {
-	return &OutOfMemoryError{Device: p.dev.String(), Requested: size, Stats: p.Stats(), Cause: cause}
+	return &OutOfMemoryError{Device: p.dev.String(), Requested: size, Stats: p.Stats(), Cause: cause, Holders: topHolders(deviceLabel(p.dev), oomHolders)}
 }
 
 // exhausted is the pool's climb of the ladder when upstream refuses a

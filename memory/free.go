@@ -19,6 +19,9 @@ func (p *CachingPool) Free(b *Block) error {
 		return invalid("CachingPool.Free", "%v is %s (double free?)", b, st)
 	}
 	sc.sh.sub(b.size)
+	if b.prof != nil {
+		unsample(b)
+	}
 	if len(b.uses) == 0 && p.frontBlocks > 0 && !sc.dead {
 		if p.poison {
 			_ = sc.stream.Memset8(b.ptr, p.poisonByte, b.size)

@@ -119,7 +119,9 @@ func (m *managed) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		return nil, err
 	}
 	m.u.alloc(size)
-	return &Block{ptr: p, size: size, class: size, req: n, stream: s, owner: m, state: stateAllocated}, nil
+	b := &Block{ptr: p, size: size, class: size, req: n, stream: s, owner: m, state: stateAllocated}
+	b.prof = sampleOther(kindManaged, m.dev, size, 0)
+	return b, nil
 }
 
 func (m *managed) Free(b *Block) error {
@@ -144,6 +146,7 @@ func (m *managed) Free(b *Block) error {
 		return err
 	}
 	m.u.free(b.size)
+	unsample(b)
 	return nil
 }
 

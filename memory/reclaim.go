@@ -82,5 +82,5 @@ func (a *reclaiming) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	if errors.As(err, &oom) {
 		return nil, err
 	}
-	return nil, &OutOfMemoryError{Device: a.Device().String(), Requested: n, Stats: a.Stats(), Cause: err}
+	return nil, &OutOfMemoryError{Device: a.Device().String(), Requested: n, Stats: a.Stats(), Cause: err, Holders: topHolders(deviceLabel(a.Device()), oomHolders)}
 }

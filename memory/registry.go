@@ -29,6 +29,7 @@ func (p *CachingPool) streamCache(s *device.Stream) *streamCache {
 		return sc
 	}
 	sc := &streamCache{stream: s}
+	sc.clock.reset()
 	r := &registry{m: make(map[*device.Stream]*streamCache, len(old.m)+1)}
 	for k, v := range old.m {
 		r.m[k] = v

@@ -109,7 +109,7 @@ func TestTrace(t *testing.T) {
 	b, err := r.Alloc(s, 1000)
 	require.NoError(t, err)
 	require.NoError(t, r.Free(b))
-	ev := tr.Events()
+	ev := allocatorEvents(tr.Events())
 	require.Len(t, ev, 3)
 	require.Equal(t, []string{"alloc", "alloc", "free"}, []string{ev[0].Op, ev[1].Op, ev[2].Op})
 	require.Equal(t, TraceSegment, ev[0].Level)
@@ -121,6 +121,9 @@ func TestTrace(t *testing.T) {
 	require.NoError(t, r.EmptyCache()) // empty_cache, then the segment's free
 	ev = tr.Events()
 	require.Len(t, ev, 4)
+	if marks := len(ev) - len(allocatorEvents(ev)); marks > 0 {
+		t.Skipf("a Go GC cycle ended during the test and took %d of the ring's 4 places", marks)
+	}
 	require.Equal(t, uint64(1), tr.Dropped())
 	require.Equal(t, "free", ev[3].Op)
 	require.Equal(t, TraceSegment, ev[3].Level)

@@ -16,6 +16,10 @@ type OutOfMemoryError struct {
 	Requested uint64
 	Stats     Stats
 	Cause     error
+	// Holders are the stacks holding the most device memory of the
+	// device, by the profile's samples; none when the profile is off
+	// (SetProfileRate, GPUARR_MEMPROFILE_RATE).
+	Holders []Holder
 }
 
 func (e *OutOfMemoryError) Error() string {
@@ -26,6 +30,7 @@ func (e *OutOfMemoryError) Error() string {
 	}
 	b.WriteString("\n")
 	writeReport(&b, e.Stats)
+	writeHolders(&b, e.Holders)
 	return strings.TrimRight(b.String(), "\n")
 }
 

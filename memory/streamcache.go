@@ -26,9 +26,10 @@ type streamCache struct {
 	large  map[uint64]*Block // bins for larger sizes
 	newest *Block            // age list through lprev/lnext
 	oldest *Block
-	count  int    // blocks in the front cache
-	bytes  uint64 // their Capacity
-	sh     shard  // memory allocated on this stream
+	count  int         // blocks in the front cache
+	bytes  uint64      // their Capacity
+	sh     shard       // memory allocated on this stream
+	clock  sampleClock // bytes to the profile's next sample (profile.go)
 
 	arena streamArena // guarded by the pool's lock
 }

@@ -44,8 +44,9 @@ type Pinned[T gpuarr.Numeric] struct {
 
 // pinnedMem is what the cleanup holds: never the Pinned itself.
 type pinnedMem struct {
-	dev *device.Device
-	b   []byte
+	dev  *device.Device
+	b    []byte
+	note memory.PinnedNote // the profile's and the metrics' record
 
 	mu      sync.Mutex
 	pending []*device.Event // copies queued since the CPU last waited
@@ -86,7 +87,7 @@ func NewPinned[T gpuarr.Numeric](n int, dev *device.Device) (*Pinned[T], error) 
 		unchargeHost(nbytes)
 		return nil, fmt.Errorf("unified.%s: %d bytes on %s: %w", call, nbytes, dev, err)
 	}
-	p := &Pinned[T]{m: &pinnedMem{dev: dev, b: b}, n: n}
+	p := &Pinned[T]{m: &pinnedMem{dev: dev, b: b, note: memory.NotePinned(dev, nbytes)}, n: n}
 	p.cleanup = runtime.AddCleanup(p, func(m *pinnedMem) { _ = m.free() }, p.m)
 	return p, nil
 }
@@ -221,5 +222,6 @@ func (m *pinnedMem) free() error {
 		return err
 	}
 	unchargeHost(n)
+	m.note.Free()
 	return werr
 }

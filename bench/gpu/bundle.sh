@@ -12,6 +12,8 @@
 #   .gpu/MANIFEST     one line per step: kind name package-dir
 #   .gpu/COMMIT       git rev-parse HEAD, plus -dirty when the tree is dirty
 #   .gpu/run.sh       bench/gpu/run.sh, which runs it all
+#   .gpu/multinode.sh bench/gpu/multinode.sh: launchers and data-parallel
+#                     scaling on four GPUs
 #
 # The binaries are compressed into one archive because a dozen stripped Go
 # binaries are 50+ MiB, and the tree that travels to the GPU machine must stay
@@ -106,6 +108,7 @@ shopt -u nullglob
 if [[ -n $(git status --porcelain 2>/dev/null) ]]; then dirty=-dirty; else dirty=; fi
 echo "$(git rev-parse HEAD 2>/dev/null || echo unknown)$dirty" >"$B/COMMIT"
 cp bench/gpu/run.sh "$B/run.sh"
+cp bench/gpu/multinode.sh "$B/multinode.sh"
 
 echo "bundle: compressing"
 if command -v xz >/dev/null; then

@@ -4,6 +4,9 @@
 //
 //	gpuarr info    the devices of every backend, their attributes and peer
 //	               access, and which one device.Default() picks
+//	gpuarr memviz [-o page.html] trace.json
+//	               the memory timeline of a trace, as one self-contained
+//	               HTML page (package memory/memviz)
 //	gpuarr help    this text
 //
 // info lists the CUDA devices when a driver and a GPU are usable (and says
@@ -12,5 +15,8 @@
 // selection and the host backend read (GPUARR_DEVICE, GPUARR_HOST_DEVICES,
 // GPUARR_HOST_MEMORY, GPUARR_HOST_PEERS) apply as they do to any program.
 //
-// This command only reads device state; it allocates nothing.
+// info only reads device state; it allocates nothing. memviz reads the
+// JSON a memory.Tracer writes (GPUARR_MEMORY_TRACE=N records one for each
+// device's default resource; the example programs write it with
+// -gpumemtrace FILE).
 package main

@@ -10,6 +10,8 @@ const usage = `usage: gpuarr <command>
 
 commands:
   info              list the devices of every backend and mark the default one
+  memviz TRACE      write the memory timeline page of a trace (GPUARR_MEMORY_TRACE,
+                    -gpumemtrace) to standard output, or to -o FILE
   help              show this text
 
 environment: GPUARR_DEVICE=host|host:N|cuda|cuda:N picks the default device;
@@ -38,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		return 0
+	case "memviz":
+		return memvizCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
+	gmem "github.com/gpuarr/gpuarr/memory"
 )
 
 func TestRunUsage(t *testing.T) {
@@ -85,4 +88,44 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "2.00 GiB", bytesOrDash(2<<30))
 	assert.Equal(t, "79.2 GiB", bytesOrDash(85_045_460_992))
 	assert.Equal(t, "50.0 MiB", bytesOrDash(50<<20))
+}
+
+// memviz turns a trace recorded on the selected device into the page, to
+// standard output or -o; bad arguments are usage errors, an unreadable
+// trace a failure naming the file.
+func TestMemviz(t *testing.T) {
+	dev, err := device.Default()
+	require.NoError(t, err)
+	r, tr := gmem.Trace(gmem.Caching(gmem.Direct(dev), gmem.CachingOptions{}), 100)
+	b, err := r.Alloc(nil, 4096)
+	require.NoError(t, err)
+	require.NoError(t, r.Free(b))
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.json")
+	require.NoError(t, tr.WriteFile(trace))
+
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"memviz", trace}, &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), "<canvas")
+	assert.Contains(t, out.String(), `"t0":[`)
+	assert.Contains(t, out.String(), "TestMemviz")
+
+	page := filepath.Join(dir, "page.html")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"memviz", "-o", page, trace}, &out, &errOut), errOut.String())
+	assert.Empty(t, out.String())
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "TestMemviz")
+
+	errOut.Reset()
+	assert.Equal(t, 2, run([]string{"memviz"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "want one trace file")
+	errOut.Reset()
+	assert.Equal(t, 1, run([]string{"memviz", filepath.Join(dir, "missing.json")}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "missing.json")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.json"), []byte(`{"traceEvents":[]}`), 0o644))
+	errOut.Reset()
+	assert.Equal(t, 1, run([]string{"memviz", filepath.Join(dir, "other.json")}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "not a gpuarr memory trace")
 }

@@ -22,6 +22,14 @@ static struct {
 	                        const float *, int, const float *, float *, int);
 	cublasStatus_t (*dgemm)(cublasHandle_t, int, int, int, int, int, const double *, const double *, int,
 	                        const double *, int, const double *, double *, int);
+	// Optional: a library without them still multiplies.
+	cublasStatus_t (*set_workspace)(cublasHandle_t, void *, size_t);
+	cublasStatus_t (*sgetrf_batched)(cublasHandle_t, int, float *const[], int, int *, int *, int);
+	cublasStatus_t (*dgetrf_batched)(cublasHandle_t, int, double *const[], int, int *, int *, int);
+	cublasStatus_t (*sgetrs_batched)(cublasHandle_t, int, int, int, const float *const[], int, const int *,
+	                                 float *const[], int, int *, int);
+	cublasStatus_t (*dgetrs_batched)(cublasHandle_t, int, int, int, const double *const[], int, const int *,
+	                                 double *const[], int, int *, int);
 } gb;
 
 static void set_err(char *err, int errlen, const char *a, const char *b) {
@@ -60,6 +68,11 @@ int gp_blas_open(const char *dep, const char *path, char *err, int errlen) {
 	gb.set_math = fn[3];
 	gb.sgemm = fn[4];
 	gb.dgemm = fn[5];
+	gb.set_workspace = dlsym(h, "cublasSetWorkspace_v2");
+	gb.sgetrf_batched = dlsym(h, "cublasSgetrfBatched");
+	gb.dgetrf_batched = dlsym(h, "cublasDgetrfBatched");
+	gb.sgetrs_batched = dlsym(h, "cublasSgetrsBatched");
+	gb.dgetrs_batched = dlsym(h, "cublasDgetrsBatched");
 	gb.lib = h;
 	return 0;
 }
@@ -98,6 +111,64 @@ gp_bret gp_blas_destroy(gp_h ctx, gp_h h) {
 	BCTX(out, ctx);
 	out.which = GP_BLAS_DESTROY;
 	out.status = gb.destroy((cublasHandle_t)h);
+	return out;
+}
+
+// Sets the handle's workspace (cublasSetWorkspace_v2): ws of size bytes,
+// or the library's own pool when ws is 0.
+gp_bret gp_blas_set_workspace(gp_h ctx, gp_h h, CUdeviceptr ws, size_t size) {
+	gp_bret out = {0};
+	BCTX(out, ctx);
+	out.which = GP_BLAS_SET_WORKSPACE;
+	if (!gb.set_workspace) {
+		out.status = GP_BLAS_MISSING;
+		return out;
+	}
+	out.status = gb.set_workspace((cublasHandle_t)h, (void *)ws, ws ? size : 0);
+	return out;
+}
+
+// LU factorizations of batch n×n matrices (cublas<t>getrfBatched): a is
+// the device array of their addresses, ipiv n·batch int32 pivots, info
+// one int32 per matrix, all on the device.
+gp_bret gp_blas_getrf_batched(gp_h ctx, gp_h h, int dbl, int n, CUdeviceptr a, int lda, CUdeviceptr ipiv,
+                              CUdeviceptr info, int batch) {
+	gp_bret out = {0};
+	BCTX(out, ctx);
+	cublasHandle_t hd = (cublasHandle_t)h;
+	out.which = GP_BLAS_GETRF_BATCHED;
+	if (!(dbl ? (void *)gb.dgetrf_batched : (void *)gb.sgetrf_batched)) {
+		out.status = GP_BLAS_MISSING;
+		return out;
+	}
+	if (dbl)
+		out.status = gb.dgetrf_batched(hd, n, (double *const *)a, lda, (int *)ipiv, (int *)info, batch);
+	else
+		out.status = gb.sgetrf_batched(hd, n, (float *const *)a, lda, (int *)ipiv, (int *)info, batch);
+	return out;
+}
+
+// Solves with getrfBatched's factors (cublas<t>getrsBatched); trans is a
+// cublasOperation_t. Its info is a host word that reports a bad argument
+// (returned in v, as -i for argument i).
+gp_bret gp_blas_getrs_batched(gp_h ctx, gp_h h, int dbl, int trans, int n, int nrhs, CUdeviceptr a, int lda,
+                              CUdeviceptr ipiv, CUdeviceptr b, int ldb, int batch) {
+	gp_bret out = {0};
+	BCTX(out, ctx);
+	cublasHandle_t hd = (cublasHandle_t)h;
+	out.which = GP_BLAS_GETRS_BATCHED;
+	if (!(dbl ? (void *)gb.dgetrs_batched : (void *)gb.sgetrs_batched)) {
+		out.status = GP_BLAS_MISSING;
+		return out;
+	}
+	int info = 0;
+	if (dbl)
+		out.status = gb.dgetrs_batched(hd, trans, n, nrhs, (const double *const *)a, lda, (const int *)ipiv,
+		                               (double *const *)b, ldb, &info, batch);
+	else
+		out.status = gb.sgetrs_batched(hd, trans, n, nrhs, (const float *const *)a, lda, (const int *)ipiv,
+		                               (float *const *)b, ldb, &info, batch);
+	out.v = (unsigned long long)(long long)info;
 	return out;
 }
 

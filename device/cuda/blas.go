@@ -62,7 +62,8 @@ var blasStatusNames = map[int]string{
 }
 
 var blasCallNames = [...]string{"cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2",
-	"cublasSetMathMode", "cublasSgemm_v2", "cublasDgemm_v2"}
+	"cublasSetMathMode", "cublasSgemm_v2", "cublasDgemm_v2", "cublasSetWorkspace_v2", "cublas<t>getrfBatched",
+	"cublas<t>getrsBatched"}
 
 // blasError turns a failed cuBLAS call into a *driver.Error: a context
 // switch failure as the shim reports it, else the cuBLAS status mapped to
@@ -72,6 +73,14 @@ func (d *device) blasError(r C.gp_bret, format string, args ...any) error {
 		return d.fail(int64(r.cu), format, args...)
 	}
 	status := int(r.status)
+	call := "cuBLAS"
+	if w := int(r.which); w >= 0 && w < len(blasCallNames) {
+		call = blasCallNames[w]
+	}
+	if status == C.GP_BLAS_MISSING {
+		return &driver.Error{Call: call, Code: driver.SymbolMissing,
+			Detail: joinDetail(cublasLib.path+" does not export it", fmt.Sprintf(format, args...))}
+	}
 	name, ok := blasStatusNames[status]
 	if !ok {
 		name = fmt.Sprintf("cublasStatus_t(%d)", status)
@@ -84,10 +93,6 @@ func (d *device) blasError(r C.gp_bret, format string, args ...any) error {
 		code = driver.InvalidValue
 	case 1, 8, 15:
 		code = driver.NotSupported // this library cannot work with this driver or GPU
-	}
-	call := "cuBLAS"
-	if w := int(r.which); w >= 0 && w < len(blasCallNames) {
-		call = blasCallNames[w]
 	}
 	return &driver.Error{Call: call, Code: code, Detail: joinDetail(name+" from "+cublasLib.path, fmt.Sprintf(format, args...))}
 }
@@ -139,33 +144,82 @@ const (
 	blasGemmCallID = "cublasGemm"
 )
 
-// Gemm queues cublasSgemm_v2 or cublasDgemm_v2 on the stream: one cgo
-// call, no synchronization. The stream's handle is held (blasMu) for the
-// call, so two goroutines never use it at once.
-func (s *stream) Gemm(g driver.Gemm) error {
-	if err := s.check(blasGemmCallID); err != nil {
+// blasReady loads cuBLAS for call, or says why it cannot be used.
+func (s *stream) blasReady(call string) error {
+	if err := s.check(call); err != nil {
 		return err
 	}
 	if libHides.cublas.Load() > 0 {
 		return hiddenLibError(driver.BLASLibrary, "libcublas")
 	}
-	if err := loadCublas(s.dev.info.DriverVersion); err != nil {
-		return err
+	return loadCublas(s.dev.info.DriverVersion)
+}
+
+// blasHandle loads cuBLAS and returns the stream's handle, taking one on
+// first use; the caller holds blasMu.
+func (s *stream) blasHandle(call string) (C.gp_h, error) {
+	if err := s.blasReady(call); err != nil {
+		return 0, err
 	}
+	if s.closed.Load() {
+		return 0, closedError(call, "the stream")
+	}
+	if s.blasH == 0 {
+		h, err := s.dev.takeBlasHandle(s.h)
+		if err != nil {
+			return 0, err
+		}
+		s.blasH = h
+		s.blasWork = [2]uint64{} // cublasSetStream resets the workspace to the library's own
+	}
+	return s.blasH, nil
+}
+
+// setBlasWorkspace makes the handle's workspace p (n bytes), or the
+// library's own pool for p = 0, when it is not that already; the caller
+// holds blasMu. Every cuBLAS call through the handle states its
+// workspace, so a pointer a call lent is never used by a later one.
+func (s *stream) setBlasWorkspace(h C.gp_h, p driver.Ptr, n uint64) error {
+	if p == 0 {
+		n = 0
+	}
+	if s.blasWork == [2]uint64{uint64(p), n} {
+		return nil
+	}
+	r := C.gp_blas_set_workspace(s.dev.ctx, h, C.CUdeviceptr(p), C.size_t(n))
+	if r.cu != 0 || r.status != 0 {
+		s.blasWork = [2]uint64{^uint64(0), 0} // unknown: set it again next time
+		return s.dev.blasError(r, "workspace %v (%d bytes) on %s", p, n, s.dev)
+	}
+	s.blasWork = [2]uint64{uint64(p), n}
+	return nil
+}
+
+// BLASWorkspace is cuBLAS's recommended workspace: 32 MiB on compute
+// capability 9 and later, 4 MiB before.
+func (s *stream) BLASWorkspace() uint64 {
+	if s.dev.info.ComputeMajor >= 9 {
+		return 32 << 20
+	}
+	return 4 << 20
+}
+
+// Gemm queues cublasSgemm_v2 or cublasDgemm_v2 on the stream: one cgo
+// call (two when the workspace changes), no synchronization. The stream's
+// handle is held (blasMu) for the call, so two goroutines never use it at
+// once.
+func (s *stream) Gemm(g driver.Gemm) error {
 	if !driver.GemmType(g.Type) {
 		return driver.Errorf(blasGemmCallID, driver.InvalidValue, "element type %v", g.Type)
 	}
 	s.blasMu.Lock()
 	defer s.blasMu.Unlock()
-	if s.closed.Load() {
-		return closedError(blasGemmCallID, "the stream")
+	h, err := s.blasHandle(blasGemmCallID)
+	if err != nil {
+		return err
 	}
-	if s.blasH == 0 {
-		h, err := s.dev.takeBlasHandle(s.h)
-		if err != nil {
-			return err
-		}
-		s.blasH = h
+	if err := s.setBlasWorkspace(h, g.Work, g.WorkBytes); err != nil {
+		return err
 	}
 	dbl, math := C.int(0), C.int(blasMathPlain)
 	if g.Type == dtype.Float64 {
@@ -173,7 +227,7 @@ func (s *stream) Gemm(g driver.Gemm) error {
 	} else if g.TF32 {
 		math = blasMathTF32
 	}
-	r := C.gp_blas_gemm(s.dev.ctx, s.blasH, dbl, math, blasOp(g.TransA), blasOp(g.TransB),
+	r := C.gp_blas_gemm(s.dev.ctx, h, dbl, math, blasOp(g.TransA), blasOp(g.TransB),
 		C.int(g.M), C.int(g.N), C.int(g.K), C.double(g.Alpha),
 		C.CUdeviceptr(g.A), C.int(g.LDA), C.CUdeviceptr(g.B), C.int(g.LDB), C.double(g.Beta),
 		C.CUdeviceptr(g.C), C.int(g.LDC))

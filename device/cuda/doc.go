@@ -40,7 +40,11 @@
 // changes. A group of collectives over several devices is started and
 // ended inside one cgo call, so on one OS thread as NCCL requires; since
 // NCCL's runtime switches devices itself, the shim forgets its cached
-// current context after every NCCL call.
+// current context after every NCCL call. JoinAt (rendezvous.go) meets the
+// other ranks at an address through NCCL's own bootstrap (NCCL_COMM_ID,
+// set only around the two calls that read it), nonblocking so that a
+// deadline can abort it, then splits the result into a blocking
+// communicator (NCCL 2.18+).
 //
 // Built without cgo the backend still compiles; Devices then reports
 // driver.LibraryMissing and device.Default falls back to the host device.

@@ -35,16 +35,22 @@ type libCandidate struct {
 // libCandidates lists what to try for lib ("libcublas") given the
 // driver's version (CUDA encoding) and the override variable.
 func libCandidates(lib, env string, driverVersion int) []libCandidate {
+	majors := []int{13, 12}
+	if driverVersion > 0 && driverVersion < 13000 {
+		majors = []int{12}
+	}
+	return libCandidatesFor(lib, env, majors)
+}
+
+// libCandidatesFor lists what to try for lib with these soname majors,
+// in order, and the override variable.
+func libCandidatesFor(lib, env string, majors []int) []libCandidate {
 	if v := strings.TrimSpace(os.Getenv(env)); v != "" {
 		dir := ""
 		if strings.Contains(v, "/") {
 			dir = filepath.Dir(v)
 		}
 		return []libCandidate{{path: v, dir: dir}}
-	}
-	majors := []int{13, 12}
-	if driverVersion > 0 && driverVersion < 13000 {
-		majors = []int{12}
 	}
 	var out []libCandidate
 	for _, m := range majors {
@@ -73,13 +79,16 @@ func loadError(library, env string, tried []libCandidate, first string) error {
 }
 
 // Tests hide a whole library with HideSymbol("libcublas"),
-// HideSymbol("libnvrtc") or HideSymbol("libnccl"): it then looks missing whether or not it loaded.
-var libHides struct{ cublas, nvrtc, nccl atomic.Int32 }
+// HideSymbol("libcusolver"), HideSymbol("libnvrtc") or HideSymbol("libnccl"):
+// it then looks missing whether or not it loaded.
+var libHides struct{ cublas, cusolver, nvrtc, nccl atomic.Int32 }
 
 func libHideCounter(name string) *atomic.Int32 {
 	switch name {
 	case "libcublas":
 		return &libHides.cublas
+	case "libcusolver":
+		return &libHides.cusolver
 	case "libnvrtc":
 		return &libHides.nvrtc
 	case "libnccl":

@@ -21,7 +21,20 @@ typedef struct {
 	unsigned long long v;
 } gp_bret;
 
-enum { GP_BLAS_CREATE, GP_BLAS_DESTROY, GP_BLAS_SET_STREAM, GP_BLAS_SET_MATH, GP_BLAS_SGEMM, GP_BLAS_DGEMM };
+// Status for an optional cuBLAS entry point the library does not export.
+#define GP_BLAS_MISSING (-1)
+
+enum {
+	GP_BLAS_CREATE,
+	GP_BLAS_DESTROY,
+	GP_BLAS_SET_STREAM,
+	GP_BLAS_SET_MATH,
+	GP_BLAS_SGEMM,
+	GP_BLAS_DGEMM,
+	GP_BLAS_SET_WORKSPACE,
+	GP_BLAS_GETRF_BATCHED,
+	GP_BLAS_GETRS_BATCHED
+};
 
 int gp_blas_open(const char *dep, const char *path, char *err, int errlen);
 gp_bret gp_blas_create(gp_h ctx, gp_h s);
@@ -30,6 +43,35 @@ gp_bret gp_blas_destroy(gp_h ctx, gp_h h);
 gp_bret gp_blas_gemm(gp_h ctx, gp_h h, int dbl, int math, int ta, int tb, int m, int n, int k,
                      double alpha, CUdeviceptr a, int lda, CUdeviceptr b, int ldb, double beta,
                      CUdeviceptr c, int ldc);
+gp_bret gp_blas_set_workspace(gp_h ctx, gp_h h, CUdeviceptr ws, size_t size);
+gp_bret gp_blas_getrf_batched(gp_h ctx, gp_h h, int dbl, int n, CUdeviceptr a, int lda, CUdeviceptr ipiv,
+                              CUdeviceptr info, int batch);
+gp_bret gp_blas_getrs_batched(gp_h ctx, gp_h h, int dbl, int trans, int n, int nrhs, CUdeviceptr a, int lda,
+                              CUdeviceptr ipiv, CUdeviceptr b, int ldb, int batch);
+
+// A cuSOLVER call (solver.c): the fields of driver.SolverCall, with op
+// and type as their Go values (driver.SolverOp, driver.DType).
+typedef struct {
+	int op, type;
+	long long m, n, k, nrhs, batch;
+	int upper, trans, vectors, econ, job;
+	CUdeviceptr a, b, u, v, vals, ipiv, info, work;
+	long long lda, ldb, ldu, ldv;
+	unsigned long long work_bytes;
+} gp_scall;
+
+// Statuses the shim reports besides cusolverStatus_t values.
+#define GP_SOLVER_MISSING (-1)     // the library does not export the entry point
+#define GP_SOLVER_SHORT_WORK (-2)  // the workspace is shorter than the query says (v: bytes needed)
+#define GP_SOLVER_BAD_OP (-3)      // not a routine of this file
+
+int gp_solver_open(const char *const *deps, int ndeps, const char *path, char *err, int errlen);
+const char *gp_solver_name(int which);
+gp_bret gp_solver_create(gp_h ctx, gp_h s);
+gp_bret gp_solver_set_stream(gp_h ctx, gp_h h, gp_h s);
+gp_bret gp_solver_destroy(gp_h ctx, gp_h h);
+gp_bret gp_solver_buffer(gp_h ctx, gp_h h, const gp_scall *c);
+gp_bret gp_solver_run(gp_h ctx, gp_h h, const gp_scall *c);
 
 // An NVRTC compilation: rc is the nvrtcResult of the call numbered which
 // (GP_NVRTC_*); ptx and log are malloc'd (the caller frees them).

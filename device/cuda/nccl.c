@@ -10,6 +10,10 @@
 #include "nccl.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -19,6 +23,38 @@ typedef void *ncclComm_t;
 typedef int ncclResult_t;
 
 _Static_assert(sizeof(ncclUniqueId) == 128, "ncclUniqueId is 128 bytes");
+
+// ncclConfig_t as NCCL 2.18 declares it. NCCL copies min(size, its own
+// sizeof) bytes and gives every field a version after 2.18 added (or one
+// beyond size) its default, so a newer library reads this correctly.
+typedef struct {
+	size_t size;
+	unsigned int magic;
+	unsigned int version;
+	int blocking;
+	int cgaClusterSize;
+	int minCTAs;
+	int maxCTAs;
+	const char *netName;
+	int splitShare;
+} gp_nccl_config;
+
+#define GP_NCCL_CONFIG_MAGIC 0xcafebeefu
+#define GP_NCCL_CONFIG_VERSION 21800 // NCCL_VERSION(2, 18, 0)
+#define GP_NCCL_UNDEF_INT INT_MIN    // NCCL_CONFIG_UNDEF_INT: NCCL's default
+
+static void config_init(gp_nccl_config *c, int blocking) {
+	memset(c, 0, sizeof *c);
+	c->size = offsetof(gp_nccl_config, splitShare) + sizeof(int); // no padding
+	c->magic = GP_NCCL_CONFIG_MAGIC;
+	c->version = GP_NCCL_CONFIG_VERSION;
+	c->blocking = blocking;
+	c->cgaClusterSize = GP_NCCL_UNDEF_INT;
+	c->minCTAs = GP_NCCL_UNDEF_INT;
+	c->maxCTAs = GP_NCCL_UNDEF_INT;
+	c->netName = NULL;
+	c->splitShare = 0; // the copy owns its resources: the parent is destroyed
+}
 
 static struct {
 	void *lib;
@@ -39,6 +75,10 @@ static struct {
 	ncclResult_t (*group_end)(void);
 	const char *(*error_string)(ncclResult_t);
 	ncclResult_t (*async_error)(ncclComm_t, ncclResult_t *);
+	// Optional (NCCL 2.18+): the rendezvous at an address.
+	ncclResult_t (*init_rank_config)(ncclComm_t *, int, ncclUniqueId, int, gp_nccl_config *);
+	ncclResult_t (*split)(ncclComm_t, int, int, ncclComm_t *, gp_nccl_config *);
+	ncclResult_t (*abort)(ncclComm_t);
 } gn;
 
 static void nset_err(char *err, int errlen, const char *a, const char *b, const char *c) {
@@ -90,6 +130,9 @@ int gp_nccl_open(const char *path, char *err, int errlen) {
 	gn.group_end = fn[14];
 	gn.error_string = fn[15];
 	gn.async_error = fn[16];
+	gn.init_rank_config = dlsym(h, "ncclCommInitRankConfig");
+	gn.split = dlsym(h, "ncclCommSplit");
+	gn.abort = dlsym(h, "ncclCommAbort");
 	gn.lib = h;
 	return 0;
 }
@@ -186,6 +229,69 @@ static ncclResult_t one(const gp_ncoll *c) {
 	return 4; // ncclInvalidArgument
 }
 
+int gp_nccl_has_rendezvous(void) { return gn.lib && gn.init_rank_config && gn.split && gn.abort; }
+
+gp_ncret gp_nccl_join_at(gp_h ctx, int nranks, int rank, gp_h *comm) {
+	gp_ncret out = {0};
+	if ((out.cu = gp_use_ctx(ctx))) return out;
+	ncclUniqueId id;
+	out.which = GP_NCCL_GET_UNIQUE_ID;
+	out.status = gn.get_unique_id(&id);
+	if (!out.status) {
+		gp_nccl_config cfg;
+		config_init(&cfg, 0);
+		ncclComm_t c = 0;
+		out.which = GP_NCCL_INIT_RANK_CONFIG;
+		out.status = gn.init_rank_config(&c, nranks, id, rank, &cfg);
+		if (!out.status || out.status == GP_NCCL_IN_PROGRESS) *comm = (gp_h)c;
+	}
+	gp_forget_ctx();
+	return out;
+}
+
+gp_ncret gp_nccl_split(gp_h ctx, gp_h parent, gp_h *slot) {
+	gp_ncret out = {0};
+	int key = 0;
+	out.which = GP_NCCL_USER_RANK;
+	if ((out.status = gn.user_rank((ncclComm_t)parent, &key))) return out;
+	ncclComm_t *s = calloc(1, sizeof *s);
+	out.which = GP_NCCL_SPLIT;
+	if (!s) {
+		out.status = 2; // ncclSystemError
+		return out;
+	}
+	if ((out.cu = gp_use_ctx(ctx))) {
+		free(s);
+		return out;
+	}
+	gp_nccl_config cfg;
+	config_init(&cfg, 1);
+	out.status = gn.split((ncclComm_t)parent, 0, key, s, &cfg);
+	gp_forget_ctx();
+	if (out.status && out.status != GP_NCCL_IN_PROGRESS) {
+		free(s);
+		return out;
+	}
+	*slot = (gp_h)s;
+	return out;
+}
+
+gp_h gp_nccl_slot_take(gp_h slot) {
+	ncclComm_t *s = (ncclComm_t *)slot;
+	ncclComm_t c = __atomic_load_n(s, __ATOMIC_ACQUIRE);
+	free(s);
+	return (gp_h)c;
+}
+
+gp_ncret gp_nccl_abort(gp_h ctx, gp_h comm) {
+	gp_ncret out = {0};
+	if ((out.cu = gp_use_ctx(ctx))) return out;
+	out.which = GP_NCCL_ABORT;
+	out.status = gn.abort((ncclComm_t)comm);
+	gp_forget_ctx();
+	return out;
+}
+
 // Issues calls as one group from this one OS thread (a group over several
 // devices of one process must be started and ended by the same thread;
 // doing it in one cgo call guarantees that).
@@ -203,6 +309,22 @@ gp_ncret gp_nccl_run(int n, const gp_ncoll *calls) {
 	// inside it.
 	ncclResult_t end = gn.group_end();
 	gp_forget_ctx();
+	if (!out.cu && !out.status && end == GP_NCCL_IN_PROGRESS) {
+		// Nonblocking communicators (NCCL_COMM_BLOCKING=0 in the
+		// environment makes every one so) finish the group on NCCL's own
+		// thread: the work is queued on the streams once each
+		// communicator's state leaves ncclInProgress, and the caller's
+		// tracking needs it queued before this returns.
+		end = 0;
+		for (int i = 0; i < n && !end; i++) {
+			ncclResult_t st = GP_NCCL_IN_PROGRESS;
+			while (!end && st == GP_NCCL_IN_PROGRESS) {
+				out.index = i;
+				if ((end = gn.async_error((ncclComm_t)calls[i].comm, &st)) == 0 && st != GP_NCCL_IN_PROGRESS) end = st;
+				if (st == GP_NCCL_IN_PROGRESS) sched_yield();
+			}
+		}
+	}
 	if (!out.cu && !out.status && end) {
 		out.which = GP_NCCL_GROUP_END;
 		out.status = end;

@@ -75,7 +75,8 @@ func NCCLVersion() (int, error) {
 
 var ncclCallNames = [...]string{"ncclGetUniqueId", "ncclCommInitRank", "ncclCommInitAll", "ncclCommDestroy",
 	"ncclGroupStart", "ncclGroupEnd", "ncclAllReduce", "ncclBroadcast", "ncclReduce", "ncclAllGather",
-	"ncclReduceScatter", "ncclCommGetAsyncError", "ncclCommCount", "ncclCommCuDevice", "ncclCommUserRank"}
+	"ncclReduceScatter", "ncclCommGetAsyncError", "ncclCommCount", "ncclCommCuDevice", "ncclCommUserRank",
+	"ncclCommInitRankConfig", "ncclCommSplit", "ncclCommAbort"}
 
 // checkComm asks NCCL what it made (ncclCommCount, ncclCommCuDevice,
 // ncclCommUserRank) and refuses a rank that is not the one asked for.

@@ -24,8 +24,14 @@ type stream struct {
 
 	// blasH is the stream's cuBLAS handle once it multiplied (blas.go);
 	// blasMu keeps it to one call at a time.
-	blasMu sync.Mutex
-	blasH  C.gp_h
+	blasMu   sync.Mutex
+	blasH    C.gp_h
+	blasWork [2]uint64 // the handle's workspace (pointer, bytes); zero: the library's own
+
+	// solverH is the stream's cuSOLVER handle once it solved (solver.go);
+	// solverMu keeps it to one call at a time.
+	solverMu sync.Mutex
+	solverH  C.gp_h
 }
 
 func (d *device) NewStream() (driver.Stream, error) {
@@ -101,6 +107,7 @@ func (s *stream) Close() error {
 	// The stream's work is done (destroy synchronized it): its cuBLAS
 	// handle may serve another stream.
 	s.releaseBlas()
+	s.releaseSolver()
 	return nil
 }
 

@@ -27,6 +27,11 @@ type Gemm struct {
 	C              Ptr
 	LDC            int
 	TF32           bool
+	// Work is a device workspace of WorkBytes for the library (see
+	// BLASWorkspace), which it uses instead of memory it allocates
+	// itself; zero lets the library use its own.
+	Work      Ptr
+	WorkBytes uint64
 }
 
 // Extents returns the stored shape (rows, columns) of A and B: op(A)

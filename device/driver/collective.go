@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
 )
@@ -111,6 +112,13 @@ type Collectives interface {
 	// JoinComm makes this device rank rank of nranks (ncclCommInitRank);
 	// it returns once every rank has joined.
 	JoinComm(id UniqueID, nranks, rank int) (Communicator, error)
+	// JoinAt makes this device rank rank of nranks in the communicator
+	// whose ranks meet at addr (host:port), NCCL's own bootstrap
+	// (NCCL_COMM_ID=addr: every rank derives the same id, rank 0 listens
+	// at addr, the others connect). It returns once every rank has joined;
+	// after timeout (> 0) it gives up, aborting the rank, with a TimedOut
+	// error. The communicator it returns behaves as JoinComm's does.
+	JoinAt(addr string, nranks, rank int, timeout time.Duration) (Communicator, error)
 	// RunColls issues calls as one group (ncclGroupStart … ncclGroupEnd):
 	// each call on its own communicator and stream. It returns once they
 	// are queued.

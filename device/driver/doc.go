@@ -18,9 +18,9 @@
 //
 // What only some backends can do is an optional capability, an interface
 // a backend's Device or Stream may implement and package device tests for:
-// Compiler and BLAS here, CaptureNodes and GraphUpdate (naming captured
-// nodes and resizing them in an instantiated graph), PeerLinks (simulated
-// peer links), and
+// Compiler, BLAS, BLASWorkspace and Solver here, CaptureNodes and
+// GraphUpdate (naming captured nodes and resizing them in an instantiated
+// graph), PeerLinks (simulated peer links), and
 // device/hostkernel's Registry (kernels written in Go), which lives beside
 // the kernel ABI it needs.
 //

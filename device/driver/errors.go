@@ -52,6 +52,7 @@ const (
 	LibraryMissing           Result = -2 // not a CUresult: the driver library could not be loaded
 	Closed                   Result = -3 // not a CUresult: the object was closed or freed
 	CompileFailed            Result = -4 // not a CUresult: CUDA C source did not compile (NVRTC)
+	TimedOut                 Result = -5 // not a CUresult: other parties (a communicator's ranks) did not arrive in time
 )
 
 var resultNames = map[Result]string{
@@ -74,7 +75,7 @@ var resultNames = map[Result]string{
 	StreamCaptureIsolation:   "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
 	StreamCaptureWrongThread: "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD", Unknown: "CUDA_ERROR_UNKNOWN",
 	SymbolMissing: "GPUARR_SYMBOL_MISSING", LibraryMissing: "GPUARR_LIBRARY_MISSING", Closed: "GPUARR_CLOSED",
-	CompileFailed: "GPUARR_COMPILE_FAILED",
+	CompileFailed: "GPUARR_COMPILE_FAILED", TimedOut: "GPUARR_TIMED_OUT",
 }
 
 // Name is the result's cuda.h name, or "CUresult(N)" for codes the project
@@ -116,6 +117,7 @@ var (
 	ErrClosed                = errors.New("use of a closed or freed object")
 	ErrStreamCapture         = errors.New("operation not permitted while a stream is capturing")
 	ErrCompile               = errors.New("CUDA C failed to compile")
+	ErrTimeout               = errors.New("timed out waiting for other ranks")
 )
 
 // Error is a failed driver call: the call that failed, its result code and,
@@ -214,7 +216,7 @@ var resultText = map[Result]string{
 	PeerAccessUnsupported: "peer access is not supported between these devices",
 	NotSupported:          "not supported", SymbolMissing: "the driver library lacks this entry point",
 	LibraryMissing: "the driver library could not be loaded", Closed: "the object was closed or freed",
-	CompileFailed: "CUDA C compilation failed", InvalidDevice: "no such device",
+	CompileFailed: "CUDA C compilation failed", TimedOut: "timed out", InvalidDevice: "no such device",
 	InvalidImage: "invalid module image", NotFound: "not found", MisalignedAddress: "misaligned address",
 	StreamCaptureUnsupported: "not permitted while a stream is capturing",
 	StreamCaptureInvalidated: "the stream capture was invalidated",
@@ -257,6 +259,8 @@ func (e *Error) Is(target error) bool {
 		return e.Code >= StreamCaptureUnsupported && e.Code <= StreamCaptureWrongThread
 	case ErrCompile:
 		return e.Code == CompileFailed
+	case ErrTimeout:
+		return e.Code == TimedOut
 	}
 	return false
 }

@@ -6,8 +6,7 @@ import (
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
@@ -56,13 +55,33 @@ func (s *stream) Gemm(g driver.Gemm) error {
 			return err
 		}
 	}
+	if g.WorkBytes > 0 {
+		if err := span(blasCall, g.Work, g.WorkBytes); err != nil {
+			return err
+		}
+	}
 	dev := s.dev
 	return s.enqueue(blasCall, func() error { return dev.gemm(g, ptrs, spans) })
 }
 
+// hostBLASWorkspace is the workspace the host asks of a Gemm: gonum needs
+// none, but asking for some lets tests see that callers pass a live one.
+const hostBLASWorkspace = 4096
+
+// BLASWorkspace is the workspace a Gemm should be given; see
+// driver.BLASWorkspace.
+func (s *stream) BLASWorkspace() uint64 { return hostBLASWorkspace }
+
 // gemm runs one product; a gonum panic (it checks its arguments) becomes
 // the stream's error rather than the process's.
 func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err error) {
+	if g.WorkBytes > 0 {
+		a, _, why := index.pin(g.Work, g.WorkBytes)
+		if a == nil {
+			return illegal(blasCall, fmt.Sprintf("on %s: workspace %s", d, why))
+		}
+		a.unpin()
+	}
 	var mem [3][]byte
 	for i, n := range spans {
 		if n == 0 {
@@ -94,16 +113,21 @@ func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err e
 	tA, tB := trans(g.TransA), trans(g.TransB)
 	switch g.Type {
 	case dtype.Float32:
-		blas32.Implementation().Sgemm(tB, tA, g.N, g.M, g.K, float32(g.Alpha),
+		gonumBLAS.Sgemm(tB, tA, g.N, g.M, g.K, float32(g.Alpha),
 			floats[float32](mem[1]), g.LDB, floats[float32](mem[0]), g.LDA,
 			float32(g.Beta), floats[float32](mem[2]), g.LDC)
 	case dtype.Float64:
-		blas64.Implementation().Dgemm(tB, tA, g.N, g.M, g.K, g.Alpha,
+		gonumBLAS.Dgemm(tB, tA, g.N, g.M, g.K, g.Alpha,
 			floats[float64](mem[1]), g.LDB, floats[float64](mem[0]), g.LDA,
 			g.Beta, floats[float64](mem[2]), g.LDC)
 	}
 	return nil
 }
+
+// gonumBLAS is gonum's own BLAS: not blas64's and blas32's current ones,
+// which a program may replace (gpuarr/gonum's Implementation sends
+// products of unified memory back to a device).
+var gonumBLAS gonum.Implementation
 
 // scaleColumns sets C = Beta·C (zeros when Beta is 0, whatever C held).
 func scaleColumns(g driver.Gemm, c []byte) {

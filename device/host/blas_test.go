@@ -4,10 +4,45 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
 )
+
+// refusingBLAS is a BLAS a program might install with blas64.Use or
+// blas32.Use (gpuarr/gonum's sends products back to a device).
+type refusingBLAS struct{ gonum.Implementation }
+
+func (refusingBLAS) Dgemm(blas.Transpose, blas.Transpose, int, int, int, float64, []float64, int, []float64, int, float64, []float64, int) {
+	panic("the host device used the program's float64 BLAS")
+}
+
+func (refusingBLAS) Sgemm(blas.Transpose, blas.Transpose, int, int, int, float32, []float32, int, []float32, int, float32, []float32, int) {
+	panic("the host device used the program's float32 BLAS")
+}
+
+// The host device's products use gonum's own BLAS, whatever BLAS the
+// program installed for gonum's mat: one that sends them back to a device
+// would wait on the stream running it.
+func TestGemmIgnoresInstalledBLAS(t *testing.T) {
+	blas64.Use(refusingBLAS{})
+	blas32.Use(refusingBLAS{})
+	defer blas64.Use(gonum.Implementation{})
+	defer blas32.Use(gonum.Implementation{})
+	d := testSystem(t).devs[0]
+	s := newTestStream(t, d)
+	a, c := newTestAlloc(t, d, 32), newTestAlloc(t, d, 32)
+	upload(t, s, a, []float64{1, 3, 2, 4})
+	require.NoError(t, s.Gemm(driver.Gemm{Type: dtype.Float64, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: a, LDB: 2, C: c, LDC: 2}))
+	require.Equal(t, []float64{7, 15, 10, 22}, download[float64](t, s, c, 4))
+	upload(t, s, a, []float32{1, 3, 2, 4})
+	require.NoError(t, s.Gemm(driver.Gemm{Type: dtype.Float32, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: a, LDB: 2, C: c, LDC: 2}))
+	require.Equal(t, []float32{7, 15, 10, 22}, download[float32](t, s, c, 4))
+}
 
 // The product runs in stream order: after the uploads queued before it,
 // before the download queued after it. Column-major [1 2; 3 4]·[5 6; 7 8].

@@ -51,3 +51,14 @@ func (sys *system) delay() {
 		runtime.Gosched()
 	}
 }
+
+// gap pauses the calling goroutine at random in checking mode, between
+// the halves of an operation that CUDA performs as two driver calls.
+func (sys *system) gap() {
+	if !sys.cfg.check || rand.IntN(delayOdds) != 0 {
+		return
+	}
+	for d, start := rand.N(maxDelay/4), time.Now(); time.Since(start) < d; {
+		runtime.Gosched()
+	}
+}

@@ -155,17 +155,22 @@ func (d *device) NewComms(devs []driver.Device) ([]driver.Communicator, error) {
 	return out, nil
 }
 
-// Unique ids are registered in this process only: host devices of
-// different processes share no memory, so their ranks cannot meet.
+// Unique ids and meeting addresses are registered in this process only:
+// host devices of different processes share no memory, so their ranks
+// cannot meet.
 var joins struct {
 	mu      sync.Mutex
 	pending map[driver.UniqueID]*joining
+	at      map[string]*joining
 }
 
+// joining is a communicator whose ranks are arriving one by one.
 type joining struct {
 	cl     *clique
 	joined map[int]bool
+	gaveUp map[int]bool // ranks that timed out and left
 	ready  chan struct{}
+	forget func() // drops the registry entry (under joins.mu)
 }
 
 // UniqueID makes a random id, valid for JoinComm in this process.
@@ -201,21 +206,63 @@ func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communic
 			"unknown unique id: host-backend ids work only in the process that made them (host devices of two processes share no memory)")
 	}
 	if j == nil {
-		j = &joining{cl: newClique(nranks, timeout), joined: map[int]bool{}, ready: make(chan struct{})}
+		j = &joining{cl: newClique(nranks, timeout), joined: map[int]bool{}, ready: make(chan struct{}),
+			forget: func() { delete(joins.pending, id) }}
 		joins.pending[id] = j
 	}
+	return d.join(call, j, nranks, rank, timeout, "the unique id", " ("+EnvCollectiveTimeout+" sets the limit)")
+}
+
+// JoinAt waits until nranks ranks of this process have joined at addr, or
+// the timeout: the in-process equivalent of NCCL's bootstrap at
+// NCCL_COMM_ID=addr. A completed communicator frees addr for the next.
+func (d *device) JoinAt(addr string, nranks, rank int, timeout time.Duration) (driver.Communicator, error) {
+	const call = "ncclCommInitRankConfig"
+	if err := d.ncclHidden(); err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		return nil, errorf(call, driver.InvalidValue, "timeout %v: want a positive duration", timeout)
+	}
+	ctimeout, err := collectiveTimeout()
+	if err != nil {
+		return nil, err
+	}
+	joins.mu.Lock()
+	if joins.at == nil {
+		joins.at = map[string]*joining{}
+	}
+	j := joins.at[addr]
+	if j == nil {
+		j = &joining{cl: newClique(nranks, ctimeout), joined: map[int]bool{}, ready: make(chan struct{})}
+		j.forget = func() {
+			if joins.at[addr] == j {
+				delete(joins.at, addr)
+			}
+		}
+		joins.at[addr] = j
+	}
+	return d.join(call, j, nranks, rank, timeout, addr, "")
+}
+
+// join adds rank to j (joins.mu held; join releases it) and waits for the
+// others. A rank that gives up leaves, and the last to leave an
+// incomplete communicator forgets it, so that its meeting point (where,
+// as errors name it) is free for the next attempt.
+func (d *device) join(call string, j *joining, nranks, rank int, timeout time.Duration, where, limit string) (driver.Communicator, error) {
 	switch {
 	case j.cl.n != nranks:
 		joins.mu.Unlock()
-		return nil, errorf(call, driver.InvalidValue, "rank %d says %d ranks, an earlier rank said %d", rank, nranks, j.cl.n)
+		return nil, errorf(call, driver.InvalidValue, "rank %d says %d ranks, an earlier rank at %s said %d", rank, nranks, where, j.cl.n)
 	case j.joined[rank]:
 		joins.mu.Unlock()
-		return nil, errorf(call, driver.InvalidValue, "rank %d joined twice", rank)
+		return nil, errorf(call, driver.InvalidValue, "rank %d joined twice at %s", rank, where)
 	}
 	j.joined[rank] = true
+	delete(j.gaveUp, rank)
 	if len(j.joined) == nranks {
 		close(j.ready)
-		delete(joins.pending, id)
+		j.forget()
 	}
 	joins.mu.Unlock()
 	t := time.NewTimer(timeout)
@@ -224,13 +271,38 @@ func (d *device) JoinComm(id driver.UniqueID, nranks, rank int) (driver.Communic
 	case <-j.ready:
 		return &comm{cl: j.cl, rank: rank, dev: d}, nil
 	case <-t.C:
-		joins.mu.Lock()
-		n := len(j.joined)
-		delete(j.joined, rank)
-		joins.mu.Unlock()
-		return nil, errorf(call, driver.Unknown, "rank %d waited %v for %d ranks, %d joined (%s sets the limit)",
-			rank, timeout, nranks, n, EnvCollectiveTimeout)
 	}
+	joins.mu.Lock()
+	defer joins.mu.Unlock()
+	select {
+	case <-j.ready: // the last rank came while the timer fired
+		return &comm{cl: j.cl, rank: rank, dev: d}, nil
+	default:
+	}
+	var missing, left []int
+	for r := range nranks {
+		switch {
+		case j.gaveUp[r]:
+			left = append(left, r)
+		case !j.joined[r]:
+			missing = append(missing, r)
+		}
+	}
+	n := len(j.joined)
+	delete(j.joined, rank)
+	if j.gaveUp == nil {
+		j.gaveUp = map[int]bool{}
+	}
+	j.gaveUp[rank] = true
+	if len(j.joined) == 0 {
+		j.forget()
+	}
+	also := ""
+	if len(left) > 0 {
+		also = fmt.Sprintf(" (ranks %v came and gave up first)", left)
+	}
+	return nil, errorf(call, driver.TimedOut, "rank %d waited %v at %s for %d ranks, %d joined: ranks %v never arrived%s%s",
+		rank, timeout, where, nranks, n, missing, also, limit)
 }
 
 // RunColls queues each call on its stream. A group changes nothing here:

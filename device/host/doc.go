@@ -100,6 +100,13 @@
 //     arrives fails the others' streams after GPUARR_HOST_COLLECTIVE_TIMEOUT
 //     (default 30s). Unique ids work only in the process that made them.
 //     HideSymbol("libnccl") makes the collectives look missing.
+//   - Matrix products and solver routines run gonum's own BLAS and LAPACK
+//     (never the BLAS a program installs with blas64.Use), float32 ones in
+//     float64 and rounded. A solver call's workspace holds the row-major
+//     float64 copy of its matrix; Gemm only checks the one it is given.
+//     Where gonum reports no index (a failed Cholesky factorization, no
+//     convergence), Info is computed the way LAPACK defines it or is 1
+//     (syevd, gesvd; n+1 and min(M,N)+1 for the Jacobi batches, as cuSOLVER).
 //
 // # Boundaries
 //

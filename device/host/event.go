@@ -125,6 +125,10 @@ func (s *stream) RecordWait(e driver.Event, waiter driver.Stream) error {
 	if err := s.Record(e); err != nil {
 		return err
 	}
+	// CUDA's record and wait are two driver calls too: in checking mode
+	// the gap between them is widened at random, so that code that lets
+	// another goroutine re-record the event in between shows up.
+	s.dev.sys.gap()
 	return waiter.Wait(e)
 }
 

@@ -28,6 +28,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 func main() {
@@ -35,11 +36,22 @@ func main() {
 	dim := flag.Int("dim", 1024, "row length")
 	order := flag.String("order", "asc", "capture (per size) or replay (one graph) order: asc or desc")
 	mode := flag.String("mode", "both", "per-size, one (one graph for every size) or both")
+	memProfile := flag.String("gpumemprofile", "", "write a GPU memory profile (go tool pprof) to this file at exit")
+	memTrace := flag.String("gpumemtrace", "", "record a GPU memory trace and write it to this file at exit (gpuarr memviz draws it)")
 	flag.Parse()
+	finish := memory.RecordTo(*memProfile, *memTrace)
+	exit := func(code int) {
+		if err := finish(); err != nil {
+			fmt.Fprintln(os.Stderr, "graphs:", err)
+			code = max(code, 1)
+		}
+		os.Exit(code)
+	}
+	defer exit(0)
 	dev, err := device.Default()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "graphs:", err)
-		os.Exit(1)
+		exit(1)
 	}
 	var ones []bool
 	switch *mode {
@@ -51,7 +63,7 @@ func main() {
 		ones = []bool{false, true}
 	default:
 		fmt.Fprintf(os.Stderr, "graphs: -mode %q: want per-size, one or both\n", *mode)
-		os.Exit(2)
+		exit(2)
 	}
 	fmt.Printf("graphs: %s, batch sizes 1..%d (%s), rows of %d float32\n", dev, *maxBS, *order, *dim)
 	for _, one := range ones {
@@ -62,7 +74,7 @@ func main() {
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "graphs: %s on %s: FAILED: %v\n", name, dev, err)
-			os.Exit(1)
+			exit(1)
 		}
 		fmt.Printf("  %s:\n", name)
 		fmt.Printf("    graphs captured       %8d\n", res.Graphs)

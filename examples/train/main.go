@@ -15,7 +15,10 @@
 //	          allocator's reclaim ladder collects, when memory runs out
 //	release   every temporary released explicitly
 //
-// The limit is GPUARR_HARD_MEMORY_LIMIT (-limit overrides it). On the host
+// -gpumemprofile FILE writes a GPU memory profile at exit (go tool pprof
+// FILE), -gpumemtrace FILE a memory trace (gpuarr memviz FILE >
+// timeline.html draws it). The limit is GPUARR_HARD_MEMORY_LIMIT (-limit
+// overrides it). On the host
 // backend the sizes shrink (256 × 40,000 features, 20 epochs) and, without
 // a limit in the environment, a 256 MiB hard limit applies so that the
 // garbage still outgrows the limit several times.
@@ -47,10 +50,21 @@ func main() {
 	flag.IntVar(&o.samples, "samples", 0, "samples (default 300000 on a GPU, 40000 on the host)")
 	flag.IntVar(&o.batch, "batch", 2048, "samples per minibatch")
 	flag.StringVar(&o.limit, "limit", "", "hard memory limit (sets GPUARR_HARD_MEMORY_LIMIT; default: the environment's, or 256MiB on the host backend)")
+	memProfile := flag.String("gpumemprofile", "", "write a GPU memory profile (go tool pprof) to this file at exit")
+	memTrace := flag.String("gpumemtrace", "", "record a GPU memory trace and write it to this file at exit (gpuarr memviz draws it)")
 	flag.Parse()
+	finish := memory.RecordTo(*memProfile, *memTrace)
+	exit := func(code int) {
+		if err := finish(); err != nil {
+			fmt.Fprintln(os.Stderr, "train:", err)
+			code = max(code, 1)
+		}
+		os.Exit(code)
+	}
+	defer exit(0)
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
-		os.Exit(1)
+		exit(1)
 	}
 }
 

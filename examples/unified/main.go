@@ -12,6 +12,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/gpuarr/gpuarr/memory"
 	"math"
 	"os"
 	"slices"
@@ -23,11 +24,22 @@ import (
 func main() {
 	n := flag.Int("n", 1<<20, "number of elements")
 	bins := flag.Int("bins", 16, "histogram bins")
+	memProfile := flag.String("gpumemprofile", "", "write a GPU memory profile (go tool pprof) to this file at exit")
+	memTrace := flag.String("gpumemtrace", "", "record a GPU memory trace and write it to this file at exit (gpuarr memviz draws it)")
 	flag.Parse()
+	finish := memory.RecordTo(*memProfile, *memTrace)
+	exit := func(code int) {
+		if err := finish(); err != nil {
+			fmt.Fprintln(os.Stderr, "unified:", err)
+			code = max(code, 1)
+		}
+		os.Exit(code)
+	}
+	defer exit(0)
 	res, err := run(*n, *bins)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "unified:", err)
-		os.Exit(1)
+		exit(1)
 	}
 	fmt.Printf("unified: %d values on %s, histogram %v: OK\n", *n, res.Device, res.Hist)
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/hostkernel"
+	"github.com/gpuarr/gpuarr/memory"
 )
 
 // vaddPTX is the kernel: c[i] = a[i] + b[i] for i < n, over float32, in a
@@ -83,19 +84,30 @@ VADD_DONE:
 
 func main() {
 	n := flag.Int("n", 1<<20, "number of float32 elements")
+	memProfile := flag.String("gpumemprofile", "", "write a GPU memory profile (go tool pprof) to this file at exit")
+	memTrace := flag.String("gpumemtrace", "", "record a GPU memory trace and write it to this file at exit (gpuarr memviz draws it)")
 	flag.Parse()
+	finish := memory.RecordTo(*memProfile, *memTrace)
+	exit := func(code int) {
+		if err := finish(); err != nil {
+			fmt.Fprintln(os.Stderr, "vecadd:", err)
+			code = max(code, 1)
+		}
+		os.Exit(code)
+	}
+	defer exit(0)
 
 	dev, err := device.Default()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "vecadd:", err)
-		os.Exit(1)
+		exit(1)
 	}
 	fmt.Printf("vecadd: device %s\n", dev)
 
 	res, err := vecAdd(dev, *n, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "vecadd: %d elements on %s: FAILED: %v\n", *n, dev, err)
-		os.Exit(1)
+		exit(1)
 	}
 	fmt.Printf("vecadd: %d elements on %s: OK (max error %g)\n", *n, dev, res.MaxError)
 	bw := "-"

@@ -26,8 +26,11 @@ func (e *Event) hold() { e.refs.Add(1) }
 // Waits already issued keep the record they were issued for, so reusing
 // the event cannot move them.
 func (e *Event) drop() {
-	if e.refs.Add(-1) == 0 {
+	switch r := e.refs.Add(-1); {
+	case r == 0:
 		e.pool.put(e)
+	case r < 0:
+		panic("gpuarr: internal error: a tracking event was given back twice")
 	}
 }
 
@@ -55,7 +58,7 @@ func newEventPool(dev *device.Device) *eventPool { return &eventPool{dev: dev} }
 func (p *eventPool) get() (*Event, error) {
 	for i := range p.spare {
 		if e := p.spare[i].Swap(nil); e != nil {
-			e.refs.Store(1)
+			e.own()
 			return e, nil
 		}
 	}
@@ -64,7 +67,7 @@ func (p *eventPool) get() (*Event, error) {
 		e := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		e.refs.Store(1)
+		e.own()
 		return e, nil
 	}
 	p.mu.Unlock()
@@ -75,6 +78,15 @@ func (p *eventPool) get() (*Event, error) {
 	e := &Event{ev: ev, pool: p}
 	e.refs.Store(1)
 	return e, nil
+}
+
+// own gives an idle event its first holder. An idle event has none: one
+// that still has a holder was given back while in use, and two owners
+// recording it would move each other's waits, so that is a panic.
+func (e *Event) own() {
+	if !e.refs.CompareAndSwap(0, 1) {
+		panic("gpuarr: internal error: a tracking event was reused while still held")
+	}
 }
 
 func (p *eventPool) put(e *Event) {

@@ -7,7 +7,7 @@ import (
 	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
-// Casts follow internal/expr's rules. Go's conversions already do
+// Casts follow expr's rules. Go's conversions already do
 // int→int (wrap or extend by the source's signedness), int→float and
 // float→float (round to nearest); float→int is implementation-defined
 // out of range in Go, so it saturates explicitly, with NaN → 0.

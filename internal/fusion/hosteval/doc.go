@@ -13,7 +13,7 @@
 // with its own scratch columns. Reductions fold each chunk's values into
 // per-group (or per-part) accumulators; see reduce.go.
 //
-// The semantics are the ones internal/expr's package doc defines, bit for
+// The semantics are the ones expr's package doc defines, bit for
 // bit where it asks for that: float32 arithmetic in float32, fused FMA,
 // wrapping integers, saturating casts and the NaN rules.
 //

@@ -17,7 +17,7 @@ import (
 
 // hostDevice returns the default device, skipping the test unless it is
 // the host backend: these tests drive the host evaluator itself (on a GPU
-// the same Programs run as PTX, which internal/ptxgen's tests cover).
+// the same Programs run as PTX, which ptxgen's tests cover).
 var hostDevice = testutil.HostDevice
 
 // upload copies vals to fresh device memory freed at the end of the test.

@@ -26,8 +26,8 @@ var (
 // (golang/go#56600), and math.Pow and math.Log10 inherit the error from
 // it. The host backend's float64 Log and Pow go through the functions
 // below, which move subnormal inputs into the normal range first, so that
-// they agree with the GPU's (internal/ptxgen's log scales subnormals the
-// same way) within the accuracy internal/expr documents. Exp, Sqrt and
+// they agree with the GPU's (ptxgen's log scales subnormals the
+// same way) within the accuracy package expr documents. Exp, Sqrt and
 // Tanh are right for subnormal inputs as they are (Exp gives 1, Sqrt is
 // the hardware's correctly rounded root, Tanh(x) = x there).
 

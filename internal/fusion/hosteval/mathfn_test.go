@@ -61,7 +61,7 @@ func TestLogSubnormal(t *testing.T) {
 // exponent is as accurate as math.Pow is for normal ones, within
 // 2⁻⁵²·(4 + |y·ln x|) relative of the exact power (math.Pow gave 4.1e-93
 // for (2⁻¹⁰⁷⁴)^0.3, which is 1.0e-97), well inside the 1e-14·max(1,
-// |y·ln x|) internal/expr allows the GPU; integer exponents, ±½ and
+// |y·ln x|) package expr allows the GPU; integer exponents, ±½ and
 // negative bases keep math.Pow's answers.
 func TestPowSubnormal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

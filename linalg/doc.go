@@ -1,0 +1,89 @@
+// Package linalg is dense linear algebra on gpuarr arrays, NumPy's
+// numpy.linalg: solvers, factorizations and decompositions of float32
+// and float64 matrices, run by NVIDIA's cuSOLVER and cuBLAS on a GPU and
+// by gonum's LAPACK on the host device, with the same results within
+// rounding.
+//
+//	x, err := linalg.Solve(a, b)              // a·x = b
+//	l, err := linalg.Cholesky(a, linalg.Lower) // a = l·lᵀ
+//	u, s, vh, err := linalg.SVD(a, false)      // thin SVD
+//
+// # Functions
+//
+// Solve, Inv, Det, Slogdet, Cholesky, Eigh, Eigvalsh, QR, SVD, SVDVals,
+// Lstsq, Pinv and MatrixRank are NumPy's functions of the same names;
+// LU is SciPy's scipy.linalg.lu and CholeskySolve SciPy's cho_solve
+// (NumPy has neither). Like NumPy's, every function but Lstsq takes a
+// stack of matrices ([..., m, n]: the leading axes are a batch), and the
+// stacks of Solve's and CholeskySolve's two arguments broadcast. A stack
+// of many small matrices goes to the libraries' batched routines in one
+// call (cuBLAS getrfBatched/getrsBatched, cuSOLVER potrfBatched/
+// potrsBatched up to 128×128; syevjBatched and gesvdjBatched up to 32×32);
+// larger ones are factored one call per matrix, with cuSOLVER's 64-bit
+// API where it has the routine (getrf, getrs, potrf, potrs, geqrf, syevd)
+// and its Jacobi SVD (gesvdj, the algorithm PyTorch uses). Empty
+// matrices and empty stacks give NumPy's empty results (the determinant of
+// a 0×0 matrix is 1).
+//
+// Arguments may be any arrays, strided views included; each function
+// works on copies it lays out for the library (which is column-major and
+// overwrites its input), and leaves its arguments unchanged. Results are
+// new contiguous arrays on the stream's device.
+//
+// # Streams, waiting and errors
+//
+// Each function runs on the default stream of its first argument's
+// device unless a gpuarr.On or gpuarr.OnDevice option names another, and
+// orders itself against other streams' use of its arguments like any
+// gpuarr operation. It returns once its work is queued, except that a
+// function whose result can fail numerically reads the library's info
+// words back before it returns, which waits for its work on the stream:
+// Solve and Inv (a singular matrix), Cholesky (not positive definite),
+// Eigh, Eigvalsh, SVD and SVDVals (no convergence; a NaN or infinity in
+// the input), and what is built on them (Lstsq, Pinv, MatrixRank). Det,
+// Slogdet, QR and CholeskySolve cannot fail that way and do not wait; LU
+// waits to read the pivots back.
+//
+// A numerical failure is an *Error (NumPy's LinAlgError) matching
+// ErrSingular, ErrNotPositiveDefinite or ErrNoConvergence, naming the call
+// and, for a stack, the index of the first failing matrix, with the
+// library's info word. Cholesky, Eigh and SVD also check their results
+// for NaN (one small reduction and a one-word read): not every library
+// reports a NaN input in its info word, and NumPy raises these errors for
+// one. Other errors: gpuarr.ErrShape for shapes that do not fit,
+// gpuarr.ErrArgument and gpuarr.ErrReleased for bad arguments, and
+// device.ErrNotSupported naming the library (libcusolver.so.12 or
+// libcusolver.so.11, or libcublas) when it cannot be loaded: cuSOLVER is
+// opened the first time a stream solves, so a program that never does
+// needs no cuSOLVER.
+//
+// # Memory
+//
+// The libraries' device workspaces (cuSOLVER's buffer-size queries, and
+// the workspace cuBLAS is given for the products Lstsq and Pinv make)
+// are arrays from the device's caching pool on the operation's stream,
+// given back once the operation is queued: they count against the memory
+// limits and the eager collection like any array, and the libraries
+// allocate no device memory of their own. Pivots, info words and the
+// pointer arrays of the batched routines are pool arrays too. cuSOLVER's
+// host workspaces (some routines of its 64-bit API take one) are
+// allocated for the call and freed when it returns.
+//
+// # Precision and signs
+//
+// float32 matrices are factored in float32 on a GPU (in float64 and
+// rounded on the host). Eigenvectors and singular vectors are unique only
+// up to sign (and to a basis of their space for repeated values), as with
+// NumPy; R of QR has LAPACK's signs. The tests compare with NumPy's
+// results within tolerances scaled by each case's condition number, and
+// check residuals (‖a·x − b‖ / (‖a‖·‖x‖) ≤ n·ε) and reconstructions.
+//
+// # Boundaries
+//
+// This package owns the linear-algebra API and the layout of its working
+// copies. It issues its library calls through arrayhook.Track (issue.go) and
+// the device package's solver and BLAS calls (device.Stream.Solve and
+// Gemm); the bindings are device/cuda's and device/host's. It must not
+// allocate device memory except as gpuarr arrays. Complex element types
+// will join float32 and float64 when gpuarr has them.
+package linalg
