@@ -8,9 +8,10 @@ import (
 	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
-// This file is the package's one door to the hooks gpuarr offers packages
-// that issue work of their own (StreamOf, Track, Reads, Writes,
-// ReadsWrites, DevicePtr), and to the device's solver and BLAS calls.
+// This file is the package's one door to the hooks internal/arrayhook
+// offers packages that issue work of their own on gpuarr's arrays
+// (StreamOf, Track, Reads, Writes, ReadsWrites, DevicePtr), and to the
+// device's solver and BLAS calls.
 
 // streamOf is the stream the options name (dev's default stream
 // without one). A capturing stream is refused: the libraries allocate and
