@@ -131,6 +131,10 @@ func (withPool) isCaptureOption() {}
 // one another.
 func WithPool(p *GraphPool) CaptureOption { return withPool{p} }
 
+// A capture is its stream's lifetime.Recorder, and a Batcher (which
+// Batched captures use).
+var _ lifetime.Batcher = (*capture)(nil)
+
 // capture is one Capture call in progress.
 type capture struct {
 	s    *device.Stream
