@@ -32,10 +32,7 @@ func (h *Handle) Make(call string, s *device.Stream, sh []int, typ *dtype.Elem) 
 	if err != nil {
 		return err
 	}
-	// start, written out: every constructor comes through here.
-	h.bind(b, b.ptr)
-	h.n, h.typ = n, typ
-	h.setShape(sh)
+	h.start(b, n, typ, sh)
 	registrar.add(h)
 	return nil
 }
@@ -53,16 +50,16 @@ func (h *Handle) MakeFrom(call string, s *device.Stream, res memory.Resource, sh
 		return err
 	}
 	h.start(b, n, typ, sh)
+	registrar.add(h)
 	return nil
 }
 
-// start binds a new handle to b, whose reference it takes, and lists it
-// for its cleanup.
+// start binds a new handle to all of b, whose reference it takes, for n
+// elements of typ in shape sh. The caller lists it for its cleanup.
 func (h *Handle) start(b *Buffer, n int, typ *dtype.Elem, sh []int) {
 	h.bind(b, b.ptr)
 	h.n, h.typ = n, typ
 	h.setShape(sh)
-	registrar.add(h)
 }
 
 // MakeView makes h a view of of's buffer: its first element off bytes
@@ -92,9 +89,8 @@ func Temp(call string, s *device.Stream, t dtype.DType, n int) (*Handle, error) 
 	if err != nil {
 		return nil, err
 	}
-	h := &Handle{n: n, typ: t.Elem()}
-	h.bind(buf, buf.ptr)
-	h.setShape([]int{n})
+	h := new(Handle)
+	h.start(buf, n, t.Elem(), []int{n})
 	return h, nil
 }
 
