@@ -94,6 +94,10 @@ func (op SolverOp) String() string {
 // or strided matrices) rather than one matrix.
 func (op SolverOp) Batched() bool { return op >= GetrfBatched && op <= GesvdjBatched }
 
+// SolverType reports whether the solver routines take elements of type t:
+// dtype.Float32 and dtype.Float64, as Gemm.
+func SolverType(t dtype.DType) bool { return GemmType(t) }
+
 // SolverCall is one call of a Solver routine. Matrices are column-major:
 // element (i, j) of A is at A + (j·LDA + i)·Type.Size(). Vals holds the
 // real-valued vector a routine reads or writes (Tau, W, S).

@@ -336,7 +336,7 @@ func (c *comm) issue(call driver.Coll, s *stream) error {
 	if s.dev != c.dev {
 		return errorf(name, driver.InvalidValue, "a stream of %s for rank %d, which is on %s", s.dev, c.rank, c.dev)
 	}
-	if call.Type.Size() == 0 {
+	if !driver.CollType(call.Type) {
 		return errorf(name, driver.InvalidValue, "element type %v", call.Type)
 	}
 	if (call.Kind == driver.Broadcast || call.Kind == driver.Reduce) && (call.Root < 0 || call.Root >= c.cl.n) {
