@@ -8,24 +8,24 @@ import (
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 )
 
-// Event is a pooled device event. Tracking records one only when another
+// event is a pooled device event. Tracking records one only when another
 // stream (or the host) must wait for a point in a stream, and gives it
 // back when no wait can name that point any more. refs counts its holders:
 // the tracking entry that owns it, plus a host read synchronizing on it
 // outside the buffer's lock, so it is not re-recorded elsewhere meanwhile.
-type Event struct {
+type event struct {
 	ev   *device.Event
 	pool *eventPool
 	refs atomic.Int32
 }
 
 // hold adds a holder.
-func (e *Event) hold() { e.refs.Add(1) }
+func (e *event) hold() { e.refs.Add(1) }
 
 // drop removes a holder; the last one returns the event to its pool.
 // Waits already issued keep the record they were issued for, so reusing
 // the event cannot move them.
-func (e *Event) drop() {
+func (e *event) drop() {
 	switch r := e.refs.Add(-1); {
 	case r == 0:
 		e.pool.put(e)
@@ -42,9 +42,9 @@ type eventPool struct {
 	// operation each: a hand-off between two streams takes an event and
 	// gives another back, and the mutex below would cost it more than the
 	// swap. idle holds the rest.
-	spare [4]atomic.Pointer[Event]
+	spare [4]atomic.Pointer[event]
 	mu    sync.Mutex
-	idle  []*Event
+	idle  []*event
 }
 
 // pools holds each device's event pool.
@@ -55,7 +55,7 @@ func poolOf(dev *device.Device) *eventPool { return pools.Get(dev, newEventPool)
 func newEventPool(dev *device.Device) *eventPool { return &eventPool{dev: dev} }
 
 // get returns an event with one holder.
-func (p *eventPool) get() (*Event, error) {
+func (p *eventPool) get() (*event, error) {
 	for i := range p.spare {
 		if e := p.spare[i].Swap(nil); e != nil {
 			e.own()
@@ -75,7 +75,7 @@ func (p *eventPool) get() (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Event{ev: ev, pool: p}
+	e := &event{ev: ev, pool: p}
 	e.refs.Store(1)
 	return e, nil
 }
@@ -83,13 +83,13 @@ func (p *eventPool) get() (*Event, error) {
 // own gives an idle event its first holder. An idle event has none: one
 // that still has a holder was given back while in use, and two owners
 // recording it would move each other's waits, so that is a panic.
-func (e *Event) own() {
+func (e *event) own() {
 	if !e.refs.CompareAndSwap(0, 1) {
 		panic("gpuarr: internal error: a tracking event was reused while still held")
 	}
 }
 
-func (p *eventPool) put(e *Event) {
+func (p *eventPool) put(e *event) {
 	for i := range p.spare {
 		if p.spare[i].CompareAndSwap(nil, e) {
 			return

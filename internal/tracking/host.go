@@ -39,7 +39,7 @@ func (t *State) hostReadMigrating(dev *device.Device, migrate func(s *device.Str
 		return t.hostReadCapturedLocked(dev)
 	}
 	seq := t.wseq
-	var ev *Event
+	var ev *event
 	s := t.writer
 	if migrate != nil && s != nil && !s.IsCapturing() {
 		// Issued under the lock, so no other write lands between the one
@@ -113,7 +113,7 @@ func (t *State) hostReadCapturedLocked(dev *device.Device) error {
 // migrateLocked runs migrate on s and, when it issued work, returns a
 // fresh pooled event recorded on s after it (one holder: the caller), or
 // nil when it issued nothing or s was closed meanwhile.
-func migrateLocked(s *device.Stream, migrate func(s *device.Stream) (bool, error)) (*Event, error) {
+func migrateLocked(s *device.Stream, migrate func(s *device.Stream) (bool, error)) (*event, error) {
 	issued, err := migrate(s)
 	if err != nil || !issued {
 		return nil, err

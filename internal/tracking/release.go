@@ -48,7 +48,7 @@ func (t *State) declareUsers(res memory.Resource, blk *memory.Block, bs *device.
 			first = err
 		}
 	}
-	users := func(s *device.Stream, rec func() (*Event, error)) {
+	users := func(s *device.Stream, rec func() (*event, error)) {
 		if s == nil || s == bs {
 			return
 		}
@@ -70,7 +70,7 @@ func (t *State) declareUsers(res memory.Resource, blk *memory.Block, bs *device.
 	users(t.writer, t.recordWriterLocked)
 	for i := range t.readers {
 		r := &t.readers[i]
-		users(r.s, func() (*Event, error) { return t.recordReaderLocked(r) })
+		users(r.s, func() (*event, error) { return t.recordReaderLocked(r) })
 	}
 	return first
 }

@@ -21,7 +21,7 @@ type State struct {
 	mu sync.Mutex // held across an operation's enqueue (see UseLocked)
 
 	writer *device.Stream // last writer; nil once it is known done
-	wev    *Event         // event of writer's device; nil when none yet
+	wev    *event         // event of writer's device; nil when none yet
 	wseq   uint64         // counts writes, so a host wait knows it is still current
 
 	readers []reader // streams other than writer that read since the last write
@@ -45,7 +45,7 @@ type State struct {
 // read, it already waited for that write. ev, when fresh, marks its last read.
 type reader struct {
 	s     *device.Stream
-	ev    *Event
+	ev    *event
 	fresh bool
 }
 
@@ -89,7 +89,7 @@ func captureError(s *device.Stream, what string) error {
 
 // recordWriterLocked returns an event marking the last write, recording it
 // now if needed, or nil when there is nothing to wait for.
-func (t *State) recordWriterLocked() (*Event, error) {
+func (t *State) recordWriterLocked() (*event, error) {
 	ev, _, err := t.recordWriterFor(nil)
 	return ev, err
 }
@@ -98,7 +98,7 @@ func (t *State) recordWriterLocked() (*Event, error) {
 // host, or no one yet). When it records and s may wait on the device, s
 // waits in the same driver call, and waited says so: the usual hand-off
 // is one crossing from Go, not two.
-func (t *State) recordWriterFor(s *device.Stream) (ev *Event, waited bool, err error) {
+func (t *State) recordWriterFor(s *device.Stream) (ev *event, waited bool, err error) {
 	if t.writer == nil {
 		return nil, false, nil
 	}
@@ -129,13 +129,13 @@ func (t *State) recordWriterFor(s *device.Stream) (ev *Event, waited bool, err e
 }
 
 // recordReaderLocked is recordWriterLocked for a reader's last read.
-func (t *State) recordReaderLocked(r *reader) (*Event, error) {
+func (t *State) recordReaderLocked(r *reader) (*event, error) {
 	ev, _, err := t.recordReaderFor(r, nil)
 	return ev, err
 }
 
 // recordReaderFor is recordWriterFor for a reader's last read.
-func (t *State) recordReaderFor(r *reader, s *device.Stream) (ev *Event, waited bool, err error) {
+func (t *State) recordReaderFor(r *reader, s *device.Stream) (ev *event, waited bool, err error) {
 	if r.s.IsCapturing() {
 		return nil, false, captureError(r.s, "read")
 	}
@@ -163,7 +163,7 @@ func (t *State) recordReaderFor(r *reader, s *device.Stream) (ev *Event, waited 
 // record records ev on on, and makes waiter wait for it in the same call
 // when waiter is a stream that may wait on the device (not capturing:
 // waitOn has the CPU wait instead). It reports whether waiter waited.
-func record(on *device.Stream, ev *Event, waiter *device.Stream) (waited bool, err error) {
+func record(on *device.Stream, ev *event, waiter *device.Stream) (waited bool, err error) {
 	if waiter == nil || waiter.IsCapturing() {
 		if err := on.Record(ev.ev); err != nil {
 			return false, err
@@ -194,7 +194,7 @@ func (t *State) readerIndex(s *device.Stream) int {
 // done before anything captured after this point can run. That CPU wait
 // does not go through hostWait: a collection there could queue frees
 // into the capture.
-func waitOn(s *device.Stream, ev *Event) error {
+func waitOn(s *device.Stream, ev *event) error {
 	if ev == nil {
 		return nil
 	}
