@@ -44,7 +44,8 @@ vet:
 	$(GO) vet ./... ./.ci/mutate
 
 # No package outside device/ (tests included) imports device/host or
-# device/cuda: backends are reached through package device.
+# device/cuda, nor outside device/ and bench/ (its probes) device/driver:
+# backends and their contract are reached through package device.
 imports:
 	@GO=$(GO) bash .ci/check-imports.sh
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Backends are reached only through package device: no package outside
 # device/ may import device/host or device/cuda (or a package under them),
-# tests included. And product code is not benchmark code: no package
-# outside bench/ imports one under it. Exits 1 naming each offending
-# package and file.
+# tests included. The backend contract (device/driver) is device's too:
+# outside device/ only bench/ imports it, for the backends' benchmark
+# probes (C loops that bench/binding, bench/kernels and bench/array
+# compare with), which package device does not expose. And product code is
+# not benchmark code: no package outside bench/ imports one under it.
+# Exits 1 naming each offending package and file.
 #
 # go list gives each package's imports for this platform and build tags
 # (Imports, TestImports, XTestImports); files that a build constraint
@@ -17,6 +20,7 @@ module=$($GO list -m)
 inside="$module/device"
 backends="$module/device/host|$module/device/cuda"
 backend_re="^($backends)(/|\$)"
+driver_re="^$module/device/driver(/|\$)"
 
 fail=0
 report() { echo "check-imports: $1"; fail=1; }
@@ -39,6 +43,8 @@ while read -r pkg dir deps; do
 		kind=${dep%%:*} imp=${dep#*:}
 		if [[ $imp =~ $backend_re ]]; then
 			report "$pkg ($kind) imports $imp"
+		elif [[ $imp =~ $driver_re && $pkg != "$module/bench/"* ]]; then
+			report "$pkg ($kind) imports $imp (the backend contract; use package device)"
 		fi
 	done
 done <<<"$imports"
@@ -50,7 +56,7 @@ while read -r pkg dir files; do
 	for f in $files; do
 		[[ $f == *.go ]] || continue
 		while read -r imp; do
-			if [[ $imp =~ $backend_re ]]; then
+			if [[ $imp =~ $backend_re || ($imp =~ $driver_re && $pkg != "$module/bench/"*) ]]; then
 				report "$pkg ($f, excluded by its build constraint here) imports $imp"
 			fi
 		done < <(awk '
@@ -63,7 +69,7 @@ while read -r pkg dir files; do
 done <<<"$ignored"
 
 if ((fail)); then
-	echo "check-imports: packages outside device/ reach a backend directly; use package device (its capabilities: RegisterHostKernel, SetPeerLink, ...)"
+	echo "check-imports: packages outside device/ reach a backend or the backend contract directly; use package device (its capabilities: RegisterHostKernel, SetPeerLink, ...)"
 	exit 1
 fi
-echo "check-imports: no package outside device/ imports a backend"
+echo "check-imports: no package outside device/ imports a backend, nor outside device/ and bench/ the backend contract"

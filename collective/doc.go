@@ -80,7 +80,7 @@
 //
 // # Boundaries
 //
-// This package sits above gpuarr (it issues through gpuarr.Track) and
+// This package sits above gpuarr (it issues through arrayhook.Track) and
 // device (device.RunColls); gpuarr must not import it. It does not
 // allocate arrays or copy between devices (package p2p does).
 package collective

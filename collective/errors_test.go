@@ -9,7 +9,9 @@ import (
 
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
@@ -285,12 +287,12 @@ func TestLibraryError(t *testing.T) {
 	a := empty[float32](t, 4, devs[0])
 	calls := make([]device.Coll, len(devs))
 	for i := range devs {
-		calls[i] = device.Coll{Comm: comms[i], Kind: device.Broadcast, Count: 4, Type: 7, Root: len(devs) + 5, Stream: devs[i].DefaultStream()}
+		calls[i] = device.Coll{Comm: comms[i], Kind: device.Broadcast, Count: 4, Type: dtype.Float32, Root: len(devs) + 5, Stream: devs[i].DefaultStream()}
 	}
-	err = gpuarr.Track("test", []gpuarr.Use{gpuarr.ReadsWrites(a, devs[0].DefaultStream())}, func() error {
+	err = arrayhook.Track("test", []arrayhook.Use{arrayhook.ReadsWrites(a, devs[0].DefaultStream())}, func() error {
 		for i := range calls {
-			calls[i].Send = gpuarr.DevicePtr(a)
-			calls[i].Recv = gpuarr.DevicePtr(a)
+			calls[i].Send = arrayhook.DevicePtr(a)
+			calls[i].Recv = arrayhook.DevicePtr(a)
 		}
 		return device.RunColls(calls)
 	})

@@ -7,8 +7,9 @@ import (
 	"slices"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // Op is a reduction.
@@ -39,27 +40,16 @@ func On(streams ...*device.Stream) Option { return onStreams(streams) }
 // arrays they use.
 type batch struct {
 	calls []device.Coll
-	uses  []gpuarr.Use
+	uses  []arrayhook.Use
 	ptrs  []func(*device.Coll) // fill in the addresses once the arrays are claimed
 	err   error
 }
 
-// elemTypes maps Go's kinds to NCCL's types; int16 and uint16 have none.
-var elemTypes = map[reflect.Kind]device.ElemType{
-	reflect.Int8:    driver.ElemInt8,
-	reflect.Uint8:   driver.ElemUint8,
-	reflect.Int32:   driver.ElemInt32,
-	reflect.Uint32:  driver.ElemUint32,
-	reflect.Int64:   driver.ElemInt64,
-	reflect.Uint64:  driver.ElemUint64,
-	reflect.Float32: driver.ElemFloat32,
-	reflect.Float64: driver.ElemFloat64,
-}
-
-// elemType is T's NCCL type, if it has one.
-func elemType[T gpuarr.Numeric]() (device.ElemType, bool) {
-	et, ok := elemTypes[reflect.TypeFor[T]().Kind()]
-	return et, ok
+// elemType is T's element type, if collectives take it (int16 and
+// uint16 have no NCCL type).
+func elemType[T gpuarr.Numeric]() (dtype.DType, bool) {
+	t := dtype.Of[T]()
+	return t, device.CollType(t)
 }
 
 // spec is one collective as the user called it, checked by plan.
@@ -190,20 +180,20 @@ func plan[T gpuarr.Numeric](c *Comm, sp spec[T], b *batch) error {
 		// Tracking: what the rank's stream reads and writes.
 		switch {
 		case send == recv && needRecv:
-			b.uses = append(b.uses, gpuarr.ReadsWrites(recv, s))
+			b.uses = append(b.uses, arrayhook.ReadsWrites(recv, s))
 		default:
 			if needSend {
-				b.uses = append(b.uses, gpuarr.Reads(send, s))
+				b.uses = append(b.uses, arrayhook.Reads(send, s))
 			}
 			if needRecv {
-				b.uses = append(b.uses, gpuarr.Writes(recv, s))
+				b.uses = append(b.uses, arrayhook.Writes(recv, s))
 			}
 		}
 		b.calls = append(b.calls, device.Coll{Comm: c.ranks[i], Kind: sp.kind, Count: uint64(count), Type: et,
 			Op: sp.op, Root: sp.root, Stream: s})
 		sendArr, recvArr := send, recv
 		b.ptrs = append(b.ptrs, func(d *device.Coll) {
-			d.Send, d.Recv = gpuarr.DevicePtr(sendArr), gpuarr.DevicePtr(recvArr)
+			d.Send, d.Recv = arrayhook.DevicePtr(sendArr), arrayhook.DevicePtr(recvArr)
 		})
 	}
 	return nil
@@ -245,7 +235,7 @@ func (c *Comm) run(call string, b *batch) error {
 	if closed {
 		return fmt.Errorf("collective.%s: communicator used after Close: %w", call, ErrClosed)
 	}
-	err := gpuarr.Track(call, b.uses, func() error {
+	err := arrayhook.Track(call, b.uses, func() error {
 		for i := range b.calls {
 			b.ptrs[i](&b.calls[i])
 		}

@@ -4,15 +4,18 @@ import (
 	"math"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
-// DType is the element type of a matrix product.
-type DType = driver.DType
+// DType is the element type of arrays, kernels, matrix products and
+// collectives: package dtype's vocabulary, named here so that callers of
+// the device layer need no second import.
+type DType = dtype.DType
 
-// The element types Gemm supports.
+// The element types Gemm takes.
 const (
-	Float32 = driver.Float32
-	Float64 = driver.Float64
+	Float32 = dtype.Float32
+	Float64 = dtype.Float64
 )
 
 // Gemm is one matrix product in BLAS's column-major convention; see
@@ -58,7 +61,7 @@ func (s *Stream) BLASWorkspace() uint64 {
 // beyond int32, leading dimensions shorter than a column, missing pointers.
 func checkGemm(g *Gemm) error {
 	const call = "Stream.Gemm"
-	if g.Type.Size() == 0 {
+	if !driver.GemmType(g.Type) {
 		return invalid(call, "element type %v: want Float32 or Float64", g.Type)
 	}
 	if g.M < 0 || g.N < 0 || g.K < 0 || g.M > math.MaxInt32 || g.N > math.MaxInt32 || g.K > math.MaxInt32 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // colMajor is a column-major rows×cols matrix with leading dimension ld,
@@ -167,6 +168,7 @@ func TestGemmInvalid(t *testing.T) {
 		want string
 	}{
 		"type":       {func(g *device.Gemm) { g.Type = 0 }, "element type"},
+		"int type":   {func(g *device.Gemm) { g.Type = dtype.Int32 }, "element type int32"},
 		"negative":   {func(g *device.Gemm) { g.K = -1 }, "out of range"},
 		"huge":       {func(g *device.Gemm) { g.M = math.MaxInt32 + 1 }, "out of range"},
 		"lda":        {func(g *device.Gemm) { g.LDA = 3 }, "LDA=3"},

@@ -9,13 +9,16 @@ import (
 	"github.com/gpuarr/gpuarr/device/driver"
 )
 
-// Collective element types, reductions and kinds; see driver.ElemType,
-// driver.ReduceOp and driver.CollKind.
+// Collective reductions and kinds; see driver.ReduceOp and
+// driver.CollKind. Element types are DTypes (driver.CollType says which).
 type (
-	ElemType = driver.ElemType
 	ReduceOp = driver.ReduceOp
 	CollKind = driver.CollKind
 )
+
+// CollType reports whether collectives take elements of type t; see
+// driver.CollType.
+func CollType(t DType) bool { return driver.CollType(t) }
 
 // UniqueID identifies a communicator whose ranks join one by one
 // (ncclUniqueId). String and ParseUniqueID carry it through environment
@@ -195,7 +198,7 @@ type Coll struct {
 	Send   Ptr
 	Recv   Ptr
 	Count  uint64
-	Type   ElemType
+	Type   DType
 	Op     ReduceOp
 	Root   int
 	Stream *Stream
@@ -221,7 +224,7 @@ func RunColls(calls []Coll) error {
 			return invalid(call, "call %d: a stream of %s for the rank on %s", i, c.Stream.dev, c.Comm.dev)
 		case c.Comm.dev.Backend() != d.Backend():
 			return invalid(call, "call %d is on %s, call 0 on %s", i, c.Comm.dev, d)
-		case c.Type.Size() == 0:
+		case !driver.CollType(c.Type):
 			return invalid(call, "call %d: element type %v", i, c.Type)
 		}
 		if err := c.Stream.check(call); err != nil {

@@ -36,6 +36,24 @@ var (
 	ErrBadConfig = driver.ErrBadConfig
 )
 
+// Result is a driver result code; see driver.Result.
+type Result = driver.Result
+
+// The results that layers above the device raise themselves (an
+// allocator's limit, a bad argument, a pair of devices that cannot be
+// peers), so that their errors match the same sentinels as the driver's.
+const (
+	InvalidValue          = driver.InvalidValue
+	OutOfMemory           = driver.OutOfMemory
+	PeerAccessUnsupported = driver.PeerAccessUnsupported
+)
+
+// Errorf makes the *Error of a failed call with result code: it matches
+// the code's sentinel (errors.Is(err, ErrOutOfMemory) for OutOfMemory).
+func Errorf(call string, code Result, format string, args ...any) *Error {
+	return driver.Errorf(call, code, format, args...)
+}
+
 // ConfigError reports a malformed environment variable (backends report
 // theirs, such as GPUARR_HOST_MEMORY, with the same type).
 type ConfigError = driver.ConfigError

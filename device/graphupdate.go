@@ -56,7 +56,7 @@ func (g *Graph) updater(call string, n GraphNode) (driver.GraphUpdate, error) {
 // a new launch configuration and arguments for the launches of g issued
 // from now on; launches already issued are not affected. a must match
 // k's parameter list; the caller may reuse it once UpdateLaunch returns.
-func (g *Graph) UpdateLaunch(n GraphNode, k *Kernel, cfg LaunchConfig, a *driver.Args) error {
+func (g *Graph) UpdateLaunch(n GraphNode, k *Kernel, cfg LaunchConfig, a *Args) error {
 	const call = "Graph.UpdateLaunch"
 	u, err := g.updater(call, n)
 	if err != nil {

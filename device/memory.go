@@ -47,10 +47,14 @@ func (d *Device) CopyDtoD(dst, src Ptr, n uint64) error {
 	return d.drv.CopyDtoD(dst, src, n)
 }
 
+// MemPool is a driver stream-ordered memory pool (cuMemPool*); see
+// driver.MemPool.
+type MemPool = driver.MemPool
+
 // NewMemPool creates a driver stream-ordered pool (cuMemPoolCreate) that
 // keeps up to releaseThreshold bytes cached across synchronizations.
 // Devices without pool support give an error matching ErrNotSupported.
-func (d *Device) NewMemPool(releaseThreshold uint64) (driver.MemPool, error) {
+func (d *Device) NewMemPool(releaseThreshold uint64) (MemPool, error) {
 	if !d.info.MemoryPools {
 		return nil, driver.PlainErrorf("cuMemPoolCreate", driver.NotSupported, "%s has no stream-ordered memory pools", d)
 	}

@@ -89,7 +89,7 @@ func (s *Stream) Launch(k *Kernel, cfg LaunchConfig, args ...any) error {
 // builds them without boxing each in an interface, such as package
 // gpuarr's fused kernels). a must match the kernel's .param list; the
 // caller may reuse it once LaunchArgs returns.
-func (s *Stream) LaunchArgs(k *Kernel, cfg LaunchConfig, a *driver.Args) error {
+func (s *Stream) LaunchArgs(k *Kernel, cfg LaunchConfig, a *Args) error {
 	if err := s.check("Stream.LaunchArgs"); err != nil {
 		return err
 	}

@@ -107,7 +107,7 @@ func checkSolver(call string, c *SolverCall, ptrs bool) error {
 	if c.Op < driver.Getrf || c.Op > driver.GesvdjBatched {
 		return invalid(call, "routine %v", c.Op)
 	}
-	if c.Type.Size() == 0 {
+	if !driver.SolverType(c.Type) {
 		return invalid(call, "%v: element type %v: want Float32 or Float64", c.Op, c.Type)
 	}
 	for _, d := range []struct {

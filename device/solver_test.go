@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // The solver routines on device memory, column-major, on whichever device
@@ -294,6 +295,7 @@ func TestSolverChecks(t *testing.T) {
 	}{
 		{"unknown routine", func(c *device.SolverCall) { c.Op = 99 }, "routine"},
 		{"element type", func(c *device.SolverCall) { c.Type = 0 }, "element type"},
+		{"integer element type", func(c *device.SolverCall) { c.Type = dtype.Int32 }, "element type int32: want Float32 or Float64"},
 		{"negative size", func(c *device.SolverCall) { c.N = -1 }, "N=-1"},
 		{"short leading dimension", func(c *device.SolverCall) { c.LDA = 3 }, "LDA=3"},
 		{"null matrix", func(c *device.SolverCall) { c.A = 0 }, "A is a null pointer"},

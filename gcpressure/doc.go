@@ -8,9 +8,11 @@
 //
 // # Eager collection
 //
-// The array layer calls BeforeAlloc(dev, n) before each allocation and
-// BeforeBlockingWait(dev) before the CPU waits for the device. In the
-// manner of CUDA.jl's maybe_collect:
+// It hooks in at two places. Package memory's default resources announce
+// each allocation to the hook Install sets (memory.SetPressure; BeforeAlloc
+// is the same check), and the arrays' host waits call BeforeBlockingWait(dev)
+// before the CPU waits for the device (one function in internal/tracking).
+// In the manner of CUDA.jl's maybe_collect:
 //
 //   - pressure = live device bytes / limit (the hard limit, else the soft
 //     limit, else the driver's free memory plus what the pool holds; see
@@ -65,10 +67,11 @@
 // left, and the allocator releases its cached segments, retries once more
 // and only then fails with device.ErrOutOfMemory and a status report.
 // Concurrent ladders share collections, and while a step runs, new
-// allocations on that device wait in BeforeAlloc so that the memory it
-// frees goes to the allocation that ran out. Install (or the first
-// BeforeAlloc) makes the ladder the process-wide reclaimer
-// (memory.SetReclaimer); pools that name no reclaimer of their own use it.
+// allocations on that device wait in the allocation hook so that the
+// memory it frees goes to the allocation that ran out. Install (or the
+// first BeforeAlloc) makes the ladder the process-wide reclaimer
+// (memory.SetReclaimer), which pools that name no reclaimer of their own
+// use, and eager collection the allocation hook (memory.SetPressure).
 //
 // # Host memory
 //
@@ -113,5 +116,6 @@
 // This package owns the collection policy, the ladder, the host-memory
 // account and their counters. It does not allocate memory and does not
 // know arrays: it reads the memory package's statistics and the system's
-// memory figures, and is called by the array layer.
+// memory figures, and is called through package memory's hooks and by the
+// arrays' host waits.
 package gcpressure

@@ -52,15 +52,18 @@ func process() *runtimeState {
 	return proc.rt
 }
 
-// Install makes the reclaim ladder the allocator's process-wide reclaimer
-// (memory.SetReclaimer), once; the first BeforeAlloc or
-// BeforeBlockingWait does it too. A reclaimer set with memory.SetReclaimer
-// afterwards replaces it. The error is a malformed GPUARR_GC_EARLY,
-// GPUARR_GC_BACKGROUND, GPUARR_GC_THRESHOLD, GPUARR_GC_BLOCKING_THRESHOLD
-// or GPUARR_DEBUG (matching device.ErrBadConfig and naming each; the
-// well-formed ones apply, the others keep their defaults), reported on
-// every call. Package gpuarr's allocations call it, so a malformed
-// variable fails them with that error, like a malformed
+// Install hooks the package into the allocator, once: the reclaim ladder
+// becomes the process-wide reclaimer (memory.SetReclaimer) and eager
+// collection the process-wide allocation hook (memory.SetPressure), which
+// the default resources call before each allocation. The first BeforeAlloc
+// or BeforeBlockingWait installs too. A reclaimer or hook set with memory's
+// functions afterwards replaces this package's. The error is a malformed
+// GPUARR_GC_EARLY, GPUARR_GC_BACKGROUND, GPUARR_GC_THRESHOLD,
+// GPUARR_GC_BLOCKING_THRESHOLD or GPUARR_DEBUG (matching
+// device.ErrBadConfig and naming each; the well-formed ones apply, the
+// others keep their defaults), reported on every call. The array layer
+// calls it before a device's first allocation, so a malformed variable
+// fails array allocations with that error, like a malformed
 // GPUARR_MEMORY_POOL.
 func Install() error {
 	rt := process()
@@ -70,17 +73,30 @@ func Install() error {
 
 func (rt *runtimeState) install() {
 	if rt.global {
-		rt.installOnce.Do(func() { memory.SetReclaimer(rt.ladder) })
+		rt.installOnce.Do(func() {
+			memory.SetReclaimer(rt.ladder)
+			memory.SetPressure(allocHook{rt})
+		})
 	}
 }
 
 func (rt *runtimeState) beforeAlloc(dev *device.Device, n uint64, blocking bool) bool {
 	rt.install()
+	return rt.check(dev, n, blocking)
+}
+
+// check is beforeAlloc once installed.
+func (rt *runtimeState) check(dev *device.Device, n uint64, blocking bool) bool {
 	if !blocking {
 		rt.ladder.hold(dev, 2*rt.ladder.wait)
 	}
 	return rt.devices.of(dev).check(rt.collector, n, blocking)
 }
+
+// allocHook is eager collection as the allocator's memory.Pressure.
+type allocHook struct{ rt *runtimeState }
+
+func (h allocHook) BeforeAlloc(dev *device.Device, n uint64) { h.rt.check(dev, n, false) }
 
 // Stats returns what eager collection and the reclaim ladder have done in
 // this process so far.

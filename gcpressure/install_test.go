@@ -9,13 +9,17 @@ import (
 	"github.com/gpuarr/gpuarr/memory"
 )
 
-// Install makes the process's ladder memory's reclaimer; the hooks work
-// against the device's default resource.
+// Install makes the process's ladder memory's reclaimer and eager
+// collection its allocation hook; the hooks work against the device's
+// default resource.
 func TestInstall(t *testing.T) {
 	require.NoError(t, Install())
 	prev := memory.SetReclaimer(nil)
 	memory.SetReclaimer(prev)
 	assert.Same(t, process().ladder, prev)
+	hook := memory.SetPressure(nil)
+	memory.SetPressure(hook)
+	assert.Equal(t, allocHook{process()}, hook)
 
 	dev := defaultDevice(t)
 	res, err := memory.Default(dev)

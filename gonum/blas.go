@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/unified"
 )
 
@@ -123,7 +124,7 @@ func issueGemm(s *device.Stream, g device.Gemm, a, b, c operand) (queued bool, e
 			modes[o.l.a] = false
 		}
 	}
-	var uses []gpuarr.Use
+	var uses []arrayhook.Use
 	for arr := range modes {
 		// A hint (its failure changes nothing): the pages move in bulk
 		// instead of faulting in one by one under the product.
@@ -131,9 +132,9 @@ func issueGemm(s *device.Stream, g device.Gemm, a, b, c operand) (queued bool, e
 	}
 	for arr, written := range modes {
 		if written {
-			uses = append(uses, gpuarr.ReadsWrites(arr, s))
+			uses = append(uses, arrayhook.ReadsWrites(arr, s))
 		} else {
-			uses = append(uses, gpuarr.Reads(arr, s))
+			uses = append(uses, arrayhook.Reads(arr, s))
 		}
 	}
 	var work *gpuarr.Array[uint8]
@@ -143,14 +144,14 @@ func issueGemm(s *device.Stream, g device.Gemm, a, b, c operand) (queued bool, e
 			return false, fmt.Errorf("the BLAS workspace: %w", err)
 		}
 		defer work.Release()
-		uses = append(uses, gpuarr.Writes(work, s))
+		uses = append(uses, arrayhook.Writes(work, s))
 	}
-	err = gpuarr.Track("gonum.Implementation.Dgemm", uses, func() error {
-		g.A = gpuarr.DevicePtr(b.l.a).Add(uint64(b.off))
-		g.B = gpuarr.DevicePtr(a.l.a).Add(uint64(a.off))
-		g.C = gpuarr.DevicePtr(c.l.a).Add(uint64(c.off))
+	err = arrayhook.Track("gonum.Implementation.Dgemm", uses, func() error {
+		g.A = arrayhook.DevicePtr(b.l.a).Add(uint64(b.off))
+		g.B = arrayhook.DevicePtr(a.l.a).Add(uint64(a.off))
+		g.C = arrayhook.DevicePtr(c.l.a).Add(uint64(c.off))
 		if work != nil {
-			g.Work, g.WorkBytes = gpuarr.DevicePtr(work), uint64(work.Len())
+			g.Work, g.WorkBytes = arrayhook.DevicePtr(work), uint64(work.Len())
 		}
 		return s.Gemm(g)
 	})

@@ -49,7 +49,7 @@
 // gonum's BLAS does for bad arguments: C may hold a partial result.
 //
 // This package owns the conversions, the lending and its registry of lent
-// memory, and the BLAS; it issues device work only through gpuarr.Track
+// memory, and the BLAS; it issues device work only through arrayhook.Track
 // and device.Stream.Gemm, and reaches memory the CPU addresses only
 // through package unified.
 package gonum

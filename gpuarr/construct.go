@@ -1,10 +1,17 @@
 package gpuarr
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/fusion"
+	"github.com/gpuarr/gpuarr/internal/layout"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // Empty allocates an array of shape sh whose elements are unspecified.
@@ -46,8 +53,8 @@ func full[T Numeric](call string, sh Shape, v T, opts []Option) (*Array[T], erro
 	}
 	pat := unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))
 	var unit uint64
-	err = a.issue(call, s, modeWrite, true, func() (err error) {
-		unit, err = memsetFill(s, a.c.ptr(), a.c.nbytes(), pat)
+	err = a.c.Issue(call, s, tracking.Write, true, func() (err error) {
+		unit, err = memsetFill(s, a.c.Ptr(), a.c.Bytes(), pat)
 		if err == nil {
 			noteFillResize(s, &a.c, unit)
 		}
@@ -56,7 +63,7 @@ func full[T Numeric](call string, sh Shape, v T, opts []Option) (*Array[T], erro
 	if err == nil && unit == 0 {
 		// A value whose bytes do not repeat within 4 (most float64s):
 		// one fused kernel writing the scalar.
-		err = evalInto(call, &a.c, Scalar(v).n, s)
+		err = fusion.EvalInto(call, &a.c, Scalar(v).n, s)
 	}
 	if err != nil {
 		_ = a.Release()
@@ -74,10 +81,10 @@ func FromSlice[T Numeric](data []T, sh Shape, opts ...Option) (*Array[T], error)
 	if err != nil {
 		return nil, err
 	}
-	if n, err := checkShape(call, sh, sizeOf[T]()); err != nil {
+	if n, err := layout.Check(call, sh, sizeOf[T]()); err != nil {
 		return nil, err
 	} else if n != len(data) {
-		return nil, shapeError(call, "shape %s has %d elements, the slice has %d", sh.String(), n, len(data))
+		return nil, arg.Shapef(call, "shape %s has %d elements, the slice has %d", sh.String(), n, len(data))
 	}
 	a, err := newArray[T](call, sh, s)
 	if err != nil {
@@ -90,17 +97,58 @@ func FromSlice[T Numeric](data []T, sh Shape, opts ...Option) (*Array[T], error)
 	return a, nil
 }
 
-// issue runs fn, which issues work on s using a in mode m, as one op.
-func (a *Array[T]) issue(call string, s *device.Stream, m mode, peers bool, fn func() error) error {
-	o := op{call: call}
-	o.add(&a.c, m, s)
-	if err := o.begin(peers); err != nil {
-		return err
+// newArray allocates an uninitialized array of shape sh on s.
+func newArray[T Numeric](call string, sh Shape, s *device.Stream) (*Array[T], error) {
+	a := new(Array[T])
+	if err := a.c.Make(call, s, sh, dtype.ElemOf[T]()); err != nil {
+		return nil, err
 	}
-	err := fn()
-	o.end()
-	if err != nil {
-		return fmt.Errorf("gpuarr.%s: %s: %w", call, a.c.describe(), err)
+	return a, nil
+}
+
+// noteFillResize tells a Batched capture on s how the fill of x just
+// issued follows the batch size: a memset of a batched array (unit: its
+// element size) sets the rows' bytes; a fill left to a kernel (unit 0)
+// resizes as that elementwise kernel does.
+func noteFillResize(s *device.Stream, x *lifetime.Handle, unit uint64) {
+	b := lifetime.BatcherOf(s)
+	if b == nil || !lifetime.Batched(b, x) {
+		return
 	}
-	return nil
+	if unit == 0 || x.Bytes() == 0 {
+		b.Resizes(s, lifetime.Resize{}, false)
+		return
+	}
+	row := x.Bytes() / uint64(b.MaxBatch())
+	if row%unit != 0 {
+		b.Fixed(fmt.Sprintf("the fill is a %d-byte memset and a row is %d bytes, not whole memset elements", unit, row))
+		return
+	}
+	b.Resizes(s, lifetime.Resize{RowBytes: row, Memset: true}, true)
+}
+
+// memsetFill sets nbytes at p to repetitions of pat (one element) with a
+// driver memset when one can: a byte memset when all its bytes agree, a
+// 32-bit memset when the element repeats every 4 bytes. It reports the
+// memset's unit (1 or 4 bytes), or 0 when neither applies (Full then runs
+// a fused fill kernel instead).
+func memsetFill(s *device.Stream, p device.Ptr, nbytes uint64, pat []byte) (unit uint64, err error) {
+	if nbytes == 0 {
+		return 1, nil
+	}
+	same := true
+	for _, b := range pat[1:] {
+		same = same && b == pat[0]
+	}
+	if same {
+		return 1, s.Memset8(p, pat[0], nbytes)
+	}
+	if len(pat) <= 4 && p%4 == 0 && nbytes%4 == 0 {
+		var w [4]byte
+		for i := range w {
+			w[i] = pat[i%len(pat)]
+		}
+		return 4, s.Memset32(p, binary.LittleEndian.Uint32(w[:]), nbytes/4)
+	}
+	return 0, nil
 }

@@ -2,8 +2,12 @@ package gpuarr
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 	"github.com/gpuarr/gpuarr/p2p"
 )
 
@@ -26,18 +30,18 @@ func Copy[T Numeric](dst, src *Array[T], opts ...Option) error {
 	if err := src.check(call + ": src"); err != nil {
 		return err
 	}
-	if !dst.c.shape.Equal(src.c.shape) {
-		return shapeError(call, "dst is %s, src is %s", dst.c.describe(), src.c.describe())
+	if !slices.Equal(dst.c.Shape(), src.c.Shape()) {
+		return arg.Shapef(call, "dst is %s, src is %s", dst.c.Describe(), src.c.Describe())
 	}
-	if !dst.c.contiguous() {
+	if !dst.c.Contiguous() {
 		return stridedError(call, &dst.c)
 	}
-	s, err := streamFor(call, opts, dst.c.dev())
+	s, err := streamFor(call, opts, dst.c.Device())
 	if err != nil {
 		return err
 	}
-	if !src.c.contiguous() {
-		if s.Device() == src.c.dev() && s.Device() == dst.c.dev() {
+	if !src.c.Contiguous() {
+		if s.Device() == src.c.Device() && s.Device() == dst.c.Device() {
 			return EvalInto(dst, src, On(s))
 		}
 		packed, _, err := src.compact()
@@ -58,12 +62,12 @@ func Clone[T Numeric](src *Array[T], opts ...Option) (*Array[T], error) {
 	if err := src.check(call); err != nil {
 		return nil, err
 	}
-	s, err := streamFor(call, opts, src.c.dev())
+	s, err := streamFor(call, opts, src.c.Device())
 	if err != nil {
 		return nil, err
 	}
-	if !src.c.contiguous() {
-		if s.Device() == src.c.dev() {
+	if !src.c.Contiguous() {
+		if s.Device() == src.c.Device() {
 			return Eval[T](src, On(s))
 		}
 		packed, _, err := src.compact()
@@ -73,7 +77,7 @@ func Clone[T Numeric](src *Array[T], opts ...Option) (*Array[T], error) {
 		defer packed.Release()
 		src = packed
 	}
-	dst, err := newArray[T](call, src.c.shape, s)
+	dst, err := newArray[T](call, src.c.Shape(), s)
 	if err != nil {
 		return nil, err
 	}
@@ -84,37 +88,37 @@ func Clone[T Numeric](src *Array[T], opts ...Option) (*Array[T], error) {
 	return dst, nil
 }
 
-func copyCores(call string, dst, src *core, s *device.Stream) error {
-	dd, sd, on := dst.dev(), src.dev(), s.Device()
+func copyCores(call string, dst, src *lifetime.Handle, s *device.Stream) error {
+	dd, sd, on := dst.Device(), src.Device(), s.Device()
 	if on != dd && on != sd {
 		return fmt.Errorf("gpuarr.%s: a stream of %s cannot copy %s to %s: use a stream of either device: %w",
-			call, on, src.describe(), dst.describe(), ErrArgument)
+			call, on, src.Describe(), dst.Describe(), ErrArgument)
 	}
-	if dst.sharesBuffer(src) && dst.n > 0 && dst.off < src.off+src.nbytes() && src.off < dst.off+dst.nbytes() && dst.off != src.off {
-		return fmt.Errorf("gpuarr.%s: %s and %s overlap in one buffer: %w", call, dst.describe(), src.describe(), ErrArgument)
+	if dst.SharesBuffer(src) && dst.Len() > 0 && dst.Ptr() < src.Ptr().Add(src.Bytes()) && src.Ptr() < dst.Ptr().Add(dst.Bytes()) && dst.Ptr() != src.Ptr() {
+		return fmt.Errorf("gpuarr.%s: %s and %s overlap in one buffer: %w", call, dst.Describe(), src.Describe(), ErrArgument)
 	}
-	n := dst.nbytes()
-	o := op{call: call}
+	n := dst.Bytes()
+	o := lifetime.Claim{Call: call}
 	var issue func() error
 	switch path := p2p.Route(dd, sd); path {
 	case p2p.Local:
-		o.add(src, modeRead, s)
-		o.add(dst, modeWrite, s)
+		o.Add(src, tracking.Read, s)
+		o.Add(dst, tracking.Write, s)
 		issue = func() error {
-			if dst.buf == src.buf && dst.off == src.off {
+			if dst.Ptr() == src.Ptr() {
 				noteCopyResize(s, dst, src, n, false)
 				return nil // copying an array onto itself
 			}
-			if err := s.CopyDtoD(dst.ptr(), src.ptr(), n); err != nil {
+			if err := s.CopyDtoD(dst.Ptr(), src.Ptr(), n); err != nil {
 				return err
 			}
 			noteCopyResize(s, dst, src, n, true)
 			return nil
 		}
 	case p2p.Direct:
-		o.add(src, modeRead, s)
-		o.add(dst, modeWrite, s)
-		issue = func() error { return p2p.CopyDirect(s, dst.ptr(), dd, src.ptr(), sd, n) }
+		o.Add(src, tracking.Read, s)
+		o.Add(dst, tracking.Write, s)
+		issue = func() error { return p2p.CopyDirect(s, dst.Ptr(), dd, src.Ptr(), sd, n) }
 	default:
 		srcS, dstS := sd.DefaultStream(), dd.DefaultStream()
 		if on == sd {
@@ -122,17 +126,17 @@ func copyCores(call string, dst, src *core, s *device.Stream) error {
 		} else {
 			dstS = s
 		}
-		o.add(src, modeRead, srcS)
-		o.add(dst, modeWrite, dstS)
-		issue = func() error { return p2p.CopyStaged(dstS, dst.ptr(), srcS, src.ptr(), n) }
+		o.Add(src, tracking.Read, srcS)
+		o.Add(dst, tracking.Write, dstS)
+		issue = func() error { return p2p.CopyStaged(dstS, dst.Ptr(), srcS, src.Ptr(), n) }
 	}
-	if err := o.begin(false); err != nil {
+	if err := o.Begin(false); err != nil {
 		return err
 	}
 	err := issue()
-	o.end()
+	o.End()
 	if err != nil {
-		return fmt.Errorf("gpuarr.%s: %s to %s: %w", call, src.describe(), dst.describe(), err)
+		return fmt.Errorf("gpuarr.%s: %s to %s: %w", call, src.Describe(), dst.Describe(), err)
 	}
 	return nil
 }
@@ -140,13 +144,13 @@ func copyCores(call string, dst, src *core, s *device.Stream) error {
 // noteCopyResize tells a Batched capture on s how the copy just issued
 // (issued: it became a node) follows the batch size: between two
 // contiguous batched arrays, its length scales with the rows.
-func noteCopyResize(s *device.Stream, dst, src *core, n uint64, issued bool) {
-	c := batchedOf(s)
-	if c == nil || !c.isBatched(dst) || !c.isBatched(src) || n == 0 {
+func noteCopyResize(s *device.Stream, dst, src *lifetime.Handle, n uint64, issued bool) {
+	b := lifetime.BatcherOf(s)
+	if b == nil || !lifetime.Batched(b, dst) || !lifetime.Batched(b, src) || n == 0 {
 		return
 	}
-	if !dst.contiguous() || !src.contiguous() {
+	if !dst.Contiguous() || !src.Contiguous() {
 		return
 	}
-	resizes(s, resizer{rowBytes: n / uint64(c.max)}, issued)
+	b.Resizes(s, lifetime.Resize{RowBytes: n / uint64(b.MaxBatch())}, issued)
 }

@@ -1,8 +1,9 @@
 package gpuarr
 
 import (
-	"sync"
-	"sync/atomic"
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // Counters is a snapshot of the tracking's driver calls, for tests.
@@ -13,13 +14,10 @@ type Counters struct {
 // ReadCounters returns the counters now. They are process-wide: tests
 // that compare them must not run in parallel with others.
 func ReadCounters() Counters {
-	return Counters{
-		HostSyncs:          counters.hostSyncs.Load(),
-		StreamWaits:        counters.streamWaits.Load(),
-		EventRecords:       counters.eventRecords.Load(),
-		FreeErrors:         counters.freeErrors.Load(),
-		CleanupsRegistered: counters.registered.Load(),
-	}
+	var c Counters
+	c.HostSyncs, c.StreamWaits, c.EventRecords = tracking.Counts()
+	c.FreeErrors, c.CleanupsRegistered = lifetime.Counts()
+	return c
 }
 
 // Sub is c - o, field by field.
@@ -28,26 +26,12 @@ func (c Counters) Sub(o Counters) Counters {
 		c.FreeErrors - o.FreeErrors, c.CleanupsRegistered - o.CleanupsRegistered}
 }
 
-// HoldDrainer stops the deferred-free queue's drainer goroutine before its
-// next drain until the returned function is called, so that tests see
-// which frees other paths make.
-func HoldDrainer() (release func()) { return hold(&deferredFrees.waits) }
+// HoldDrainer and HoldRegistrar are lifetime's (see there).
+var (
+	HoldDrainer   = lifetime.HoldDrainer
+	HoldRegistrar = lifetime.HoldRegistrar
+)
 
-// HoldRegistrar stops the cleanup registrar's goroutine before its next
-// flush until the returned function is called, so that only the flushes
-// of collections (and GC cycles) register cleanups meanwhile.
-func HoldRegistrar() (release func()) { return hold(&registrar.waits) }
-
-// hold makes the goroutine that calls *waits block until release.
-func hold(waits *atomic.Pointer[func()]) (release func()) {
-	gate := make(chan struct{})
-	w := func() { <-gate }
-	waits.Store(&w)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			waits.Store(nil)
-			close(gate)
-		})
-	}
-}
+// AddrRange is the device memory an array's buffer occupies, for tests
+// that check graph memory never overlaps other work's.
+func AddrRange[T Numeric](a *Array[T]) (lo, hi device.Ptr) { return a.c.Buffer().Span() }

@@ -1,10 +1,8 @@
 package gpuarr
 
 import (
-	"math"
-	"reflect"
-
-	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/fusion"
 )
 
 // Expr is a lazy elementwise expression whose elements have type T: a tree
@@ -20,7 +18,7 @@ import (
 // (within one kernel, a shared subtree is computed once per element).
 // Errors found while building (mismatched shapes, released arrays) are
 // kept in the expression and returned by the call that materializes it.
-type Expr[T Numeric] struct{ n *node }
+type Expr[T Numeric] struct{ n *fusion.Node }
 
 // Operand is anything an expression can take as an input of element type
 // T: an *Array[T] or an Expr[T]. Scalars become operands with Scalar.
@@ -32,120 +30,32 @@ func (e Expr[T]) operand() Expr[T] { return e }
 
 func (a *Array[T]) operand() Expr[T] {
 	if a == nil {
-		return Expr[T]{&node{err: errNilArray}}
+		return Expr[T]{fusion.Failed(errNilArray)}
 	}
-	if a.c.buf == nil {
-		return Expr[T]{&node{err: errZeroArrayExpr}}
+	if a.c.IsZero() {
+		return Expr[T]{fusion.Failed(errZeroArrayExpr)}
 	}
-	return Expr[T]{arrayNode(&a.c, dtypeOf[T]())}
+	return Expr[T]{fusion.Leaf(&a.c, dtype.Of[T]())}
 }
 
 // Shape is the shape the expression evaluates to (its operands
 // broadcast together); nil when building it failed.
 func (e Expr[T]) Shape() Shape {
-	if e.n == nil || e.n.err != nil {
+	if e.n == nil || e.n.Err() != nil {
 		return nil
 	}
-	return append(Shape(nil), e.n.shape...)
+	return append(Shape(nil), e.n.Shape()...)
 }
 
 // Err is the error building the expression met, if any (Eval returns it).
 func (e Expr[T]) Err() error {
 	if e.n == nil {
-		return errNilExpr
+		return fusion.ErrNilExpr
 	}
-	return e.n.err
+	return e.n.Err()
 }
 
 // Mask is a lazy boolean expression: the result of a comparison, the
 // condition of Where. It cannot be stored; turn it into numbers with
 // FromMask.
-type Mask struct{ n *node }
-
-// node is one operation of an expression tree; leaves are arrays,
-// scalars, constants and random streams.
-type node struct {
-	op    expr.Op
-	t     expr.DType
-	args  [3]*node
-	shape Shape
-	err   error
-
-	arr   *core      // OpInput
-	bits  uint64     // OpScalar: the value's ParamType bits
-	value float64    // OpConst
-	rnd   *randomSrc // OpRandom
-}
-
-// arrayNode is the leaf for an array. It keeps the array alive (through
-// its core) until the expression is gone; a release before Eval is caught
-// when Eval claims the array.
-func arrayNode(c *core, t expr.DType) *node {
-	if n := c.leaf.Load(); n != nil {
-		return n
-	}
-	n := &node{op: expr.OpInput, t: t, arr: c, shape: c.shape}
-	c.leaf.CompareAndSwap(nil, n)
-	return c.leaf.Load()
-}
-
-// dtypeOf maps an element type to the expression type system.
-func dtypeOf[T Numeric]() expr.DType {
-	var zero T
-	switch any(zero).(type) {
-	case float32:
-		return expr.Float32
-	case float64:
-		return expr.Float64
-	case int32:
-		return expr.Int32
-	case int64:
-		return expr.Int64
-	case uint8:
-		return expr.Uint8
-	case int8:
-		return expr.Int8
-	case int16:
-		return expr.Int16
-	case uint16:
-		return expr.Uint16
-	case uint32:
-		return expr.Uint32
-	case uint64:
-		return expr.Uint64
-	}
-	switch reflect.TypeFor[T]().Kind() {
-	case reflect.Float32:
-		return expr.Float32
-	case reflect.Float64:
-		return expr.Float64
-	case reflect.Int8:
-		return expr.Int8
-	case reflect.Int16:
-		return expr.Int16
-	case reflect.Int32:
-		return expr.Int32
-	case reflect.Int64:
-		return expr.Int64
-	case reflect.Uint8:
-		return expr.Uint8
-	case reflect.Uint16:
-		return expr.Uint16
-	case reflect.Uint32:
-		return expr.Uint32
-	}
-	return expr.Uint64
-}
-
-// scalarBits is v's kernel-parameter bits for type t (expr.DType.ParamType).
-func scalarBits[T Numeric](v T, t expr.DType) uint64 {
-	switch {
-	case t == expr.Float32:
-		return uint64(math.Float32bits(float32(v)))
-	case t == expr.Float64:
-		return math.Float64bits(float64(v))
-	case t.IsSigned():
-		return uint64(int64(v))
-	}
-	return uint64(v)
-}
+type Mask struct{ n *fusion.Node }

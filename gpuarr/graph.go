@@ -1,6 +1,7 @@
 package gpuarr
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -8,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -15,12 +18,13 @@ import (
 // stream into a graph whose memory comes from a pool private to it (or to
 // the graphs sharing a GraphPool), and Replay runs it with tracking intact.
 //
-// What a capture learns: every buffer an operation on the capturing stream
-// touches (the hook in op.begin), with the union of its modes, and every
-// buffer allocated on the stream while it captures (the hook in
-// allocBuffer, which takes the memory from the private pool). The graph
-// keeps a reference on all of them, so neither Release nor the GC can hand
-// memory the graph reads or writes to other work while the graph lives.
+// What a capture learns, as the lifetime.Recorder of its stream: every
+// buffer an operation on the capturing stream touches, with the union of
+// its modes, and every buffer allocated on the stream while it captures
+// (from the private pool, which the allocation door takes for it). The
+// graph keeps a reference on all of them, so neither Release nor the GC
+// can hand memory the graph reads or writes to other work while the graph
+// lives.
 
 // ErrGraphClosed: a Graph used after Close.
 var ErrGraphClosed = errors.New("graph used after Close")
@@ -127,15 +131,19 @@ func (withPool) isCaptureOption() {}
 // one another.
 func WithPool(p *GraphPool) CaptureOption { return withPool{p} }
 
+// A capture is its stream's lifetime.Recorder, and a Batcher (which
+// Batched captures use).
+var _ lifetime.Batcher = (*capture)(nil)
+
 // capture is one Capture call in progress.
 type capture struct {
 	s    *device.Stream
 	pool *GraphPool
 
 	mu    sync.Mutex
-	used  map[*buffer]mode     // buffers operations touched, union of modes
-	held  map[*buffer]struct{} // of those, buffers from outside the pool: referenced at first use
-	alloc []*buffer            // buffers allocated from the pool during the capture
+	used  map[*lifetime.Buffer]tracking.Mode // buffers operations touched, union of modes
+	held  map[*lifetime.Buffer]struct{}      // of those, buffers from outside the pool: referenced at first use
+	alloc []*lifetime.Buffer                 // buffers allocated from the pool during the capture
 
 	// A Batched capture (batched.go): the largest batch, every operation
 	// in order with how it resizes, and a failure to name a node.
@@ -144,55 +152,50 @@ type capture struct {
 	err error
 }
 
-// captures maps capturing streams to their capture.
-var captures sync.Map // *device.Stream -> *capture
+// Resource is the capture's private pool, where allocations on its stream
+// come from (lifetime.Recorder).
+func (c *capture) Resource() memory.Resource { return poolResource{Resource: c.pool.res, p: c.pool} }
 
-func captureOf(s *device.Stream) *capture {
-	if v, ok := captures.Load(s); ok {
-		return v.(*capture)
-	}
-	return nil
-}
-
-// noteUse records that an operation on s touches b in mode m; called by
-// op.begin with b locked, only while s captures. A buffer from outside the
-// pool gets a reference at once, so that releasing it during the capture
-// cannot hand memory the graph uses to other work; a pool buffer is
-// referenced at the end of the capture if still alive (one freed during
-// the capture is reused by later operations of the capture).
-func noteUse(s *device.Stream, b *buffer, m mode) {
-	c := captureOf(s)
-	if c == nil {
-		return
-	}
+// Used records that an operation on the capturing stream touches b in
+// mode m, with b locked. A buffer from outside the pool gets a reference
+// at once, so that releasing it during the capture cannot hand memory the
+// graph uses to other work; a pool buffer is referenced at the end of the
+// capture if still alive (one freed during the capture is reused by later
+// operations of the capture).
+func (c *capture) Used(b *lifetime.Buffer, m tracking.Mode) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, seen := c.used[b]
 	c.used[b] = old | m
-	if !seen && !b.fromPool(c.pool) {
-		if b.pin() {
+	if !seen && !fromPool(b, c.pool) {
+		if b.Pin() {
 			c.held[b] = struct{}{}
 		}
 	}
 }
 
 // fromPool reports whether b's memory came from p.
-func (b *buffer) fromPool(p *GraphPool) bool {
-	r, ok := b.res.(poolResource)
+func fromPool(b *lifetime.Buffer, p *GraphPool) bool {
+	r, ok := b.Resource().(poolResource)
 	return ok && r.p == p
 }
 
-// noteAlloc records a buffer allocated from the capture's pool.
-func (c *capture) noteAlloc(b *buffer) {
+// Allocated records a buffer allocated from the capture's pool.
+func (c *capture) Allocated(b *lifetime.Buffer) {
 	c.mu.Lock()
 	c.alloc = append(c.alloc, b)
 	c.mu.Unlock()
 }
 
-// Graph is a captured function, ready to replay. Its memory (private pool
-// and every array it touches) stays reserved until Close, or until the GC
-// finds the Graph unreachable (as with arrays, Close says when). A Graph is
-// safe for concurrent use; its replays run one after another.
+// Graph is a captured function, ready to replay. Replay runs it on any
+// stream of its device as one operation: it waits on the device for the
+// writers of the arrays the graph reads and the readers of those it
+// writes, and marks the arrays it writes as written on its stream, so host
+// reads and other streams order themselves against replays as against any
+// operation. Its memory (private pool and every array it touches) stays
+// reserved until Close, or until the GC finds the Graph unreachable (as
+// with arrays, Close says when). A Graph is safe for concurrent use; its
+// replays run one after another.
 type Graph struct{ *graph }
 
 // graph is a Graph's state, apart from the handle so that a cleanup can
@@ -204,27 +207,45 @@ type graph struct {
 
 	mu     sync.Mutex
 	closed bool
-	bufs   []*buffer // address order, each referenced
-	modes  []mode
+	bufs   []*lifetime.Buffer // address order, each referenced
+	modes  []tracking.Mode
 
 	// One graph for many batch sizes (batched.go): the largest batch (0
 	// when not captured with Batched), how each resizable node follows
 	// the batch size, and the size the nodes are set for now.
 	max int
-	rs  []resizer
+	rs  []lifetime.Resize
 	cur int
 }
 
 // Capture records the array operations fn issues on s (a stream made with
 // device.NewStream, not capturing yet) into a graph; none of them runs.
 // Allocations on s during fn come from a private pool (opts: WithPool to
-// share one), frees during fn make memory reusable later in the capture.
-// After Capture, arrays fn wrote hold their value from before the capture
-// until the graph is replayed.
+// share one, PyTorch's pool= argument), frees during fn make memory
+// reusable later in the capture (replays run in capture order). After
+// Capture, arrays fn wrote hold their value from before the capture until
+// the graph is replayed. The graph keeps a reference on every array it
+// touches, so dropping every handle, Release and the GC leave its memory
+// alone until Graph.Close.
 //
-// Inside fn, use only s for work on the arrays fn touches, and do not read
-// arrays on the host: either fails with device.ErrStreamCapture naming the
-// operation, and Capture returns that error.
+// Inside fn, what cannot replay correctly fails with
+// device.ErrStreamCapture naming the operation, and Capture returns that
+// error: work on another stream that waits on the capture, a host read of
+// an array written in the capture, an upload from a Go slice (CopyFromHost,
+// FromSlice: upload before the capture), a cuBLAS call (Matmul). Compile
+// expressions before capturing (run fn once), as with PyTorch's warm-up.
+//
+// Operations on a stream between device.Stream.BeginCapture and
+// EndCapture, without Capture, are recorded too, without private memory
+// or replay tracking: an array written there is captured, and its host
+// reads fail with device.ErrStreamCapture while the capture goes on and
+// synchronize the whole device after it (its data exists once the graph
+// is launched, on a stream tracking cannot know), until a write outside
+// any capture. Another stream that must wait for a use made in the capture
+// fails with device.ErrStreamCapture (CUDA would join it into the
+// capture); the capturing stream waits on the CPU for work outside the
+// capture it must follow. Allocate and release arrays outside a raw
+// capture: allocations on a capturing stream come from the general pool.
 func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph, err error) {
 	const call = "gpuarr.Capture"
 	switch {
@@ -274,51 +295,42 @@ func Capture(s *device.Stream, fn func() error, opts ...CaptureOption) (g *Graph
 	pool.capturing, pool.stream = true, s
 	pool.mu.Unlock()
 
-	c := &capture{s: s, pool: pool, used: map[*buffer]mode{}, held: map[*buffer]struct{}{}, max: maxBatch}
-	if _, dup := captures.LoadOrStore(s, c); dup {
+	c := &capture{s: s, pool: pool, used: map[*lifetime.Buffer]tracking.Mode{}, held: map[*lifetime.Buffer]struct{}{}, max: maxBatch}
+	if !lifetime.StartRecording(s, c) {
 		pool.endCapture()
 		return nil, fmt.Errorf("%s: the stream of %s is already capturing: %w", call, s.Device(), device.ErrStreamCapture)
 	}
 	if err := s.BeginCapture(); err != nil {
-		captures.Delete(s)
+		lifetime.StopRecording(s)
 		pool.endCapture()
 		return nil, fmt.Errorf("%s: %w", call, err)
 	}
 
 	fnErr := runCaptured(fn)
 	dg, endErr := s.EndCapture()
-	captures.Delete(s)
+	lifetime.StopRecording(s)
 	c.settle()
 
 	g = &Graph{&graph{dev: s.Device(), g: dg, pool: pool, max: maxBatch, cur: maxBatch}}
 	// Every buffer the graph touches, referenced: outside ones since first
 	// use, pool ones from now if still alive.
-	for b, m := range c.used {
+	for b := range c.used {
 		if _, ok := c.held[b]; ok {
 			g.bufs = append(g.bufs, b)
 			continue
 		}
-		if b.pin() {
+		if b.Pin() {
 			g.bufs = append(g.bufs, b)
 		}
-		_ = m
 	}
 	for _, b := range c.alloc {
-		if _, seen := c.used[b]; !seen && b.pin() {
+		if _, seen := c.used[b]; !seen && b.Pin() {
 			c.used[b] = 0
 			g.bufs = append(g.bufs, b)
 		}
 	}
-	slices.SortFunc(g.bufs, func(x, y *buffer) int {
-		switch {
-		case addr(x) < addr(y):
-			return -1
-		case addr(x) > addr(y):
-			return 1
-		}
-		return 0
-	})
-	g.modes = make([]mode, len(g.bufs))
+	slices.SortFunc(g.bufs, func(x, y *lifetime.Buffer) int { return cmp.Compare(lifetime.Addr(x), lifetime.Addr(y)) })
+	g.modes = make([]tracking.Mode, len(g.bufs))
 	for i, b := range g.bufs {
 		g.modes[i] = c.used[b]
 	}
@@ -368,18 +380,14 @@ func (p *GraphPool) endCapture() {
 //
 // A buffer freed meanwhile (a pool buffer released during the capture)
 // has no tracking left to settle: only a holder of a reference may lock a
-// buffer (see buffer.free), so settle pins each first.
+// buffer, so settle pins each first.
 func (c *capture) settle() {
 	for b := range c.used {
-		if !b.pin() {
+		if !b.Pin() {
 			continue
 		}
-		b.mu.Lock()
-		if t := &b.trk; t.wcap && t.writer == c.s {
-			t.wcap, t.wfresh, t.dirty = false, false, true
-		}
-		b.mu.Unlock()
-		_ = b.unref() // the last reference, if its arrays went meanwhile: freed here
+		b.SettleCapture(c.s)
+		_ = b.Unref() // the last reference, if its arrays went meanwhile: freed here
 	}
 }
 
@@ -427,24 +435,25 @@ func (g *Graph) replay(call string, n int, opts []Option) error {
 	}
 	// The pool's lock is held until the launch is issued, so that replays
 	// of the pool's graphs from several goroutines are ordered one after
-	// another on the device too.
+	// another on the device too; a replay on another stream than the
+	// pool's last one waits for it, since the graphs share memory.
 	p := g.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.orderReplayLocked(s); err != nil {
+	if err := tracking.Follow(s, p.last); err != nil {
 		return fmt.Errorf("gpuarr.%s: ordering after the pool's last replay: %w", call, err)
 	}
 	for _, b := range g.bufs {
-		b.mu.Lock()
+		b.Lock()
 	}
 	defer func() {
 		for i := len(g.bufs) - 1; i >= 0; i-- {
-			g.bufs[i].mu.Unlock()
+			g.bufs[i].Unlock()
 		}
 	}()
 	for i, b := range g.bufs {
 		if m := g.modes[i]; m != 0 {
-			if err := b.trk.useLocked(s, m); err != nil {
+			if err := b.UseLocked(s, m); err != nil {
 				return fmt.Errorf("gpuarr.%s: ordering on a stream of %s: %w", call, s.Device(), err)
 			}
 		}
@@ -453,26 +462,6 @@ func (g *Graph) replay(call string, n int, opts []Option) error {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	p.last = s
-	return nil
-}
-
-// orderReplayLocked makes a replay on s wait for the pool's previous
-// replay when it ran on another stream: the graphs of a pool share memory.
-func (p *GraphPool) orderReplayLocked(s *device.Stream) error {
-	if p.last != nil && p.last != s {
-		ev, err := stateOf(p.dev).events.get()
-		if err != nil {
-			return err
-		}
-		defer ev.drop()
-		if err := p.last.Record(ev.ev); err != nil {
-			if !closed(err) {
-				return err
-			}
-		} else if err := waitOn(s, ev); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -522,7 +511,7 @@ func (g *graph) close() error {
 	}
 	p.mu.Unlock()
 	for _, b := range bufs {
-		err = errors.Join(err, b.unref())
+		err = errors.Join(err, b.Unref())
 	}
 	if last {
 		p.mu.Lock()
@@ -536,6 +525,10 @@ func (g *graph) close() error {
 	}
 	return nil
 }
+
+// closed reports whether err says the stream was closed: Close waits for
+// the stream's work, so there is nothing left to wait for.
+func closed(err error) bool { return errors.Is(err, device.ErrClosed) }
 
 // Why operations that cannot be recorded into a graph are refused.
 const (

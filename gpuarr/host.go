@@ -5,7 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/gcpressure"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // ToSlice copies the array to a new slice (row-major).
@@ -13,7 +14,7 @@ func (a *Array[T]) ToSlice() ([]T, error) {
 	if err := a.check("ToSlice"); err != nil {
 		return nil, err
 	}
-	out := make([]T, a.c.n)
+	out := make([]T, a.c.Len())
 	if err := a.download("ToSlice", out); err != nil {
 		return nil, err
 	}
@@ -37,10 +38,10 @@ func (a *Array[T]) CopyToHost(dst []T) error {
 
 func (a *Array[T]) download(call string, dst []T) error {
 	c := &a.c
-	if len(dst) != c.n {
-		return shapeError(call, "destination has %d elements, %s has %d", len(dst), c.describe(), c.n)
+	if len(dst) != c.Len() {
+		return arg.Shapef(call, "destination has %d elements, %s has %d", len(dst), c.Describe(), c.Len())
 	}
-	if !c.contiguous() {
+	if !c.Contiguous() {
 		// A strided view: compact it on the device, then read that.
 		packed, _, err := a.compact()
 		if err != nil {
@@ -49,18 +50,18 @@ func (a *Array[T]) download(call string, dst []T) error {
 		defer packed.Release()
 		return packed.download(call, dst)
 	}
-	if !c.acquire() {
-		return c.releasedError(call)
+	if !c.Acquire() {
+		return c.ReleasedError(call)
 	}
-	err := c.buf.syncForHost()
-	if err == nil && c.n > 0 {
+	err := c.Buffer().HostRead(c.Device())
+	if err == nil && c.Len() > 0 {
 		// Synchronous and unordered with the streams: the wait above
 		// ordered it after the writer.
-		err = c.dev().CopyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), c.ptr(), c.nbytes())
+		err = c.Device().CopyDtoH(unsafe.Pointer(unsafe.SliceData(dst)), c.Ptr(), c.Bytes())
 	}
-	_ = c.buf.unref()
+	_ = c.Buffer().Unref()
 	if err != nil {
-		return fmt.Errorf("gpuarr.%s: %s: %w", call, c.describe(), err)
+		return fmt.Errorf("gpuarr.%s: %s: %w", call, c.Describe(), err)
 	}
 	return nil
 }
@@ -76,13 +77,13 @@ func (a *Array[T]) CopyFromHost(src []T, opts ...Option) error {
 	if err := a.check(call); err != nil {
 		return err
 	}
-	if len(src) != a.c.n {
-		return shapeError(call, "source has %d elements, %s has %d", len(src), a.c.describe(), a.c.n)
+	if len(src) != a.c.Len() {
+		return arg.Shapef(call, "source has %d elements, %s has %d", len(src), a.c.Describe(), a.c.Len())
 	}
-	if !a.c.contiguous() {
+	if !a.c.Contiguous() {
 		return stridedError(call, &a.c)
 	}
-	s, err := streamFor(call, opts, a.c.dev())
+	s, err := streamFor(call, opts, a.c.Device())
 	if err != nil {
 		return err
 	}
@@ -94,45 +95,21 @@ func (a *Array[T]) upload(call string, s *device.Stream, src []T) error {
 		return err
 	}
 	p := unsafe.Pointer(unsafe.SliceData(src))
-	err := a.issue(call, s, modeWrite, true, func() error {
+	err := a.c.Issue(call, s, tracking.Write, true, func() error {
 		if len(src) == 0 {
 			return nil
 		}
-		return s.CopyHtoD(a.c.ptr(), p, a.c.nbytes())
+		return s.CopyHtoD(a.c.Ptr(), p, a.c.Bytes())
 	})
-	if err != nil || len(src) == 0 || !device.IsPinned(p, a.c.nbytes()) {
+	if err != nil || len(src) == 0 || !device.IsPinned(p, a.c.Bytes()) {
 		return err
 	}
 	// From page-locked memory the copy is a DMA that reads src when the
 	// stream gets there (from pageable memory the driver has staged it by
 	// now): wait for it, so src is free for reuse on return as promised.
 	// unified.Pinned's Upload is the asynchronous form.
-	if err := waitStream(s); err != nil {
+	if err := tracking.WaitStream(s); err != nil {
 		return fmt.Errorf("gpuarr.%s: waiting for the copy from pinned memory: %w", call, err)
-	}
-	return nil
-}
-
-// waitStream blocks until the work issued on s so far is done, through a
-// pooled event (not the whole stream's later work).
-func waitStream(s *device.Stream) error {
-	ev, err := stateOf(s.Device()).events.get()
-	if err != nil {
-		return err
-	}
-	defer ev.drop()
-	if err := s.Record(ev.ev); err != nil {
-		if closed(err) {
-			return nil
-		}
-		return err
-	}
-	counters.eventRecords.Add(1)
-	gcpressure.BeforeBlockingWait(s.Device())
-	err = ev.ev.Synchronize()
-	counters.hostSyncs.Add(1)
-	if err != nil && !closed(err) {
-		return err
 	}
 	return nil
 }

@@ -4,26 +4,37 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // Arg is an array argument of Launch, saying how the kernel uses it: In
 // (reads), Out (writes) or InOut (both). The kernel receives the array's
 // device address (its first element).
-type Arg interface{ launchArg() (*core, mode) }
+type Arg interface {
+	launchArg() (*lifetime.Handle, tracking.Mode)
+}
 
-// The wrappers are pointer-shaped (a pointer to the array's core), so
+// The wrappers are pointer-shaped (a pointer to the array's handle), so
 // passing one as an `any` allocates nothing.
 type (
-	inArg    core
-	outArg   core
-	inOutArg core
+	inArg    lifetime.Handle
+	outArg   lifetime.Handle
+	inOutArg lifetime.Handle
 	nilArg   struct{}
 )
 
-func (a *inArg) launchArg() (*core, mode)    { return (*core)(a), modeRead }
-func (a *outArg) launchArg() (*core, mode)   { return (*core)(a), modeWrite }
-func (a *inOutArg) launchArg() (*core, mode) { return (*core)(a), modeReadWrite }
-func (nilArg) launchArg() (*core, mode)      { return nil, 0 }
+func (a *inArg) launchArg() (*lifetime.Handle, tracking.Mode) {
+	return (*lifetime.Handle)(a), tracking.Read
+}
+func (a *outArg) launchArg() (*lifetime.Handle, tracking.Mode) {
+	return (*lifetime.Handle)(a), tracking.Write
+}
+func (a *inOutArg) launchArg() (*lifetime.Handle, tracking.Mode) {
+	return (*lifetime.Handle)(a), tracking.ReadWrite
+}
+func (nilArg) launchArg() (*lifetime.Handle, tracking.Mode) { return nil, 0 }
 
 // In passes a to a kernel that only reads it.
 func In[T Numeric](a *Array[T]) Arg {
@@ -80,7 +91,7 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 	}
 	// One pass: kernel arguments, array accesses (their stream is known
 	// only at the end) and the last option.
-	o := op{call: call}
+	o := lifetime.Claim{Call: call}
 	var last Option
 	var kbuf [16]any
 	kargs := kbuf[:0]
@@ -91,14 +102,14 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 			if c == nil {
 				return fmt.Errorf("gpuarr.%s %s: argument %d is a nil array: %w", call, k.Name(), i, ErrArgument)
 			}
-			if c.buf == nil {
-				return fmt.Errorf("gpuarr.%s %s: argument %d is the %w", call, k.Name(), i, errZeroArray)
+			if c.IsZero() {
+				return fmt.Errorf("gpuarr.%s %s: argument %d is the %w", call, k.Name(), i, arg.ErrZeroArray)
 			}
-			if !c.contiguous() {
+			if !c.Contiguous() {
 				return fmt.Errorf("gpuarr.%s %s: argument %d: %w", call, k.Name(), i, stridedError(call, c))
 			}
-			o.add(c, m, nil)
-			kargs = append(kargs, c.ptr())
+			o.Add(c, m, nil)
+			kargs = append(kargs, c.Ptr())
 		case Option:
 			if kindOf(v) != optStream {
 				return optionError(call, v)
@@ -118,23 +129,21 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 	var err error
 	switch {
 	case last != nil:
-		s, err = streamFor(call, []Option{last}, nil)
-	case o.n > 0:
-		s = o.at(0).c.dev().DefaultStream()
+		s, err = arg.TargetStream("gpuarr", call, last.(arg.Target))
+	case o.Len() > 0:
+		s = o.Handle(0).Device().DefaultStream()
 	default:
 		s, err = streamFor(call, nil, nil)
 	}
 	if err != nil {
 		return err
 	}
-	for i := 0; i < o.n; i++ {
-		o.at(i).s = s
-	}
-	if err := o.begin(true); err != nil {
+	o.SetStream(s)
+	if err := o.Begin(true); err != nil {
 		return err
 	}
 	err = s.Launch(k, cfg, kargs...)
-	o.end()
+	o.End()
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}

@@ -4,12 +4,16 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
 // tf32Option lets float32 products use TF32 tensor cores.
 type tf32Option struct{}
 
-func (tf32Option) isOption() {}
+func (tf32Option) isOption()      {}
+func (tf32Option) String() string { return "gpuarr.TF32()" }
 
 // TF32 lets Matmul of float32 arrays use TF32 tensor cores: several times
 // faster on Ampere and later GPUs, with products rounded to about 10 bits
@@ -46,7 +50,7 @@ func Matmul[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := streamTaking(call, opts, a.c.dev(), optTF32)
+	s, err := streamTaking(call, opts, a.c.Device(), optTF32)
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +83,13 @@ func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
 	if err != nil {
 		return err
 	}
-	if len(c.c.shape) != 2 || c.c.shape[0] != m || c.c.shape[1] != n {
-		return shapeError(call, "result %s should be [%d %d] for %s times %s", c.c.describe(), m, n, a.c.describe(), b.c.describe())
+	if len(c.c.Shape()) != 2 || c.c.Shape()[0] != m || c.c.Shape()[1] != n {
+		return arg.Shapef(call, "result %s should be [%d %d] for %s times %s", c.c.Describe(), m, n, a.c.Describe(), b.c.Describe())
 	}
-	if c.c.sharesBuffer(&a.c) || c.c.sharesBuffer(&b.c) {
-		return fmt.Errorf("gpuarr.%s: the result %s shares memory with an operand; write to a separate array: %w", call, c.c.describe(), ErrArgument)
+	if c.c.SharesBuffer(&a.c) || c.c.SharesBuffer(&b.c) {
+		return fmt.Errorf("gpuarr.%s: the result %s shares memory with an operand; write to a separate array: %w", call, c.c.Describe(), ErrArgument)
 	}
-	s, err := streamTaking(call, opts, c.c.dev(), optTF32)
+	s, err := streamTaking(call, opts, c.c.Device(), optTF32)
 	if err != nil {
 		return err
 	}
@@ -104,14 +108,14 @@ func matmulOperands[T Float](call string, a, b *Array[T]) error {
 		if err := x.arr.check(call + ": " + x.name); err != nil {
 			return err
 		}
-		switch r := len(x.arr.c.shape); {
+		switch r := len(x.arr.c.Shape()); {
 		case r == 1:
-			return shapeError(call, "%s is %s, a vector: Matmul multiplies 2-D arrays (reshape it to [1 n] or [n 1])", x.name, x.arr.c.describe())
+			return arg.Shapef(call, "%s is %s, a vector: Matmul multiplies 2-D arrays (reshape it to [1 n] or [n 1])", x.name, x.arr.c.Describe())
 		case r > 2:
-			return shapeError(call, "%s is %s: Matmul multiplies 2-D arrays and has no batched form; multiply each matrix of the stack (Slice, then Reshape)",
-				x.name, x.arr.c.describe())
+			return arg.Shapef(call, "%s is %s: Matmul multiplies 2-D arrays and has no batched form; multiply each matrix of the stack (Slice, then Reshape)",
+				x.name, x.arr.c.Describe())
 		case r != 2:
-			return shapeError(call, "%s is %s, a scalar: Matmul multiplies 2-D arrays", x.name, x.arr.c.describe())
+			return arg.Shapef(call, "%s is %s, a scalar: Matmul multiplies 2-D arrays", x.name, x.arr.c.Describe())
 		}
 	}
 	return nil
@@ -120,11 +124,11 @@ func matmulOperands[T Float](call string, a, b *Array[T]) error {
 // matmulShape checks that a's columns meet b's rows and returns the
 // result's [m n].
 func matmulShape[T Float](call string, a, b *Array[T]) (m, n int, err error) {
-	if a.c.shape[1] != b.c.shape[0] {
-		return 0, 0, shapeError(call, "a is %s and b is %s: a's %d columns do not match b's %d rows",
-			a.c.describe(), b.c.describe(), a.c.shape[1], b.c.shape[0])
+	if a.c.Shape()[1] != b.c.Shape()[0] {
+		return 0, 0, arg.Shapef(call, "a is %s and b is %s: a's %d columns do not match b's %d rows",
+			a.c.Describe(), b.c.Describe(), a.c.Shape()[1], b.c.Shape()[0])
 	}
-	return a.c.shape[0], b.c.shape[1], nil
+	return a.c.Shape()[0], b.c.Shape()[1], nil
 }
 
 // matLayout is how a 2-D array lies in memory as BLAS sees it: row-major
@@ -138,12 +142,12 @@ type matLayout struct {
 
 // layoutOf reads c's layout; ok is false for strides BLAS cannot take.
 // Along an axis of extent one the stride does not matter.
-func layoutOf(c *core) (l matLayout, ok bool) {
-	r, k := c.shape[0], c.shape[1]
-	if c.contiguous() {
+func layoutOf(c *lifetime.Handle) (l matLayout, ok bool) {
+	r, k := c.Shape()[0], c.Shape()[1]
+	if c.Contiguous() {
 		return matLayout{true, max(1, k)}, true
 	}
-	s0, s1 := c.strides()[0], c.strides()[1]
+	s0, s1 := c.Strides()[0], c.Strides()[1]
 	if (s1 == 1 || k <= 1) && (r <= 1 || s0 >= max(1, k)) {
 		if r <= 1 {
 			s0 = max(1, k)
@@ -163,16 +167,16 @@ func layoutOf(c *core) (l matLayout, ok bool) {
 // kernel launch.
 func matmul[T Float](call string, c, a, b *Array[T], s *device.Stream, tf32 bool) error {
 	var ls [3]matLayout
-	for i, x := range []*core{&a.c, &b.c, &c.c} {
+	for i, x := range []*lifetime.Handle{&a.c, &b.c, &c.c} {
 		l, ok := layoutOf(x)
 		if !ok {
 			return fmt.Errorf("gpuarr.%s: %s has strides %v, which a matrix product cannot read directly: Clone it first: %w",
-				call, x.describe(), x.strides(), ErrArgument)
+				call, x.Describe(), x.Strides(), ErrArgument)
 		}
 		ls[i] = l
 	}
 	la, lb, lc := ls[0], ls[1], ls[2]
-	m, k, n := a.c.shape[0], a.c.shape[1], b.c.shape[1]
+	m, k, n := a.c.Shape()[0], a.c.Shape()[1], b.c.Shape()[1]
 
 	g := device.Gemm{Type: device.Float64, Alpha: 1, Beta: 0, TF32: tf32, LDC: lc.ld}
 	if sizeOf[T]() == 4 {
@@ -184,35 +188,35 @@ func matmul[T Float](call string, c, a, b *Array[T], s *device.Stream, tf32 bool
 	// the matrix the product needs.
 	if lc.rowMajor {
 		g.M, g.N, g.K = n, m, k
-		g.A, g.LDA, g.TransA = b.c.ptr(), lb.ld, !lb.rowMajor
-		g.B, g.LDB, g.TransB = a.c.ptr(), la.ld, !la.rowMajor
+		g.A, g.LDA, g.TransA = b.c.Ptr(), lb.ld, !lb.rowMajor
+		g.B, g.LDB, g.TransB = a.c.Ptr(), la.ld, !la.rowMajor
 	} else {
 		g.M, g.N, g.K = m, n, k
-		g.A, g.LDA, g.TransA = a.c.ptr(), la.ld, la.rowMajor
-		g.B, g.LDB, g.TransB = b.c.ptr(), lb.ld, lb.rowMajor
+		g.A, g.LDA, g.TransA = a.c.Ptr(), la.ld, la.rowMajor
+		g.B, g.LDB, g.TransB = b.c.Ptr(), lb.ld, lb.rowMajor
 	}
-	g.C = c.c.ptr()
+	g.C = c.c.Ptr()
 
-	o := op{call: call}
-	o.add(&a.c, modeRead, s)
-	o.add(&b.c, modeRead, s)
-	o.add(&c.c, modeWrite, s)
+	o := lifetime.Claim{Call: call}
+	o.Add(&a.c, tracking.Read, s)
+	o.Add(&b.c, tracking.Read, s)
+	o.Add(&c.c, tracking.Write, s)
 	ws, err := blasWorkspace(call, s)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: the library's workspace: %w", call, err)
 	}
 	if ws != nil {
 		defer ws.Release()
-		o.add(&ws.c, modeWrite, s)
-		g.Work, g.WorkBytes = ws.c.ptr(), uint64(ws.c.n)
+		o.Add(&ws.c, tracking.Write, s)
+		g.Work, g.WorkBytes = ws.c.Ptr(), uint64(ws.c.Len())
 	}
-	if err := o.begin(true); err != nil {
+	if err := o.Begin(true); err != nil {
 		return err
 	}
 	err = s.Gemm(g)
-	o.end()
+	o.End()
 	if err != nil {
-		return fmt.Errorf("gpuarr.%s: %s times %s: %w", call, a.c.describe(), b.c.describe(), err)
+		return fmt.Errorf("gpuarr.%s: %s times %s: %w", call, a.c.Describe(), b.c.Describe(), err)
 	}
 	return nil
 }

@@ -72,13 +72,8 @@ func mmTranspose(v []float64, rows, cols int) []float64 {
 // mmStrided is a view of a's buffer with shape sh and strides st.
 func mmStrided[T Float](t *testing.T, a *Array[T], sh Shape, st []int) *Array[T] {
 	t.Helper()
-	n := 1
-	for _, d := range sh {
-		n *= d
-	}
-	v, err := a.view("test", 0, n, sh)
+	v, err := a.stridedView("test", 0, sh, st)
 	require.NoError(t, err)
-	v.c.layout = &st
 	t.Cleanup(func() { _ = v.Release() })
 	return v
 }

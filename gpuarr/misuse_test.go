@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -59,11 +60,11 @@ func TestNilAndZeroArrays(t *testing.T) {
 				"MatmulInto":   func() error { return gpuarr.MatmulInto(a, x, x) },
 				"Launch":       func() error { return gpuarr.Launch(ks.Fill, linear(6), gpuarr.Out(a), uint32(1), uint64(6)) },
 				"Track": func() error {
-					return gpuarr.Track("Test", []gpuarr.Use{gpuarr.Reads(a, s)}, func() error { return nil })
+					return arrayhook.Track("Test", []arrayhook.Use{arrayhook.Reads(a, s)}, func() error { return nil })
 				},
-				"PrepareHostAccess": func() error { _, err := gpuarr.PrepareHostAccess(a, gpuarr.HostAccess{}); return err },
+				"PrepareHostAccess": func() error { _, err := arrayhook.PrepareHostAccess(a, arrayhook.HostAccess{}); return err },
 				"UseMemory": func() error {
-					return gpuarr.UseMemory(a, nil, false, func(device.Ptr, uint64, memory.Resource) error { return nil })
+					return arrayhook.UseMemory(a, nil, false, func(device.Ptr, uint64, memory.Resource) error { return nil })
 				},
 				"Err": a.Err,
 			}
@@ -88,7 +89,7 @@ func TestNilAndZeroArrays(t *testing.T) {
 				"Array.Strides":  func() { a.Strides() },
 				"Array.Device":   func() { a.Device() },
 				"Array.Released": func() { a.Released() },
-				"DevicePtr":      func() { gpuarr.DevicePtr(a) },
+				"DevicePtr":      func() { arrayhook.DevicePtr(a) },
 			}
 			what := "a nil *Array"
 			if a != nil {

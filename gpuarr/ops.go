@@ -1,9 +1,9 @@
 package gpuarr
 
 import (
-	"fmt"
-
-	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/fusion"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 )
 
 // The elementwise operations. Each builds a node; none computes anything.
@@ -12,42 +12,15 @@ import (
 // naming both shapes. All operands of one operation have the same element
 // type: convert with Cast.
 
-func unary(op expr.Op, x *node, t expr.DType) *node {
-	if x == nil {
-		return &node{err: errNilExpr}
-	}
-	n := &node{op: op, t: t, args: [3]*node{x}, shape: x.shape, err: x.err}
-	return n
-}
-
-func nary(name string, op expr.Op, t expr.DType, xs ...*node) *node {
-	n := &node{op: op, t: t}
-	for i, x := range xs {
-		if x == nil {
-			return &node{err: errNilExpr}
-		}
-		if x.err != nil {
-			return &node{err: x.err}
-		}
-		n.args[i] = x
-		if i == 0 {
-			n.shape = x.shape
-			continue
-		}
-		sh, err := broadcastShapes(n.shape, x.shape)
-		if err != nil {
-			return &node{err: fmt.Errorf("gpuarr.%s: %w", name, err)}
-		}
-		n.shape = sh
-	}
-	return n
+func unary[T Numeric](op expr.Op, x Operand[T]) Expr[T] {
+	return Expr[T]{fusion.Unary(op, operandNode(x), dtype.Of[T]())}
 }
 
 func binop[T Numeric](name string, op expr.Op, x, y Operand[T]) Expr[T] {
-	return Expr[T]{nary(name, op, dtypeOf[T](), operandNode(x), operandNode(y))}
+	return Expr[T]{fusion.Apply(name, op, dtype.Of[T](), operandNode(x), operandNode(y))}
 }
 
-func operandNode[T Numeric](x Operand[T]) *node {
+func operandNode[T Numeric](x Operand[T]) *fusion.Node {
 	if x == nil {
 		return nil
 	}
@@ -57,12 +30,8 @@ func operandNode[T Numeric](x Operand[T]) *node {
 // Scalar is the value v as an operand: it broadcasts to any shape, and
 // travels as a kernel parameter, so x*2 and x*3 share one kernel.
 func Scalar[T Numeric](v T) Expr[T] {
-	t := dtypeOf[T]()
-	return Expr[T]{&node{op: expr.OpScalar, t: t, bits: scalarBits(v, t), shape: Shape{}}}
-}
-
-func constant(t expr.DType, v float64) *node {
-	return &node{op: expr.OpConst, t: t, value: v, shape: Shape{}}
+	t := dtype.Of[T]()
+	return Expr[T]{fusion.Scalar(t, fusion.ScalarBits(v, t))}
 }
 
 // Add is x + y.
@@ -89,46 +58,46 @@ func Pow[T Float](x, y Operand[T]) Expr[T] { return binop("Pow", expr.OpPow, x, 
 
 // FMA is x*y + z; for floats with one rounding (fused multiply-add).
 func FMA[T Numeric](x, y, z Operand[T]) Expr[T] {
-	return Expr[T]{nary("FMA", expr.OpFMA, dtypeOf[T](), operandNode(x), operandNode(y), operandNode(z))}
+	return Expr[T]{fusion.Apply("FMA", expr.OpFMA, dtype.Of[T](), operandNode(x), operandNode(y), operandNode(z))}
 }
 
 // Neg is -x (wrapping for unsigned types).
 func Neg[T Numeric](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpNeg, operandNode(x), dtypeOf[T]())}
+	return unary(expr.OpNeg, x)
 }
 
 // Abs is |x|; the identity for unsigned types, and MinInt stays MinInt.
 func Abs[T Numeric](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpAbs, operandNode(x), dtypeOf[T]())}
+	return unary(expr.OpAbs, x)
 }
 
 // Exp is eˣ.
 func Exp[T Float](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpExp, operandNode(x), dtypeOf[T]())}
+	return unary(expr.OpExp, x)
 }
 
 // Log is the natural logarithm (NaN below 0, -Inf at 0).
 func Log[T Float](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpLog, operandNode(x), dtypeOf[T]())}
+	return unary(expr.OpLog, x)
 }
 
 // Sqrt is the square root, correctly rounded.
 func Sqrt[T Float](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpSqrt, operandNode(x), dtypeOf[T]())}
+	return unary(expr.OpSqrt, x)
 }
 
 // Tanh is the hyperbolic tangent.
 func Tanh[T Float](x Operand[T]) Expr[T] {
-	return Expr[T]{unary(expr.OpTanh, operandNode(x), dtypeOf[T]())}
+	return unary(expr.OpTanh, x)
 }
 
 // Sigmoid is 1 / (1 + e⁻ˣ), built from the operations above (it fuses
 // like any expression).
 func Sigmoid[T Float](x Operand[T]) Expr[T] {
-	t := dtypeOf[T]()
-	one := constant(t, 1)
-	e := unary(expr.OpExp, unary(expr.OpNeg, operandNode(x), t), t)
-	return Expr[T]{nary("Sigmoid", expr.OpDiv, t, one, nary("Sigmoid", expr.OpAdd, t, one, e))}
+	t := dtype.Of[T]()
+	one := fusion.Const(t, 1)
+	e := fusion.Unary(expr.OpExp, fusion.Unary(expr.OpNeg, operandNode(x), t), t)
+	return Expr[T]{fusion.Apply("Sigmoid", expr.OpDiv, t, one, fusion.Apply("Sigmoid", expr.OpAdd, t, one, e))}
 }
 
 // Clamp limits x to [lo, hi]: Minimum(Maximum(x, lo), hi).
@@ -142,16 +111,16 @@ func Clamp[T Numeric](x Operand[T], lo, hi T) Expr[T] {
 //
 //	h := gpuarr.Cast[float64](x) // x an *Array[float32]
 func Cast[U, T Numeric](x Operand[T]) Expr[U] {
-	from, to := dtypeOf[T](), dtypeOf[U]()
+	from, to := dtype.Of[T](), dtype.Of[U]()
 	n := operandNode(x)
 	if from == to {
 		return Expr[U]{n}
 	}
-	return Expr[U]{unary(expr.OpCast, n, to)}
+	return Expr[U]{fusion.Unary(expr.OpCast, n, to)}
 }
 
 func compare[T Numeric](name string, op expr.Op, x, y Operand[T]) Mask {
-	return Mask{nary(name, op, expr.Bool, operandNode(x), operandNode(y))}
+	return Mask{fusion.Apply(name, op, dtype.Bool, operandNode(x), operandNode(y))}
 }
 
 // Less is the mask x < y. Comparisons with NaN are false (NotEqual: true).
@@ -173,21 +142,25 @@ func Equal[T Numeric](x, y Operand[T]) Mask { return compare("Equal", expr.OpEq,
 func NotEqual[T Numeric](x, y Operand[T]) Mask { return compare("NotEqual", expr.OpNe, x, y) }
 
 // And is the mask m && o.
-func (m Mask) And(o Mask) Mask { return Mask{nary("Mask.And", expr.OpAnd, expr.Bool, m.n, o.n)} }
+func (m Mask) And(o Mask) Mask {
+	return Mask{fusion.Apply("Mask.And", expr.OpAnd, dtype.Bool, m.n, o.n)}
+}
 
 // Or is the mask m || o.
-func (m Mask) Or(o Mask) Mask { return Mask{nary("Mask.Or", expr.OpOr, expr.Bool, m.n, o.n)} }
+func (m Mask) Or(o Mask) Mask { return Mask{fusion.Apply("Mask.Or", expr.OpOr, dtype.Bool, m.n, o.n)} }
 
 // Not is the mask !m.
-func (m Mask) Not() Mask { return Mask{unary(expr.OpNot, m.n, expr.Bool)} }
+func (m Mask) Not() Mask { return Mask{fusion.Unary(expr.OpNot, m.n, dtype.Bool)} }
 
 // Err is the error building the mask met, if any.
 func (m Mask) Err() error { return Expr[uint8]{m.n}.Err() }
 
 // Where picks x where m is true and y elsewhere (all three broadcast).
 func Where[T Numeric](m Mask, x, y Operand[T]) Expr[T] {
-	return Expr[T]{nary("Where", expr.OpWhere, dtypeOf[T](), m.n, operandNode(x), operandNode(y))}
+	return Expr[T]{fusion.Apply("Where", expr.OpWhere, dtype.Of[T](), m.n, operandNode(x), operandNode(y))}
 }
 
 // FromMask is 1 where m is true and 0 elsewhere.
-func FromMask[T Numeric](m Mask) Expr[T] { return Expr[T]{unary(expr.OpCast, m.n, dtypeOf[T]())} }
+func FromMask[T Numeric](m Mask) Expr[T] {
+	return Expr[T]{fusion.Unary(expr.OpCast, m.n, dtype.Of[T]())}
+}

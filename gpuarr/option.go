@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/arg"
 )
 
 // Option configures one call. Every constructor and operation takes
@@ -54,17 +55,8 @@ func kindOf(o Option) optionKind {
 
 // optionName is o as the user wrote it, for messages.
 func optionName(o Option) string {
-	switch o := o.(type) {
-	case *onStream:
-		return "gpuarr.On"
-	case *onDevice:
-		return "gpuarr.OnDevice"
-	case axisOption:
-		return fmt.Sprintf("gpuarr.Axis(%d)", int(o))
-	case keepDimsOption:
-		return "gpuarr.KeepDims()"
-	case tf32Option:
-		return "gpuarr.TF32()"
+	if s, ok := o.(fmt.Stringer); ok {
+		return s.String()
 	}
 	return fmt.Sprintf("%T", o)
 }
@@ -86,7 +78,9 @@ func optionError(call string, o Option) error {
 }
 
 // onStream and onDevice are pointer-shaped, so an Option holds them
-// without allocating.
+// without allocating. They are arg.Targets: the options that say where a
+// call runs, for gpuarr's calls and for the packages beside it that take
+// gpuarr's options (internal/arrayhook).
 type (
 	onStream device.Stream
 	onDevice device.Device
@@ -94,6 +88,16 @@ type (
 
 func (*onStream) isOption() {}
 func (*onDevice) isOption() {}
+
+func (o *onStream) Stream() *device.Stream { return (*device.Stream)(o) }
+func (o *onDevice) Stream() *device.Stream {
+	if o == nil {
+		return nil
+	}
+	return (*device.Device)(o).DefaultStream()
+}
+func (*onStream) String() string { return "gpuarr.On" }
+func (*onDevice) String() string { return "gpuarr.OnDevice" }
 
 // On runs an operation on stream s. A goroutine that wants its work to
 // overlap with other goroutines' takes a stream of its own; the arrays'
@@ -114,36 +118,20 @@ func streamFor(call string, opts []Option, fallback *device.Device) (*device.Str
 // kinds in also (and reads them itself); an option of any other kind is
 // an error naming it and call.
 func streamTaking(call string, opts []Option, fallback *device.Device, also optionKind) (*device.Stream, error) {
-	var s *device.Stream
-	for _, o := range opts {
-		switch o := o.(type) {
-		case *onStream:
-			if o == nil {
-				return nil, fmt.Errorf("gpuarr.%s: gpuarr.On(nil): %w", call, ErrArgument)
-			}
-			s = (*device.Stream)(o)
-		case *onDevice:
-			if o == nil {
-				return nil, fmt.Errorf("gpuarr.%s: gpuarr.OnDevice(nil): %w", call, ErrArgument)
-			}
-			s = (*device.Device)(o).DefaultStream()
-		case nil:
-			return nil, fmt.Errorf("gpuarr.%s: nil Option: %w", call, ErrArgument)
-		default:
-			if kindOf(o)&also == 0 {
-				return nil, optionError(call, o)
-			}
+	if len(opts) == 0 {
+		if fallback != nil {
+			return fallback.DefaultStream(), nil
 		}
-	}
-	if s != nil {
+		s, err := arg.DefaultStream()
+		if err != nil {
+			return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
+		}
 		return s, nil
 	}
-	if fallback != nil {
-		return fallback.DefaultStream(), nil
-	}
-	dev, err := device.Default()
-	if err != nil {
-		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
-	}
-	return dev.DefaultStream(), nil
+	return arg.Stream("gpuarr", call, opts, fallback, func(o Option) error {
+		if kindOf(o)&also == 0 {
+			return optionError(call, o)
+		}
+		return nil
+	})
 }

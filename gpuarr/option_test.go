@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -45,7 +46,7 @@ func TestOptionsRefused(t *testing.T) {
 		{"Zeros", "gpuarr.KeepDims()", ret(gpuarr.Zeros[float32](gpuarr.Shape{1}, keep))},
 		{"Ones", "gpuarr.Axis(0)", ret(gpuarr.Ones[float32](gpuarr.Shape{1}, axis))},
 		{"Full", "gpuarr.TF32()", ret(gpuarr.Full(gpuarr.Shape{1}, float32(2), tf32))},
-		{"EmptyFrom", "gpuarr.Axis(0)", ret(gpuarr.EmptyFrom[float32](res, gpuarr.Shape{1}, axis))},
+		{"EmptyFrom", "gpuarr.Axis(0)", ret(arrayhook.EmptyFrom[float32](res, gpuarr.Shape{1}, axis))},
 		{"Clone", "gpuarr.Axis(0)", ret(gpuarr.Clone(x, axis))},
 		{"Copy", "gpuarr.KeepDims()", gpuarr.Copy(y, x, keep)},
 		{"CopyFromHost", "gpuarr.Axis(0)", x.CopyFromHost(make([]float32, 6), axis)},

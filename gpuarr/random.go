@@ -3,7 +3,9 @@ package gpuarr
 import (
 	"sync/atomic"
 
-	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/fusion"
+	"github.com/gpuarr/gpuarr/internal/layout"
 )
 
 // RNG is a counter-based random number generator (Philox4x32-10): the
@@ -26,23 +28,15 @@ func NewRNG(seed uint64) *RNG { return &RNG{seed: seed} }
 // Seed is the generator's seed.
 func (g *RNG) Seed() uint64 { return g.seed }
 
-// randomSrc is one draw: a Philox stream addressed by element position.
-type randomSrc struct {
-	seed, stream uint64
-	normal       bool
-	shape        Shape
-}
-
 func draw[T Float](g *RNG, sh Shape, normal bool) Expr[T] {
 	if g == nil {
-		return Expr[T]{&node{err: errNilRNG}}
+		return Expr[T]{fusion.Failed(errNilRNG)}
 	}
-	if _, err := checkShape("RNG", sh, 8); err != nil {
-		return Expr[T]{&node{err: err}}
+	if _, err := layout.Check("RNG", sh, 8); err != nil {
+		return Expr[T]{fusion.Failed(err)}
 	}
 	sh = append(Shape(nil), sh...)
-	src := &randomSrc{seed: g.seed, stream: g.next.Add(1) - 1, normal: normal, shape: sh}
-	return Expr[T]{&node{op: expr.OpRandom, t: dtypeOf[T](), rnd: src, shape: sh}}
+	return Expr[T]{fusion.Random(dtype.Of[T](), g.seed, g.next.Add(1)-1, normal, sh)}
 }
 
 // UniformExpr is an expression, not an array: random numbers uniform in

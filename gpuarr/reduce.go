@@ -3,9 +3,10 @@ package gpuarr
 import (
 	"fmt"
 
-	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
-	"github.com/gpuarr/gpuarr/internal/expr"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/fusion"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 )
 
 // Reductions take any operand — an array or a whole expression, which is
@@ -33,6 +34,9 @@ type (
 
 func (axisOption) isOption()     {}
 func (keepDimsOption) isOption() {}
+
+func (o axisOption) String() string   { return fmt.Sprintf("gpuarr.Axis(%d)", int(o)) }
+func (keepDimsOption) String() string { return "gpuarr.KeepDims()" }
 
 // Axis makes a reduction work along axis k (negative k counts from the
 // last axis, as in NumPy). Several Axis options reduce along each axis
@@ -137,34 +141,31 @@ func (a *Array[T]) Item() (T, error) {
 	if err := a.check("Item"); err != nil {
 		return v[0], err
 	}
-	if a.c.n != 1 {
-		return v[0], shapeError("Item", "%s does not have exactly one element", a.c.describe())
+	if a.c.Len() != 1 {
+		return v[0], arg.Shapef("Item", "%s does not have exactly one element", a.c.Describe())
 	}
 	err := a.download("Item", v[:])
 	return v[0], err
 }
 
-// reduceBlock is the block size of reduction kernels.
-const reduceBlock = 256
-
 // reduceTo reduces n with r into a new array of R on the stream the
 // options name. refuseNarrow refuses integer values narrower than 64 bits
 // (Sum and Prod, whose result type is theirs).
-func reduceTo[R Numeric](call string, r expr.ReduceOp, n *node, opts []Option, refuseNarrow bool) (*Array[R], error) {
+func reduceTo[R Numeric](call string, r expr.ReduceOp, n *fusion.Node, opts []Option, refuseNarrow bool) (*Array[R], error) {
 	if n == nil {
-		return nil, fmt.Errorf("gpuarr.%s: %w", call, errNilExpr)
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, fusion.ErrNilExpr)
 	}
-	if n.err != nil {
-		return nil, fmt.Errorf("gpuarr.%s: %w", call, n.err)
+	if n.Err() != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, n.Err())
 	}
-	if refuseNarrow && n.t.IsInt() && n.t.Size() < 8 {
-		return nil, narrowError(call, n.t)
+	if t := n.Type(); refuseNarrow && t.IsInt() && t.Size() < 8 {
+		return nil, narrowError(call, t)
 	}
-	s, err := streamTaking(call, opts, firstDevice(n), optAxis|optKeepDims)
+	s, err := streamTaking(call, opts, fusion.FirstDevice(n), optAxis|optKeepDims)
 	if err != nil {
 		return nil, err
 	}
-	space := n.shape
+	space := n.Shape()
 	axes, named, keep, err := reduceAxes(call, opts, space)
 	if err != nil {
 		return nil, err
@@ -186,13 +187,13 @@ func reduceTo[R Numeric](call string, r expr.ReduceOp, n *node, opts []Option, r
 		}
 	}
 	if glen == 0 && outShape.Len() > 0 && r != expr.Sum && r != expr.Prod {
-		return nil, shapeError(call, "%s of no elements (shape %v, %s) is undefined", r, space, axesNote(axes, space))
+		return nil, arg.Shapef(call, "%s of no elements (shape %v, %s) is undefined", r, space, axesNote(axes, space))
 	}
 	out, err := newArray[R](call, outShape, s)
 	if err != nil {
 		return nil, err
 	}
-	if err := reduceInto(call, r, dtypeOf[R](), &out.c, n, space, axes, glen, s); err != nil {
+	if err := fusion.Reduce(call, r, dtype.Of[R](), &out.c, n, space, axes, glen, s); err != nil {
 		_ = out.Release()
 		return nil, err
 	}
@@ -212,7 +213,7 @@ func reduceAxes(call string, opts []Option, space Shape) (axes uint64, named int
 				k += rank
 			}
 			if k < 0 || k >= rank {
-				return 0, 0, false, shapeError(call, "axis %d out of range for shape %v (%d axes)", int(o), space, rank)
+				return 0, 0, false, arg.Shapef(call, "axis %d out of range for shape %v (%d axes)", int(o), space, rank)
 			}
 			if axes&(1<<k) != 0 {
 				return 0, 0, false, fmt.Errorf("gpuarr.%s: axis %d named twice (gpuarr.Axis(%d)): %w", call, k, int(o), ErrArgument)
@@ -248,7 +249,7 @@ func axesNote(axes uint64, space Shape) string {
 
 // narrowError refuses Sum or Prod of an integer type narrower than 64
 // bits, naming the calls that do what the user may mean.
-func narrowError(call string, t expr.DType) error {
+func narrowError(call string, t dtype.DType) error {
 	wide := "int64"
 	if t.IsUnsigned() {
 		wide = "uint64"
@@ -256,123 +257,4 @@ func narrowError(call string, t expr.DType) error {
 	return fmt.Errorf("gpuarr.%s of %s elements could overflow %s, so it is refused: "+
 		"use gpuarr.%sAs[%s] for a %s result (NumPy's default), or gpuarr.%sAs[%s] to wrap in %s on purpose: %w",
 		call, t, t, call, wide, wide, call, t, t, ErrArgument)
-}
-
-// reduceInto runs the reduction of root over space (along the axes in
-// the bit set axes) into out, whose elements have type resT: one kernel
-// when there are enough groups to fill the device, else a partial pass
-// that splits each group over several blocks and a final pass over the
-// partials.
-func reduceInto(call string, r expr.ReduceOp, resT expr.DType, out *core, root *node, space Shape, axes uint64, glen int, s *device.Stream) error {
-	groups := out.n
-	if groups == 0 {
-		return nil
-	}
-	l, err := lowerTree(root, space, axes)
-	if err != nil {
-		return fmt.Errorf("gpuarr.%s: %w", call, err)
-	}
-	defer l.free()
-	l.prog.Reduce, l.prog.Result = r, resT
-	dev := s.Device()
-	sms := max(dev.Info().Multiprocessors, 4)
-	bpg := 1
-	if groups < sms*4 {
-		bpg = max(1, min((sms*8+groups-1)/groups, (glen+reduceBlock*8-1)/(reduceBlock*8)))
-	}
-	if groups == 1 {
-		l.vectorize(nil, l.prog.ValueType())
-	} else {
-		l.prog.Vector = 1
-	}
-	vt := l.prog.ValueType()
-	if bpg == 1 {
-		l.prog.Stage = expr.Final
-		return l.launchReduce(call, s, out, nil, groups, glen, 1, glen)
-	}
-
-	// Partial pass into temporaries, then a final pass over them.
-	l.prog.Stage = expr.Partial
-	partT := expr.AccType(r, vt)
-	if r.IsArg() {
-		partT = vt
-	}
-	parts, err := tempCore(call, s, partT, groups*bpg)
-	if err != nil {
-		return err
-	}
-	defer parts.buf.unref()
-	var second *core // Arg positions, or a Wide Mean's high words
-	if l.prog.HasOut2() {
-		if second, err = tempCore(call, s, expr.Int64, groups*bpg); err != nil {
-			return err
-		}
-		defer second.buf.unref()
-	}
-	if err := l.launchReduce(call, s, parts, second, groups, glen, bpg, glen); err != nil {
-		return err
-	}
-
-	// The final pass combines each group's partials and writes resT.
-	fin := &lowered{space: Shape{groups, bpg}, n: groups * bpg, args: new(driver.Args)}
-	fin.prog = expr.Program{Reduce: r, Stage: expr.Final, ArgIndex: -1, Vector: 1, Result: resT,
-		Inputs: []expr.Input{{Kind: expr.Memory, T: partT}},
-		Code:   []expr.Instr{{Op: expr.OpInput, T: partT, A: -1, B: -1, C: -1}}}
-	fin.leaves = []leaf{{c: parts}}
-	if second != nil {
-		fin.prog.ArgIndex = 1
-		fin.prog.Inputs = append(fin.prog.Inputs, expr.Input{Kind: expr.Memory, T: expr.Int64})
-		fin.leaves = append(fin.leaves, leaf{c: second})
-	}
-	return fin.launchReduce(call, s, out, nil, groups, bpg, 1, glen)
-}
-
-// launchReduce launches l's reduction kernel writing out (and out2).
-func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *core, groups, glen, bpg, count int) error {
-	st := stateOf(s.Device())
-	l.key = l.prog.AppendKey(l.key[:0])
-	k, err := st.kernel(&l.prog, l.key)
-	if err != nil {
-		return fmt.Errorf("gpuarr.%s: %w", call, err)
-	}
-	args := l.args
-	args.Reset()
-	ok := args.Append(driver.ArgPtr, uint64(out.ptr()))
-	if out2 != nil {
-		ok = ok && args.Append(driver.ArgPtr, uint64(out2.ptr()))
-	}
-	ok = ok && args.Append(driver.ArgU64, uint64(groups)) && args.Append(driver.ArgU64, uint64(glen)) &&
-		args.Append(driver.ArgU64, uint64(bpg)) && args.Append(driver.ArgU64, uint64(count)) && l.appendLeafArgs(args)
-	if !ok {
-		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, ErrArgument)
-	}
-	cfg := gridFor(s.Device(), uint64(groups)*uint64(bpg)*reduceBlock, reduceBlock)
-	o := op{call: call}
-	l.addReads(&o, s)
-	o.add(out, modeWrite, s)
-	if out2 != nil {
-		o.add(out2, modeWrite, s)
-	}
-	if err := o.begin(true); err != nil {
-		return err
-	}
-	err = s.LaunchArgs(k, cfg, args)
-	o.end()
-	if err != nil {
-		return fmt.Errorf("gpuarr.%s: %w", call, err)
-	}
-	return nil
-}
-
-// tempCore allocates an untracked-by-GC scratch array of n elements of t
-// on s; the caller drops it with buf.unref (stream-ordered like any free).
-func tempCore(call string, s *device.Stream, t expr.DType, n int) (*core, error) {
-	buf, err := allocBuffer(call, s, uint64(n)*uint64(t.Size()))
-	if err != nil {
-		return nil, err
-	}
-	c := &core{n: n, typ: elemTypeNamed(t.String(), uintptr(t.Size()))}
-	c.bind(buf, 0)
-	c.setShape(Shape{n})
-	return c, nil
 }

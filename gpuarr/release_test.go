@@ -169,7 +169,7 @@ func TestCollectionFreesDroppedArrays(t *testing.T) {
 // ... and by collections nobody in gpuarr asked for (the Go runtime's
 // own, or plain runtime.GC calls), through the queue's drainer goroutine.
 // The newest handles get their cleanups when the first collection ends
-// (cleanupreg.go), so the second frees them.
+// (internal/lifetime/cleanup.go), so the second frees them.
 func TestPlainGCFreesDroppedArrays(t *testing.T) {
 	dev := testDevice(t)
 	cleanups.Collect(5 * time.Second)
@@ -185,7 +185,7 @@ func TestPlainGCFreesDroppedArrays(t *testing.T) {
 	assert.Equal(t, base, allocated(t, dev), "the drainer freed what the cleanups queued")
 }
 
-// Freed buffers are reused by the next allocations (recycle.go). Uses of
+// Freed buffers are reused by the next allocations (internal/lifetime). Uses of
 // a handle that race with its Release, on many goroutines and streams,
 // either complete before the free or fail with ErrReleased; none of them
 // may land in the array that reused the buffer, whose contents every

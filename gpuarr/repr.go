@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/arg"
 )
 
 // reprEdge is how many elements String shows at each end of a longer
@@ -32,11 +33,11 @@ func (a *Array[T]) String() string {
 	switch {
 	case a == nil:
 		return "gpuarr.Array(nil)"
-	case a.c.buf == nil:
-		return "gpuarr.Array(" + zeroArray + ")"
+	case a.c.IsZero():
+		return "gpuarr.Array(" + arg.ZeroArray + ")"
 	}
-	head := fmt.Sprintf("gpuarr.Array[%s]%v on %s", a.c.typ.name, a.c.shape, a.c.dev())
-	if a.c.released.Load() {
+	head := fmt.Sprintf("gpuarr.Array[%s]%v on %s", a.c.Elem().Name, a.c.Shape(), a.c.Device())
+	if a.c.Released() {
 		return head + " (released)"
 	}
 	vals, pos, why := a.peek()
@@ -63,7 +64,7 @@ func (a *Array[T]) String() string {
 // says why it cannot.
 func (a *Array[T]) peek() (vals []T, pos []int, why string) {
 	c := &a.c
-	n := c.n
+	n := c.Len()
 	for i := range n {
 		if n > 2*reprEdge && i == reprEdge {
 			pos = append(pos, n-reprEdge, n-reprEdge+1, n-reprEdge+2)
@@ -74,73 +75,28 @@ func (a *Array[T]) peek() (vals []T, pos []int, why string) {
 	if n == 0 {
 		return nil, nil, ""
 	}
-	if !c.acquire() {
+	if !c.Acquire() {
 		return nil, nil, "released"
 	}
-	defer c.buf.unref()
-	if why := c.buf.waitForPeek(); why != "" {
+	defer c.Buffer().Unref()
+	if why := c.Buffer().Peek(c.Device()); why != "" {
 		return nil, nil, why
 	}
 	vals = make([]T, len(pos))
-	size := int64(c.typ.size)
+	size := int64(uintptr(c.Elem().Size()))
 	for i, p := range pos {
 		off := int64(p)
-		if st := c.strides(); st != nil {
+		if st := c.Strides(); st != nil {
 			off = 0
-			for ax := len(c.shape) - 1; ax >= 0; ax-- {
-				off += int64(p%c.shape[ax]) * int64(st[ax])
-				p /= c.shape[ax]
+			for ax := len(c.Shape()) - 1; ax >= 0; ax-- {
+				off += int64(p%c.Shape()[ax]) * int64(st[ax])
+				p /= c.Shape()[ax]
 			}
 		}
-		src := c.ptr() + device.Ptr(off*size)
-		if err := c.dev().CopyDtoH(unsafe.Pointer(&vals[i]), src, uint64(size)); err != nil {
+		src := c.Ptr() + device.Ptr(off*size)
+		if err := c.Device().CopyDtoH(unsafe.Pointer(&vals[i]), src, uint64(size)); err != nil {
 			return nil, nil, "values not read: " + err.Error()
 		}
 	}
 	return vals, pos, ""
-}
-
-// waitForPeek is syncForHost for String: it waits for the last writer's
-// event when a GPU write may be pending, but gives up rather than block on
-// the buffer's lock (its caller may hold it) or on a stream capture. It
-// returns why it gave up, or "".
-func (b *buffer) waitForPeek() string {
-	if !b.mu.TryLock() {
-		return "values not shown: an operation holds the array"
-	}
-	t := &b.trk
-	if !t.dirty {
-		b.mu.Unlock()
-		return ""
-	}
-	if t.wcap || t.writer != nil && t.writer.IsCapturing() {
-		b.mu.Unlock()
-		return "values not shown: written in a stream capture"
-	}
-	seq := t.wseq
-	ev, err := t.recordWriterLocked()
-	if ev != nil {
-		ev.hold()
-	}
-	b.mu.Unlock()
-	if err == nil && ev != nil {
-		err = ev.ev.Synchronize()
-		counters.hostSyncs.Add(1)
-	}
-	if ev != nil {
-		ev.drop()
-	}
-	if err != nil && !closed(err) {
-		return "values not read: " + err.Error()
-	}
-	// Clean now, unless written since (as syncForHost), so the next host
-	// read waits for nothing; if the lock is busy, a later read waits for
-	// a finished event instead.
-	if b.mu.TryLock() {
-		if t.wseq == seq {
-			t.dirty = false
-		}
-		b.mu.Unlock()
-	}
-	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // String shows the elements, like NumPy's repr: all of them up to six,
@@ -57,19 +58,19 @@ func TestStringWaitsForTheWriter(t *testing.T) {
 	for i := range 20 {
 		y := must(gpuarr.Eval(gpuarr.Mul(x, gpuarr.Scalar(float32(i))), gpuarr.On(s)))
 		want := fmt.Sprintf("gpuarr.Array[float32][3] on %s [%v %v %v]", dev, float32(i), float32(2*i), float32(3*i))
-		before := gpuarr.HostSyncs()
+		before := arrayhook.HostSyncs()
 		assert.Equal(t, want, y.String())
-		assert.LessOrEqual(t, gpuarr.HostSyncs()-before, uint64(1), "one wait at most: the writer's event")
-		before = gpuarr.HostSyncs()
+		assert.LessOrEqual(t, arrayhook.HostSyncs()-before, uint64(1), "one wait at most: the writer's event")
+		before = arrayhook.HostSyncs()
 		assert.Equal(t, want, y.String())
-		assert.Equal(t, before, gpuarr.HostSyncs(), "read once, the array is clean: no wait")
+		assert.Equal(t, before, arrayhook.HostSyncs(), "read once, the array is clean: no wait")
 		require.NoError(t, y.Release())
 	}
 	_ = x.String()
-	clean := gpuarr.HostSyncs()
+	clean := arrayhook.HostSyncs()
 	_ = x.String()
 	_, _ = x.ToSlice()
-	assert.Equal(t, clean, gpuarr.HostSyncs(), "a clean array costs no wait")
+	assert.Equal(t, clean, arrayhook.HostSyncs(), "a clean array costs no wait")
 }
 
 // String called while an operation holds the array (here inside Track's
@@ -79,7 +80,7 @@ func TestStringInsideAnOperation(t *testing.T) {
 	x := must(gpuarr.Zeros[int32](gpuarr.Shape{4}))
 	defer x.Release()
 	var got string
-	err := gpuarr.Track("Test", []gpuarr.Use{gpuarr.Writes(x, dev.DefaultStream())}, func() error {
+	err := arrayhook.Track("Test", []arrayhook.Use{arrayhook.Writes(x, dev.DefaultStream())}, func() error {
 		got = x.String()
 		return nil
 	})

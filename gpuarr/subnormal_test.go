@@ -15,7 +15,7 @@ var subnormalInputs = []float64{math.SmallestNonzeroFloat64, 3 * 0x1p-1074, 1e-3
 	1.5 * 0x1p-1023, math.Float64frombits(1<<52 - 1)}
 
 // TestLogPowSubnormal: float64 Log and Pow of subnormal inputs are within
-// the accuracy internal/expr documents for the GPU, 1e-14 relative (Pow:
+// the accuracy internal/fusion/expr documents for the GPU, 1e-14 relative (Pow:
 // times max(1, |y·ln x|)), of the exact values, on every backend (the
 // host backend once gave ln 2⁻¹⁰⁷⁴ = −709.09 instead of −744.44).
 func TestLogPowSubnormal(t *testing.T) {

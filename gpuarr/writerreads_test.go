@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // Reads on the stream that last wrote an array are not tracked as
@@ -43,7 +44,7 @@ func TestWritesWaitForReadsOnTheWritersStream(t *testing.T) {
 			case "a reader":
 				require.NoError(t, gpuarr.EvalInto(x, gpuarr.Scalar[uint32](7), gpuarr.On(r)))
 			case "the CPU":
-				lay, err := gpuarr.PrepareHostAccess(x, gpuarr.HostAccess{})
+				lay, err := arrayhook.PrepareHostAccess(x, arrayhook.HostAccess{})
 				require.NoError(t, err)
 				if p := dev.HostPointer(lay.Ptr); p != nil && dev.Info().ManagedMemory && dev.Backend() == "host" {
 					*(*uint32)(p) = 7 // the host backend's memory is the CPU's

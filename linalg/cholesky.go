@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // Triangle names a triangle of a square matrix: which one a routine reads
@@ -116,13 +117,13 @@ func potrf[T Float](call string, s *device.Stream, st stack, w *gpuarr.Array[T],
 			return err
 		}
 		defer ap.Release()
-		return issue(call, s, []gpuarr.Use{readsWrites(w, s), writes(info, s), reads(ap, s)},
+		return issue(call, s, []arrayhook.Use{readsWrites(w, s), writes(info, s), reads(ap, s)},
 			step{1, func(int) device.SolverCall {
 				return device.SolverCall{Op: device.PotrfBatched, Type: dt, N: n, Batch: count, Upper: upper,
 					A: ptr(ap), LDA: n, Info: ptr(info)}
 			}})
 	}
-	return issue(call, s, []gpuarr.Use{readsWrites(w, s), writes(info, s)},
+	return issue(call, s, []arrayhook.Use{readsWrites(w, s), writes(info, s)},
 		step{count, func(i int) device.SolverCall {
 			return device.SolverCall{Op: device.Potrf, Type: dt, N: n, Upper: upper,
 				A: ptr(w).Add(uint64(i*n*n) * es), LDA: n, Info: ptr(info).Add(uint64(i) * 4)}
@@ -192,14 +193,14 @@ func choleskySolve[T Float](call string, c, b *gpuarr.Array[T], tri Triangle, op
 		}
 		defer release(ap, bp)
 		if err == nil {
-			err = issue(call, s, []gpuarr.Use{reads(w, s), readsWrites(x, s), writes(info, s), reads(ap, s), reads(bp, s)},
+			err = issue(call, s, []arrayhook.Use{reads(w, s), readsWrites(x, s), writes(info, s), reads(ap, s), reads(bp, s)},
 				step{1, func(int) device.SolverCall {
 					return device.SolverCall{Op: device.PotrsBatched, Type: dt, N: n, NRHS: 1, Batch: count, Upper: upper,
 						A: ptr(ap), LDA: n, B: ptr(bp), LDB: n, Info: ptr(info)}
 				}})
 		}
 	} else {
-		err = issue(call, s, []gpuarr.Use{reads(w, s), readsWrites(x, s), writes(info, s)},
+		err = issue(call, s, []arrayhook.Use{reads(w, s), readsWrites(x, s), writes(info, s)},
 			step{count, func(i int) device.SolverCall {
 				return device.SolverCall{Op: device.Potrs, Type: dt, N: n, NRHS: k, Upper: upper,
 					A: ptr(w).Add(uint64(i*n*n) * es), LDA: n, B: ptr(x).Add(uint64(i*n*k) * es), LDB: n,

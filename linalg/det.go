@@ -3,6 +3,7 @@ package linalg
 import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // Det is the determinant of a square matrix or of each of a stack ([...,
@@ -125,7 +126,7 @@ func luFactor[T Float](call string, s *device.Stream, st stack, lu *gpuarr.Array
 			return nil, err
 		}
 		defer ap.Release()
-		err = issue(call, s, []gpuarr.Use{readsWrites(lu, s), writes(piv, s), writes(info, s), reads(ap, s)},
+		err = issue(call, s, []arrayhook.Use{readsWrites(lu, s), writes(piv, s), writes(info, s), reads(ap, s)},
 			step{1, func(int) device.SolverCall {
 				return device.SolverCall{Op: device.GetrfBatched, Type: dt, N: n, Batch: count,
 					A: ptr(ap), LDA: n, Ipiv: ptr(piv), Info: ptr(info)}
@@ -140,7 +141,7 @@ func luFactor[T Float](call string, s *device.Stream, st stack, lu *gpuarr.Array
 			return nil, err
 		}
 		defer piv.Release()
-		err = issue(call, s, []gpuarr.Use{readsWrites(lu, s), writes(piv, s), writes(info, s)},
+		err = issue(call, s, []arrayhook.Use{readsWrites(lu, s), writes(piv, s), writes(info, s)},
 			step{count, func(i int) device.SolverCall {
 				return device.SolverCall{Op: device.Getrf, Type: dt, M: n, N: n,
 					A: ptr(lu).Add(uint64(i*n*n) * es), LDA: n, Ipiv: ptr(piv).Add(uint64(i*n) * 8), Info: ptr(info).Add(uint64(i) * 4)}

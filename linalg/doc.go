@@ -81,7 +81,7 @@
 // # Boundaries
 //
 // This package owns the linear-algebra API and the layout of its working
-// copies. It issues its library calls through gpuarr.Track (issue.go) and
+// copies. It issues its library calls through arrayhook.Track (issue.go) and
 // the device package's solver and BLAS calls (device.Stream.Solve and
 // Gemm); the bindings are device/cuda's and device/host's. It must not
 // allocate device memory except as gpuarr arrays. Complex element types

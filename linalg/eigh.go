@@ -3,6 +3,7 @@ package linalg
 import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // Eigh is the eigendecomposition of a symmetric matrix or of each of a
@@ -69,7 +70,7 @@ func eigh[T Float](call string, a *gpuarr.Array[T], tri Triangle, vectors bool, 
 	}
 	defer info.Release()
 	dt, es, count, upper := dtype[T](), esize[T](), st.count, tri.colUpper()
-	uses := []gpuarr.Use{readsWrites(x, s), writes(w, s), writes(info, s)}
+	uses := []arrayhook.Use{readsWrites(x, s), writes(w, s), writes(info, s)}
 	if count > 1 && n <= device.MaxJacobiBatchN {
 		err = issue(call, s, uses, step{1, func(int) device.SolverCall {
 			return device.SolverCall{Op: device.SyevjBatched, Type: dt, N: n, Batch: count, Upper: upper, Vectors: vectors,

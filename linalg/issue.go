@@ -5,41 +5,43 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
-// This file is the package's one door to the hooks gpuarr offers packages
-// that issue work of their own (StreamOf, Track, Reads, Writes,
-// ReadsWrites, DevicePtr), and to the device's solver and BLAS calls.
+// This file is the package's one door to the hooks internal/arrayhook
+// offers packages that issue work of their own on gpuarr's arrays
+// (StreamOf, Track, Reads, Writes, ReadsWrites, DevicePtr), and to the
+// device's solver and BLAS calls.
 
 // streamOf is the stream the options name (dev's default stream
 // without one). A capturing stream is refused: the libraries allocate and
 // synchronize in ways a graph cannot record, and the functions that read
 // info words back could not.
 func streamOf(opts []gpuarr.Option, dev *device.Device) (*device.Stream, error) {
-	s, err := gpuarr.StreamOf(opts, dev)
+	s, err := arrayhook.StreamOf(opts, dev)
 	if err == nil && s.IsCapturing() {
 		return nil, fmt.Errorf("a stream of %s that is capturing: solver and BLAS library calls are not recorded into graphs; run them outside the capture: %w", s.Device(), device.ErrStreamCapture)
 	}
 	return s, err
 }
 
-func reads[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) gpuarr.Use {
-	return gpuarr.Reads(a, s)
+func reads[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) arrayhook.Use {
+	return arrayhook.Reads(a, s)
 }
 
-func writes[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) gpuarr.Use {
-	return gpuarr.Writes(a, s)
+func writes[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) arrayhook.Use {
+	return arrayhook.Writes(a, s)
 }
 
-func readsWrites[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) gpuarr.Use {
-	return gpuarr.ReadsWrites(a, s)
+func readsWrites[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) arrayhook.Use {
+	return arrayhook.ReadsWrites(a, s)
 }
 
 // ptr is the device address of a's first element. It is used inside a
 // tracked issue, and outside one only for buffer-size queries and pointer
 // arrays of arrays the caller holds (a's address does not change while it
 // is held; neither use reads the memory before the tracked issue runs).
-func ptr[T gpuarr.Numeric](a *gpuarr.Array[T]) device.Ptr { return gpuarr.DevicePtr(a) }
+func ptr[T gpuarr.Numeric](a *gpuarr.Array[T]) device.Ptr { return arrayhook.DevicePtr(a) }
 
 // step is one routine issued for n matrices (n = 1 for a batched routine):
 // call(i) is its call for matrix i.
@@ -54,7 +56,7 @@ type step struct {
 // shape), one array from the pool of s's device written on s and released
 // once queued, so it counts against the limits and the eager collection
 // like any array and the pool reuses it in s's order.
-func issue(call string, s *device.Stream, uses []gpuarr.Use, steps ...step) error {
+func issue(call string, s *device.Stream, uses []arrayhook.Use, steps ...step) error {
 	var need uint64
 	for _, st := range steps {
 		if st.n == 0 {
@@ -76,7 +78,7 @@ func issue(call string, s *device.Stream, uses []gpuarr.Use, steps ...step) erro
 		defer work.Release()
 		uses = append(uses, writes(work, s))
 	}
-	err := gpuarr.Track(call, uses, func() error {
+	err := arrayhook.Track(call, uses, func() error {
 		var wp device.Ptr
 		if work != nil {
 			wp = ptr(work)
@@ -97,7 +99,7 @@ func issue(call string, s *device.Stream, uses []gpuarr.Use, steps ...step) erro
 
 // gemms issues one BLAS product per matrix of a batch, as one tracked use
 // of uses, with the BLAS workspace from the pool like issue's.
-func gemms(call string, s *device.Stream, uses []gpuarr.Use, n int, gemm func(i int) device.Gemm) error {
+func gemms(call string, s *device.Stream, uses []arrayhook.Use, n int, gemm func(i int) device.Gemm) error {
 	if n == 0 {
 		return nil
 	}
@@ -110,7 +112,7 @@ func gemms(call string, s *device.Stream, uses []gpuarr.Use, n int, gemm func(i 
 		defer work.Release()
 		uses = append(uses, writes(work, s))
 	}
-	err := gpuarr.Track(call, uses, func() error {
+	err := arrayhook.Track(call, uses, func() error {
 		for i := range n {
 			g := gemm(i)
 			if work != nil {
@@ -126,8 +128,8 @@ func gemms(call string, s *device.Stream, uses []gpuarr.Use, n int, gemm func(i 
 }
 
 // copies issues device-to-device copies as one tracked use of uses.
-func copies(call string, s *device.Stream, uses []gpuarr.Use, n int, cp func(i int) (dst, src device.Ptr, bytes uint64)) error {
-	err := gpuarr.Track(call, uses, func() error {
+func copies(call string, s *device.Stream, uses []arrayhook.Use, n int, cp func(i int) (dst, src device.Ptr, bytes uint64)) error {
+	err := arrayhook.Track(call, uses, func() error {
 		for i := range n {
 			dst, src, bytes := cp(i)
 			if bytes == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/internal/testutil"
 	"github.com/gpuarr/gpuarr/linalg"
 	"github.com/gpuarr/gpuarr/memory"
@@ -283,7 +284,7 @@ func TestWorkspacesFromThePool(t *testing.T) {
 	require.NoError(t, err)
 	defer w.Release()
 	need, err := s.SolverWorkspace(&device.SolverCall{Op: device.SyevjBatched, Type: device.Float64, N: n, Batch: count,
-		A: gpuarr.DevicePtr(sym), LDA: n, Vals: gpuarr.DevicePtr(w), Upper: true})
+		A: arrayhook.DevicePtr(sym), LDA: n, Vals: arrayhook.DevicePtr(w), Upper: true})
 	require.NoError(t, err)
 	if need > 0 {
 		requireFreedBlock(t, tr.Events()[mark:], s, need)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // LU is the LU factorization with partial pivoting of a matrix or of each
@@ -63,7 +64,7 @@ func LU[T Float](a *gpuarr.Array[T], opts ...gpuarr.Option) (p, l, u *gpuarr.Arr
 	}
 	defer piv.Release()
 	dt, es := dtype[T](), esize[T]()
-	err = issue(call, s, []gpuarr.Use{readsWrites(w, s), writes(piv, s), writes(info, s)},
+	err = issue(call, s, []arrayhook.Use{readsWrites(w, s), writes(piv, s), writes(info, s)},
 		step{st.count, func(i int) device.SolverCall {
 			return device.SolverCall{Op: device.Getrf, Type: dt, M: m, N: n,
 				A: ptr(w).Add(uint64(i*m*n) * es), LDA: m, Ipiv: ptr(piv).Add(uint64(i*k) * 8), Info: ptr(info).Add(uint64(i) * 4)}

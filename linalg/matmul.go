@@ -3,6 +3,7 @@ package linalg
 import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // bmm is the stack of products op(a)·op(b), one BLAS product per matrix:
@@ -33,7 +34,7 @@ func bmm[T Float](call string, s *device.Stream, batch gpuarr.Shape, count int, 
 	// Row-major C = op(a)·op(b) is column-major Cᵀ = op(b)ᵀ·op(a)ᵀ over
 	// the same memory, and a row-major x is column-major xᵀ: each operand
 	// goes to BLAS transposed exactly when op transposes it.
-	err = gemms(call, s, []gpuarr.Use{reads(a, s), reads(b, s), writes(c, s)}, count, func(i int) device.Gemm {
+	err = gemms(call, s, []arrayhook.Use{reads(a, s), reads(b, s), writes(c, s)}, count, func(i int) device.Gemm {
 		return device.Gemm{Type: dtype[T](), M: n, N: m, K: k, Alpha: 1,
 			A: ptr(b).Add(uint64(i*br*bc) * es), LDA: bc, TransA: tb,
 			B: ptr(a).Add(uint64(i*ar*ac) * es), LDB: ac, TransB: ta,

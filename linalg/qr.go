@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // QRMode says what QR returns, as NumPy's mode argument does.
@@ -92,7 +93,7 @@ func QR[T Float](a *gpuarr.Array[T], mode QRMode, opts ...gpuarr.Option) (q, r *
 	}
 	defer info.Release()
 	dt, es := dtype[T](), esize[T]()
-	err = issue(call, s, []gpuarr.Use{readsWrites(w, s), writes(tau, s), writes(info, s)},
+	err = issue(call, s, []arrayhook.Use{readsWrites(w, s), writes(tau, s), writes(info, s)},
 		step{st.count, func(i int) device.SolverCall {
 			return device.SolverCall{Op: device.Geqrf, Type: dt, M: m, N: n, A: ptr(w).Add(uint64(i*m*n) * es), LDA: m,
 				Vals: ptr(tau).Add(uint64(i*k) * es), Info: ptr(info).Add(uint64(i) * 4)}
@@ -123,7 +124,7 @@ func QR[T Float](a *gpuarr.Array[T], mode QRMode, opts ...gpuarr.Option) (q, r *
 			return
 		}
 		defer qm.Release()
-		err = copies(call, s, []gpuarr.Use{reads(w, s), writes(qm, s)}, st.count, func(i int) (dst, src device.Ptr, bytes uint64) {
+		err = copies(call, s, []arrayhook.Use{reads(w, s), writes(qm, s)}, st.count, func(i int) (dst, src device.Ptr, bytes uint64) {
 			return ptr(qm).Add(uint64(i*m*m) * es), ptr(w).Add(uint64(i*m*n) * es), uint64(m*n) * es
 		})
 		if err != nil {
@@ -131,7 +132,7 @@ func QR[T Float](a *gpuarr.Array[T], mode QRMode, opts ...gpuarr.Option) (q, r *
 		}
 	}
 	stride := uint64(m*qm.Shape()[len(st.batch)]) * es
-	err = issue(call, s, []gpuarr.Use{readsWrites(qm, s), reads(tau, s), writes(info, s)},
+	err = issue(call, s, []arrayhook.Use{readsWrites(qm, s), reads(tau, s), writes(info, s)},
 		step{st.count, func(i int) device.SolverCall {
 			return device.SolverCall{Op: device.Orgqr, Type: dt, M: m, N: qCols, K: k,
 				A: ptr(qm).Add(uint64(i) * stride), LDA: m, Vals: ptr(tau).Add(uint64(i*k) * es), Info: ptr(info).Add(uint64(i) * 4)}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // maxBatchedN is the largest matrix side for which a stack of several
@@ -152,7 +153,7 @@ func luSolve[T Float](call string, s *device.Stream, st stack, lu, x *gpuarr.Arr
 			return err
 		}
 		defer bp.Release()
-		uses := []gpuarr.Use{readsWrites(lu, s), readsWrites(x, s), writes(piv, s), writes(info, s), reads(ap, s), reads(bp, s)}
+		uses := []arrayhook.Use{readsWrites(lu, s), readsWrites(x, s), writes(piv, s), writes(info, s), reads(ap, s), reads(bp, s)}
 		return issue(call, s, uses,
 			step{1, func(int) device.SolverCall {
 				return device.SolverCall{Op: device.GetrfBatched, Type: dt, N: n, Batch: count,
@@ -175,7 +176,7 @@ func luSolve[T Float](call string, s *device.Stream, st stack, lu, x *gpuarr.Arr
 		return err
 	}
 	defer info2.Release()
-	uses := []gpuarr.Use{readsWrites(lu, s), readsWrites(x, s), writes(piv, s), writes(info, s), writes(info2, s)}
+	uses := []arrayhook.Use{readsWrites(lu, s), readsWrites(x, s), writes(piv, s), writes(info, s), writes(info2, s)}
 	return issue(call, s, uses,
 		step{count, func(i int) device.SolverCall {
 			return device.SolverCall{Op: device.Getrf, Type: dt, M: n, N: n,

@@ -3,6 +3,7 @@ package linalg
 import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // SVD is the singular value decomposition of a matrix or of each of a
@@ -99,7 +100,7 @@ func svd[T Float](call string, a *gpuarr.Array[T], vectors, full bool, opts []gp
 		return
 	}
 	defer vm.Release()
-	uses := []gpuarr.Use{readsWrites(x, s), writes(sv, s), writes(info, s), writes(um, s), writes(vm, s)}
+	uses := []arrayhook.Use{readsWrites(x, s), writes(sv, s), writes(info, s), writes(um, s), writes(vm, s)}
 	at := func(a *gpuarr.Array[T], off uint64) device.Ptr { return ptr(a).Add(off * es) }
 	if batched {
 		err = issue(call, s, uses, step{1, func(int) device.SolverCall {

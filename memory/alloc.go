@@ -15,6 +15,9 @@ func (p *CachingPool) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	if n > maxRequest {
 		return nil, p.oomError(n, nil)
 	}
+	if p.pressure {
+		announce(p.dev, n)
+	}
 	sc := p.streamCache(s)
 	class := roundSize(n)
 	if p.frontBlocks > 0 {

@@ -53,6 +53,9 @@ type CachingOptions struct {
 	// when the device runs in checking mode (Device.Checking: the host
 	// backend's GPUARR_HOST_CHECK).
 	Poison bool
+	// Pressure announces each allocation to the process-wide Pressure
+	// (SetPressure) before making it, as the default resources do.
+	Pressure bool
 }
 
 // CachingPool is the stream-ordered caching allocator: segments obtained
@@ -67,6 +70,7 @@ type CachingPool struct {
 	frontBytes  uint64
 	ordered     bool // upstream is stream-ordered
 	poison      bool // fill freed blocks with poisonByte
+	pressure    bool // announce allocations (CachingOptions.Pressure)
 	poisonByte  byte
 	label       string // the device in profiles (deviceLabel)
 
@@ -108,6 +112,7 @@ func Caching(upstream Resource, opts CachingOptions) *CachingPool {
 		frontBytes:  opts.FrontBytes,
 		ordered:     isStreamOrdered(upstream),
 		poison:      opts.Poison || checking,
+		pressure:    opts.Pressure,
 		poisonByte:  poisonByte,
 		label:       deviceLabel(dev),
 	}

@@ -38,6 +38,7 @@ func defaultFor(dev *device.Device) *defaultEntry {
 	e.once.Do(func() {
 		var cfg Config
 		if cfg, e.err = ConfigFromEnv(dev, nil); e.err == nil {
+			cfg.Pressure = true
 			e.r, e.tracer, e.err = New(dev, cfg)
 		}
 		e.dev = dev
@@ -70,9 +71,10 @@ func sortedDefaults() []*defaultEntry {
 
 // Default returns dev's default resource, the one arrays allocate from,
 // built on first use from GPUARR_MEMORY_POOL, GPUARR_HARD_MEMORY_LIMIT,
-// GPUARR_SOFT_MEMORY_LIMIT and GPUARR_MEMORY_TRACE (see New). A malformed
-// variable gives an error matching device.ErrBadConfig that names it, on
-// every call.
+// GPUARR_SOFT_MEMORY_LIMIT and GPUARR_MEMORY_TRACE (see New), with each
+// allocation announced to the process-wide Pressure first (SetPressure). A
+// malformed variable gives an error matching device.ErrBadConfig that names
+// it, on every call.
 func Default(dev *device.Device) (Resource, error) {
 	e := defaultFor(dev)
 	return e.r, e.err
@@ -90,8 +92,10 @@ func DefaultTracer(dev *device.Device) *Tracer { return defaultFor(dev).tracer }
 //
 // Limit is left out without a hard limit. With TraceEvents, a Tracer of
 // that many events records blocks (and, for the caching pool, segments);
-// it is returned too. cuda on a device without memory pools is an error
-// naming GPUARR_MEMORY_POOL.
+// it is returned too. With Pressure, each allocation is announced to the
+// process-wide Pressure first (by the caching pool, else by an adaptor on
+// top). cuda on a device without memory pools is an error naming
+// GPUARR_MEMORY_POOL.
 func New(dev *device.Device, cfg Config) (Resource, *Tracer, error) {
 	var tr *Tracer
 	if cfg.TraceEvents > 0 {
@@ -114,8 +118,14 @@ func New(dev *device.Device, cfg Config) (Resource, *Tracer, error) {
 			return nil, nil, err
 		}
 		r = Reclaiming(limit(dp), nil)
+		if cfg.Pressure {
+			r = &pressured{upstream{r}}
+		}
 	case KindDirect:
 		r = Reclaiming(limit(Direct(dev)), nil)
+		if cfg.Pressure {
+			r = &pressured{upstream{r}}
+		}
 	default:
 		base := Direct(dev)
 		if cfg.Expandable {
@@ -129,7 +139,7 @@ func New(dev *device.Device, cfg Config) (Resource, *Tracer, error) {
 		if tr != nil {
 			up = tr.Wrap(up, TraceSegment)
 		}
-		r = Caching(up, CachingOptions{SoftLimit: cfg.SoftLimit})
+		r = Caching(up, CachingOptions{SoftLimit: cfg.SoftLimit, Pressure: cfg.Pressure})
 	}
 	if cfg.Pool != KindCaching {
 		// The caching pool samples for the profile itself.

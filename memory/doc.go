@@ -32,7 +32,9 @@
 // "4GiB", "80%" of the device), GPUARR_MEMORY_TRACE=N (trace N events).
 // Status(dev) renders its statistics. DefaultManaged(dev) is the managed
 // memory beside it (package unified's arrays), charged to the same hard
-// limit and climbing the same ladder; ManagedUse reports it.
+// limit and climbing the same ladder; ManagedUse reports it. Both announce
+// each allocation to the process-wide Pressure first (SetPressure: package
+// gcpressure's eager collection).
 //
 // # Seeing memory
 //
@@ -133,6 +135,7 @@
 // streams, events; a backend's checking mode through Device.Checking) and
 // never imports a backend (device/host, device/cuda). It must not touch
 // Go's garbage collector, arrays or their tracking: it knows nothing of Go
-// objects that hold blocks, and it calls a Reclaimer when it needs memory
-// back rather than collecting garbage itself.
+// objects that hold blocks; it calls a Reclaimer when it needs memory
+// back and tells a Pressure of the default resources' allocations, rather
+// than collecting garbage itself.
 package memory

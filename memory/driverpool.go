@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 // DriverPoolOptions tune a DriverPool.
@@ -20,7 +19,7 @@ type DriverPoolOptions struct {
 // driverPool is the DriverPool resource.
 type driverPool struct {
 	dev    *device.Device
-	pool   driver.MemPool
+	pool   device.MemPool
 	soft   uint64
 	u      usage
 	blocks sync.Pool

@@ -29,6 +29,9 @@ type Config struct {
 	SoftLimit   uint64 // 0: none
 	TraceEvents int    // 0: no trace
 	Expandable  bool   // the caching pool's segments come from an Expandable upstream
+	// Pressure announces each allocation to the process-wide Pressure
+	// (SetPressure); Default sets it, the environment does not.
+	Pressure bool
 }
 
 // ConfigFromEnv reads the variables through getenv (os.Getenv when nil)

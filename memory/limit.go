@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 // limited is the Limit adaptor.
@@ -26,7 +25,7 @@ func (l *limited) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	for {
 		u := l.used.Load()
 		if n > l.hard-u {
-			return nil, driver.Errorf("memory.Limit", driver.OutOfMemory,
+			return nil, device.Errorf("memory.Limit", device.OutOfMemory,
 				"%d bytes requested on %s with %d of the %d-byte hard limit in use",
 				n, l.Device(), u, l.hard)
 		}

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 // managed is the Managed resource.
@@ -29,13 +28,16 @@ func Managed(dev *device.Device) Resource { return &managed{dev: dev} }
 // use and the request together pass the limit. The default resource does
 // not see managed bytes in turn (its Limit counts its own segments).
 //
-// An allocation that fails for lack of memory (the limit, or the driver)
-// climbs the exhaustion ladder the default resource climbs (exhaustion.go):
-// the process-wide reclaimer's levels with a retry after each (package
-// gcpressure's collections free unreachable arrays, managed ones too),
-// then the default resource gives its cached segments back, which the
-// limit and the driver count, and a last retry; only then does it fail,
-// with an *OutOfMemoryError.
+// Each allocation is announced to the process-wide Pressure first
+// (SetPressure), as the default resource's are: managed bytes count as
+// live device memory to package gcpressure. An allocation that fails for
+// lack of memory (the limit, or the driver) climbs the exhaustion ladder
+// the default resource climbs (exhaustion.go): the process-wide
+// reclaimer's levels with a retry after each (package gcpressure's
+// collections free unreachable arrays, managed ones too), then the default
+// resource gives its cached segments back, which the limit and the driver
+// count, and a last retry; only then does it fail, with an
+// *OutOfMemoryError.
 func DefaultManaged(dev *device.Device) (Resource, error) {
 	managedDefaults.mu.Lock()
 	defer managedDefaults.mu.Unlock()
@@ -50,7 +52,8 @@ func DefaultManaged(dev *device.Device) (Resource, error) {
 	if hl := def.Stats().HardLimit; hl > 0 {
 		m.hard = func() (uint64, uint64) { return hl, def.Stats().ReservedBytes.Current }
 	}
-	r := &reclaiming{upstream: upstream{m}, giveBack: func() error { return errors.Join(m.EmptyCache(), def.EmptyCache()) }}
+	var r Resource = &reclaiming{upstream: upstream{m}, giveBack: func() error { return errors.Join(m.EmptyCache(), def.EmptyCache()) }}
+	r = &pressured{upstream{r}}
 	if managedDefaults.m == nil {
 		managedDefaults.m = map[*device.Device]Resource{}
 	}
@@ -103,7 +106,7 @@ func (m *managed) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		mine := m.u.bytes.stat().Current
 		if size > limit || used+mine > limit-size {
 			m.u.ooms.Add(1)
-			return nil, driver.Errorf("memory.Managed", driver.OutOfMemory,
+			return nil, device.Errorf("memory.Managed", device.OutOfMemory,
 				"%d bytes of managed memory requested on %s with %d reserved and %d managed bytes in use under the %d-byte hard limit (%s)",
 				n, m.dev, used, mine, limit, EnvHardLimit)
 		}

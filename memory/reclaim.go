@@ -2,7 +2,6 @@ package memory
 
 import (
 	"errors"
-	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 )
@@ -33,26 +32,13 @@ func (f ReclaimFunc) Reclaim(dev *device.Device, need uint64, level int) bool {
 	return f(dev, need, level)
 }
 
-type reclaimerBox struct{ r Reclaimer }
-
-var reclaimerHook atomic.Pointer[reclaimerBox]
+var reclaimerHook hook[Reclaimer]
 
 // SetReclaimer installs the process-wide reclaimer, used by every resource
 // whose options name none, and returns the previous one. nil removes it.
-func SetReclaimer(r Reclaimer) (previous Reclaimer) {
-	old := reclaimerHook.Swap(&reclaimerBox{r: r})
-	if old == nil {
-		return nil
-	}
-	return old.r
-}
+func SetReclaimer(r Reclaimer) (previous Reclaimer) { return reclaimerHook.swap(r) }
 
-func globalReclaimer() Reclaimer {
-	if b := reclaimerHook.Load(); b != nil {
-		return b.r
-	}
-	return nil
-}
+func globalReclaimer() Reclaimer { return reclaimerHook.load() }
 
 func isOOM(err error) bool { return errors.Is(err, device.ErrOutOfMemory) }
 

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 // Resource hands out device memory of one device in stream order. It is the
@@ -75,11 +74,11 @@ func checkStream(call string, dev *device.Device, s *device.Stream) (*device.Str
 		return dev.DefaultStream(), nil
 	}
 	if s.Device() != dev {
-		return nil, driver.Errorf(call, driver.InvalidValue, "stream of %s used with a resource of %s", s.Device(), dev)
+		return nil, device.Errorf(call, device.InvalidValue, "stream of %s used with a resource of %s", s.Device(), dev)
 	}
 	return s, nil
 }
 
 func invalid(call, format string, args ...any) error {
-	return driver.Errorf(call, driver.InvalidValue, format, args...)
+	return device.Errorf(call, device.InvalidValue, format, args...)
 }

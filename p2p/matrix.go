@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 )
 
 type pair struct{ from, to *device.Device }
@@ -49,7 +48,7 @@ func Enable(from, to *device.Device) error {
 }
 
 // Enabled reports whether Enable(from, to) has succeeded (and Reset has
-// not run since); it asks no driver.
+// not run since); it asks no device.
 func Enabled(from, to *device.Device) bool {
 	if from == to {
 		return true
@@ -72,7 +71,7 @@ func Reset() {
 // AccessError names the devices. On the host backend it is worded without
 // CUDA's names.
 func noPeerPath(from *device.Device) error {
-	e := driver.Errorf("cuDeviceCanAccessPeer", driver.PeerAccessUnsupported, "the driver reports no peer path")
+	e := device.Errorf("cuDeviceCanAccessPeer", device.PeerAccessUnsupported, "the driver reports no peer path")
 	e.Plain = from.Backend() == "host"
 	return e
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // ErrNotManaged: a CPU view was asked of an array whose memory the CPU
@@ -37,7 +38,7 @@ var ErrNotManaged = errors.New("not a unified array")
 // of), every element access panics with an error matching
 // gpuarr.ErrReleased, and Borrow returns one, before touching the memory:
 // a View never reads or writes memory its array gave back. The check is
-// one plain load per access (the array's gpuarr.HostLease: no lock, no
+// one plain load per access (the array's arrayhook.HostLease: no lock, no
 // atomic operation). A Release on one goroutine racing an access on
 // another is a data race in the program, as closing a file that a read is
 // still using is (the race detector reports it): the access may have
@@ -60,7 +61,7 @@ type View[T gpuarr.Numeric] struct {
 // viewLayout is the rest of a View: the array's lease, and what strided
 // access, per-axis indices and the panics need.
 type viewLayout struct {
-	// ls is the array's lease (gpuarr.HostLease): its Run is len(vec)
+	// ls is the array's lease (arrayhook.HostLease): its Run is len(vec)
 	// while the array is unreleased (-1 for a strided view), 0 once it is
 	// released. Every element access compares its index with it first:
 	// the one check sends a released array's access to the panic and,
@@ -73,7 +74,7 @@ type viewLayout struct {
 	// reads its element right after its check, with no call between them
 	// (the GC scans a goroutine stopped there conservatively, registers
 	// included). The other accesses keep l alive explicitly.
-	ls      *gpuarr.HostLease
+	ls      *arrayhook.HostLease
 	a       array // the array the View was made of
 	walk    walkLayout
 	shape   []int
@@ -111,13 +112,13 @@ func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
 		return View[T]{}, fmt.Errorf("unified.%s: %w", call, err)
 	}
 	dev := a.Device()
-	how := gpuarr.HostAccess{WholeDevice: !dev.ConcurrentManagedAccess()}
+	how := arrayhook.HostAccess{WholeDevice: !dev.ConcurrentManagedAccess()}
 	if !how.WholeDevice {
 		how.Migrate = func(s *device.Stream, p device.Ptr, n uint64) (bool, error) {
 			return prefetchForCPU(dev, s, p, n), nil
 		}
 	}
-	lay, err := gpuarr.PrepareHostAccess(a, how)
+	lay, err := arrayhook.PrepareHostAccess(a, how)
 	if err != nil {
 		return View[T]{}, fmt.Errorf("unified.%s: %w", call, err)
 	}
@@ -166,7 +167,7 @@ func newWalkLayout(base unsafe.Pointer, shape, strides []int, esize int) walkLay
 	return w
 }
 
-func isManaged(dev *device.Device, lay gpuarr.HostLayout) bool {
+func isManaged(dev *device.Device, lay arrayhook.HostLayout) bool {
 	return isManagedResource(dev, lay.Resource)
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -146,7 +147,7 @@ func alloc[T gpuarr.Numeric](call string, sh gpuarr.Shape, opts []Option) (*gpua
 			return nil, nil, fmt.Errorf("unified.%s: negative dimension in shape %v: %w", call, sh, gpuarr.ErrShape)
 		}
 	}
-	a, err := gpuarr.EmptyFrom[T](res, sh, gpuarr.On(s))
+	a, err := arrayhook.EmptyFrom[T](res, sh, gpuarr.On(s))
 	var oe *OversubscribeError
 	switch {
 	case errors.As(err, &oe):

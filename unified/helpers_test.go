@@ -1,5 +1,7 @@
 package unified_test
 
-import "errors"
+import (
+	"errors"
+)
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -11,6 +11,8 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
+	"github.com/gpuarr/gpuarr/internal/layout"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -168,7 +170,7 @@ func (p *Pinned[T]) copy(call string, a *gpuarr.Array[T], s *device.Stream, up b
 	if a.Len() != p.n {
 		return fmt.Errorf("unified.Pinned.%s: %v has %d elements, the pinned array %d: %w", call, a.Describe(), a.Len(), p.n, gpuarr.ErrShape)
 	}
-	if !rowMajor(a.Shape(), a.Strides()) {
+	if !layout.IsRowMajor(a.Shape(), a.Strides()) {
 		return fmt.Errorf("unified.Pinned.%s: %v is a strided view: copy it to a contiguous array first: %w", call, a.Describe(), gpuarr.ErrArgument)
 	}
 	ev, err := s.Device().NewEvent()
@@ -176,7 +178,7 @@ func (p *Pinned[T]) copy(call string, a *gpuarr.Array[T], s *device.Stream, up b
 		return fmt.Errorf("unified.Pinned.%s: %w", call, err)
 	}
 	host := unsafe.Pointer(unsafe.SliceData(p.m.b))
-	err = gpuarr.UseMemory(a, s, !up, func(ptr device.Ptr, n uint64, _ memory.Resource) error {
+	err = arrayhook.UseMemory(a, s, !up, func(ptr device.Ptr, n uint64, _ memory.Resource) error {
 		var err error
 		if up {
 			err = s.CopyHtoD(ptr, host, n)
@@ -196,17 +198,6 @@ func (p *Pinned[T]) copy(call string, a *gpuarr.Array[T], s *device.Stream, up b
 	p.m.pending = append(p.m.pending, ev)
 	p.m.mu.Unlock()
 	return nil
-}
-
-func rowMajor(sh gpuarr.Shape, st []int) bool {
-	step := 1
-	for i := len(sh) - 1; i >= 0; i-- {
-		if sh[i] != 1 && st[i] != step {
-			return false
-		}
-		step *= sh[i]
-	}
-	return true
 }
 
 func (m *pinnedMem) wait() error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -85,7 +86,7 @@ func Advise[T gpuarr.Numeric](a *gpuarr.Array[T], adv Advice) error {
 // its elements span, as a tracked use of a on s (nil: not stream-ordered).
 func managedOp[T gpuarr.Numeric](call string, a *gpuarr.Array[T], s *device.Stream, fn func(device.Ptr, uint64) error) error {
 	dev := a.Device()
-	err := gpuarr.UseMemory(a, s, false, func(p device.Ptr, n uint64, res memory.Resource) error {
+	err := arrayhook.UseMemory(a, s, false, func(p device.Ptr, n uint64, res memory.Resource) error {
 		if !isManagedResource(dev, res) {
 			return fmt.Errorf("%v is not a unified array: %w", a.Describe(), ErrNotManaged)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/memory"
 	"github.com/gpuarr/gpuarr/unified"
 )
@@ -269,18 +270,18 @@ func TestSecondPassMakesNoSync(t *testing.T) {
 		}
 		return t
 	}
-	before := gpuarr.HostSyncs()
+	before := arrayhook.HostSyncs()
 	assert.Equal(t, 1536.0, sum())
-	afterFirst := gpuarr.HostSyncs()
+	afterFirst := arrayhook.HostSyncs()
 	assert.Equal(t, before+1, afterFirst, "the first pass waits for the GPU write")
 	assert.Equal(t, 1536.0, sum())
 	_, err = unified.AtIndex(a, 3)
 	require.NoError(t, err)
-	assert.Equal(t, afterFirst, gpuarr.HostSyncs(), "a second pass makes no synchronization")
+	assert.Equal(t, afterFirst, arrayhook.HostSyncs(), "a second pass makes no synchronization")
 
 	require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar(2.0), gpuarr.On(s)))
 	assert.Equal(t, 2048.0, sum())
-	assert.Equal(t, afterFirst+1, gpuarr.HostSyncs(), "a GPU write makes the array dirty again")
+	assert.Equal(t, afterFirst+1, arrayhook.HostSyncs(), "a GPU write makes the array dirty again")
 }
 
 func TestOversubscriptionRefused(t *testing.T) {
@@ -468,7 +469,7 @@ func TestFirstAccessPrefetchesToCPU(t *testing.T) {
 		}
 		return t
 	}
-	counts := func() (uint64, uint64) { return unified.CPUPrefetches(), gpuarr.HostSyncs() }
+	counts := func() (uint64, uint64) { return unified.CPUPrefetches(), arrayhook.HostSyncs() }
 
 	for round := 1; round <= 3; round++ {
 		v := float64(round)

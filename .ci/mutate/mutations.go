@@ -10,15 +10,15 @@ package main
 // stress program (bench/stress) must catch it too. The README's testing
 // section has the table of what caught each one.
 
-// trackingPkgs are the packages whose operations go through gpuarr's
-// stream tracking.
+// trackingPkgs are the packages whose operations go through the arrays'
+// stream tracking (internal/tracking).
 var trackingPkgs = []string{"./gpuarr", "./unified", "./collective"}
 
 var mutations = []mutation{
 	{
 		name: "waiton-no-wait",
-		what: "a stream that must wait on an already recorded event does not (the s.Wait in gpuarr's waitOn is gone)",
-		patches: []patch{{file: "gpuarr/tracking.go",
+		what: "a stream that must wait on an already recorded event does not (the s.Wait in tracking's waitOn is gone)",
+		patches: []patch{{file: "internal/tracking/tracking.go",
 			old: "\tif err := s.Wait(ev.ev); err != nil {\n\t\treturn err\n\t}\n\tcounters.streamWaits.Add(1)\n\treturn nil\n}",
 			new: "\tcounters.streamWaits.Add(1)\n\treturn nil\n}"}},
 		pkgs:   trackingPkgs,
@@ -27,7 +27,7 @@ var mutations = []mutation{
 	{
 		name: "record-without-wait",
 		what: "a hand-off records the writer's event but the reader's stream never waits for it (RecordWait becomes Record)",
-		patches: []patch{{file: "gpuarr/tracking.go",
+		patches: []patch{{file: "internal/tracking/tracking.go",
 			old: "\tif err := on.RecordWait(ev.ev, waiter); err != nil {",
 			new: "\tif err := on.Record(ev.ev); err != nil {"}},
 		pkgs:   trackingPkgs,
@@ -36,7 +36,7 @@ var mutations = []mutation{
 	{
 		name: "write-skips-readers",
 		what: "a write does not wait for the reads other streams issued before it",
-		patches: []patch{{file: "gpuarr/tracking.go",
+		patches: []patch{{file: "internal/tracking/tracking.go",
 			old: "\t\tfor i := range t.readers {\n\t\t\tif r := &t.readers[i]; r.s != s {\n\t\t\t\tif err := t.waitReaderLocked(s, r); err != nil {\n\t\t\t\t\treturn err\n\t\t\t\t}\n\t\t\t}\n\t\t}\n",
 			new: ""}},
 		pkgs:   trackingPkgs,
@@ -45,7 +45,7 @@ var mutations = []mutation{
 	{
 		name: "drop-dirty-bit",
 		what: "a GPU write does not mark the array dirty, so a host read does not wait for it",
-		patches: []patch{{file: "gpuarr/tracking.go",
+		patches: []patch{{file: "internal/tracking/tracking.go",
 			old: "\tt.wfresh, t.wread = false, false\n\tt.dirty = true\n",
 			new: "\tt.wfresh, t.wread = false, false\n"}},
 		pkgs:   trackingPkgs,
@@ -54,8 +54,8 @@ var mutations = []mutation{
 	{
 		name: "skip-record-use",
 		what: "freeing an array used on other streams does not declare them to the pool (RecordUse)",
-		patches: []patch{{file: "gpuarr/buffer.go",
-			old: "\t\t\tkeep(res.RecordUse(b.block, s))\n",
+		patches: []patch{{file: "internal/tracking/release.go",
+			old: "\t\t\tkeep(res.RecordUse(blk, s))\n",
 			new: "\t\t\tkeep(nil)\n"}},
 		pkgs:   trackingPkgs,
 		stress: true,
@@ -100,7 +100,7 @@ var mutations = []mutation{
 		what: "a unified array's CPU view does not keep the array alive: the GC returns its memory while the view is live",
 		patches: []patch{{file: "unified/access.go",
 			old: "&viewLayout{a: a, ls: lay.Lease,",
-			new: "&viewLayout{ls: func() *gpuarr.HostLease { l := *lay.Lease; return &l }(),"}},
+			new: "&viewLayout{ls: func() *arrayhook.HostLease { l := *lay.Lease; return &l }(),"}},
 		pkgs:   []string{"./unified"},
 		stress: true,
 	},
@@ -117,8 +117,8 @@ var mutations = []mutation{
 		name: "collective-untracked",
 		what: "a collective is issued without ordering it against the arrays' other streams (no tracking)",
 		patches: []patch{{file: "collective/ops.go",
-			old: "\terr := gpuarr.Track(call, b.uses, func() error {",
-			new: "\terr := gpuarr.Track(call, nil, func() error {"}},
+			old: "\terr := arrayhook.Track(call, b.uses, func() error {",
+			new: "\terr := arrayhook.Track(call, nil, func() error {"}},
 		pkgs:   []string{"./collective"},
 		stress: true,
 	},

@@ -131,7 +131,7 @@ func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 		rep.Add("cross-stream hand-off, C driver floor", map[string]string{"path": "(C two-stream round − C one-stream round) / 2"},
 			map[string]float64{"p50_ns": floor, "min_ns": (ct.Min - co.Min) / 2})
 		rep.Add("cross-stream hand-off, gpuarr over the C floor", map[string]string{"path": "gpuarr's extra per hand-off − the C floor"},
-			map[string]float64{"p50_ns": per - floor, "min_ns": (c.Min-s.Min)/2 - (ct.Min-co.Min)/2})
+			map[string]float64{"p50_ns": per - floor, "min_ns": (c.Min-s.Min)/2 - (ct.Min-co.Min)/2}).Judge("p50_ns", report.AtMost, targetHandoffOverCNs)
 		rep.Note("Of the %.0f ns a cross-stream hand-off adds at the median, %.0f ns is the driver's (the same round in C: one cuEventRecord and one cuStreamWaitEvent per hand-off, measured in the same interleaved run) and %.0f ns is gpuarr's (tracking, the lazy record, the cgo calls).", per, floor, per-floor)
 		cm := add(rep, name, "C round, two streams, stream memory operations", cMemNs, nil)
 		rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = cm.P50 / co.P50

@@ -35,10 +35,12 @@ import (
 
 // The targets each figure is held to.
 const (
-	targetEmptyP50Ns  = 300  // Empty[float32](1) + Release
-	targetLaunchRatio = 1.10 // tracked same-stream launch / raw launch
-	targetHandoffNs   = 500  // cross-stream minus same-stream, per hand-off
-	targetHostReadNs  = 50   // clean host read beyond the copy
+	targetEmptyP50Ns     = 300  // Empty[float32](1) + Release
+	targetEmptyOverNs    = 200  // Empty+Release over the same run's pool alloc+free, at the median
+	targetLaunchRatio    = 1.10 // tracked same-stream launch / raw launch
+	targetHandoffNs      = 500  // cross-stream minus same-stream, per hand-off
+	targetHandoffOverCNs = 150  // a hand-off over the same run's C event floor, at the median
+	targetHostReadNs     = 50   // clean host read beyond the copy
 )
 
 var (

@@ -28,6 +28,7 @@ import (
 	"github.com/gpuarr/gpuarr/collective"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 	"github.com/gpuarr/gpuarr/p2p"
 )
 
@@ -220,7 +221,7 @@ func twoDevices(rep *report.Report, d0, d1 *device.Device, maxBytes, iters int) 
 	if err := d1.Synchronize(); err != nil {
 		return err
 	}
-	sp, dp := gpuarr.DevicePtr(src), gpuarr.DevicePtr(dst)
+	sp, dp := arrayhook.DevicePtr(src), arrayhook.DevicePtr(dst)
 	sm, err = timed(5, []*device.Stream{s0, s1}, func() error { return p2p.CopyStaged(s1, dp, s0, sp, uint64(n)) })
 	if err != nil {
 		return err

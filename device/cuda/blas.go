@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // cuBLAS is loaded the first time a stream multiplies, so a program that
@@ -208,7 +209,7 @@ func (s *stream) BLASWorkspace() uint64 {
 // handle is held (blasMu) for the call, so two goroutines never use it at
 // once.
 func (s *stream) Gemm(g driver.Gemm) error {
-	if g.Type != driver.Float32 && g.Type != driver.Float64 {
+	if !driver.GemmType(g.Type) {
 		return driver.Errorf(blasGemmCallID, driver.InvalidValue, "element type %v", g.Type)
 	}
 	s.blasMu.Lock()
@@ -221,7 +222,7 @@ func (s *stream) Gemm(g driver.Gemm) error {
 		return err
 	}
 	dbl, math := C.int(0), C.int(blasMathPlain)
-	if g.Type == driver.Float64 {
+	if g.Type == dtype.Float64 {
 		dbl = 1
 	} else if g.TF32 {
 		math = blasMathTF32

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // EnvNcclLib names the NCCL library to open instead of libnccl.so.2 (a
@@ -246,8 +247,12 @@ func (d *device) RunColls(calls []driver.Coll) error {
 		if err := s.check(name); err != nil {
 			return err
 		}
+		nt, ok := ncclTypes[c.Type]
+		if !ok {
+			return driver.Errorf(name, driver.InvalidValue, "element type %v", c.Type)
+		}
 		cs[i] = C.gp_ncoll{ctx: cm.dev.ctx, comm: cm.h, stream: s.h, send: C.CUdeviceptr(c.Send), recv: C.CUdeviceptr(c.Recv),
-			count: C.size_t(c.Count), kind: C.int(c.Kind), _type: C.int(c.Type), op: C.int(c.Op), root: C.int(c.Root)}
+			count: C.size_t(c.Count), kind: C.int(c.Kind), _type: C.int(nt), op: C.int(c.Op), root: C.int(c.Root)}
 	}
 	r := C.gp_nccl_run(C.int(len(cs)), &cs[0])
 	if r.cu != 0 || r.status != 0 {
@@ -256,6 +261,13 @@ func (d *device) RunColls(calls []driver.Coll) error {
 		return d.ncclError(r, "call %d: %v of %d %v (op %v, root %d)", i, c.Kind, c.Count, c.Type, c.Op, c.Root)
 	}
 	return nil
+}
+
+// ncclTypes are NCCL's ncclDataType_t values of the element types
+// collectives take (nccl.h: ncclInt8 0 … ncclFloat64 8).
+var ncclTypes = map[dtype.DType]int{
+	dtype.Int8: 0, dtype.Uint8: 1, dtype.Int32: 2, dtype.Uint32: 3,
+	dtype.Int64: 4, dtype.Uint64: 5, dtype.Float32: 7, dtype.Float64: 8,
 }
 
 var (

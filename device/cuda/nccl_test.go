@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // A missing NCCL is NotSupported, naming the library and the file tried
@@ -34,7 +35,11 @@ func TestNcclMissingLibrary(t *testing.T) {
 
 // The collective element types and reductions are NCCL's values.
 func TestNcclEnumValues(t *testing.T) {
-	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 7, 8}, []int{int(driver.ElemInt8), int(driver.ElemUint8), int(driver.ElemInt32),
-		int(driver.ElemUint32), int(driver.ElemInt64), int(driver.ElemUint64), int(driver.ElemFloat32), int(driver.ElemFloat64)})
+	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 7, 8}, []int{ncclTypes[dtype.Int8], ncclTypes[dtype.Uint8], ncclTypes[dtype.Int32],
+		ncclTypes[dtype.Uint32], ncclTypes[dtype.Int64], ncclTypes[dtype.Uint64], ncclTypes[dtype.Float32], ncclTypes[dtype.Float64]})
+	for ty := dtype.Invalid; ty <= dtype.Complex128; ty++ {
+		_, ok := ncclTypes[ty]
+		require.Equal(t, driver.CollType(ty), ok, "%v: NCCL takes exactly the types collectives take", ty)
+	}
 	require.Equal(t, []int{0, 1, 2, 3, 4}, []int{int(driver.Sum), int(driver.Prod), int(driver.Max), int(driver.Min), int(driver.Avg)})
 }

@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // EnvCusolverLib names the cuSOLVER file to open instead of the usual
@@ -298,7 +299,7 @@ func (s *stream) blasSolve(c *driver.SolverCall) error {
 		return err
 	}
 	dbl := C.int(0)
-	if c.Type == driver.Float64 {
+	if c.Type == dtype.Float64 {
 		dbl = 1
 	}
 	var r C.gp_bret

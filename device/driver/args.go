@@ -3,6 +3,8 @@ package driver
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // ArgKind is the type of one marshalled kernel argument.
@@ -32,6 +34,24 @@ func (k ArgKind) Size() int {
 
 func (k ArgKind) String() string {
 	return [...]string{"invalid", "ptr", "int32", "uint32", "int64", "uint64", "float32", "float64"}[min(int(k), 7)]
+}
+
+// Carries reports whether an argument of kind k passes a kernel parameter
+// of type t (a PTX .param type): the pointer and the 64-bit integers carry
+// Int64 and Uint64, the 32-bit integers Int32 and Uint32, and each float
+// kind its own type. Signedness does not matter, size and class do.
+func (k ArgKind) Carries(t dtype.DType) bool {
+	switch t {
+	case dtype.Uint64, dtype.Int64:
+		return k == ArgPtr || k == ArgU64 || k == ArgI64
+	case dtype.Uint32, dtype.Int32:
+		return k == ArgU32 || k == ArgI32
+	case dtype.Float32:
+		return k == ArgF32
+	case dtype.Float64:
+		return k == ArgF64
+	}
+	return false
 }
 
 // MaxArgs and MaxArgBytes bound a launch's arguments (CUDA allows 4 KiB of

@@ -1,36 +1,10 @@
 package driver
 
-import "fmt"
+import "github.com/gpuarr/gpuarr/device/dtype"
 
-// DType is the element type of a BLAS operation.
-type DType uint8
-
-// The element types Gemm supports.
-const (
-	Float32 DType = iota + 1
-	Float64
-)
-
-// Size is the element size in bytes (0 for an unknown type).
-func (t DType) Size() int {
-	switch t {
-	case Float32:
-		return 4
-	case Float64:
-		return 8
-	}
-	return 0
-}
-
-func (t DType) String() string {
-	switch t {
-	case Float32:
-		return "float32"
-	case Float64:
-		return "float64"
-	}
-	return fmt.Sprintf("DType(%d)", int(t))
-}
+// GemmType reports whether Gemm takes elements of type t: dtype.Float32
+// and dtype.Float64.
+func GemmType(t dtype.DType) bool { return t == dtype.Float32 || t == dtype.Float64 }
 
 // Gemm is one general matrix product in BLAS's column-major convention:
 //
@@ -42,7 +16,7 @@ func (t DType) String() string {
 // with LDC ≥ M). TF32 lets float32 products use TF32 tensor cores (about
 // 10 bits of mantissa in the multiplications).
 type Gemm struct {
-	Type           DType
+	Type           dtype.DType // Float32 or Float64 (GemmType)
 	TransA, TransB bool
 	M, N, K        int
 	Alpha, Beta    float64
@@ -76,7 +50,7 @@ func (g *Gemm) Extents() (aRows, aCols, bRows, bCols int) {
 
 // Span is the bytes a column-major rows×cols matrix with leading dimension
 // ld covers from its first element; zero when it has no element.
-func Span(rows, cols, ld int, t DType) uint64 {
+func Span(rows, cols, ld int, t dtype.DType) uint64 {
 	if rows <= 0 || cols <= 0 {
 		return 0
 	}

@@ -3,58 +3,19 @@ package driver
 import (
 	"fmt"
 	"time"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
-// ElemType is the element type of a collective. The values are NCCL's
-// ncclDataType_t, so the CUDA backend passes them through.
-type ElemType int
-
-// The element types collectives support (nccl.h: ncclInt8 0 … ncclFloat64
-// 8; ncclFloat16 6 and ncclBfloat16 9 have no Go type and are left out).
-const (
-	ElemInt8    ElemType = 0
-	ElemUint8   ElemType = 1
-	ElemInt32   ElemType = 2
-	ElemUint32  ElemType = 3
-	ElemInt64   ElemType = 4
-	ElemUint64  ElemType = 5
-	ElemFloat32 ElemType = 7
-	ElemFloat64 ElemType = 8
-)
-
-// Size is the element size in bytes (0 for an unknown type).
-func (t ElemType) Size() int {
+// CollType reports whether collectives take elements of type t: the
+// integer and float types of 8, 32 and 64 bits (NCCL's types; its float16
+// and bfloat16 have no arrays yet).
+func CollType(t dtype.DType) bool {
 	switch t {
-	case ElemInt8, ElemUint8:
-		return 1
-	case ElemInt32, ElemUint32, ElemFloat32:
-		return 4
-	case ElemInt64, ElemUint64, ElemFloat64:
-		return 8
+	case dtype.Int8, dtype.Uint8, dtype.Int32, dtype.Uint32, dtype.Int64, dtype.Uint64, dtype.Float32, dtype.Float64:
+		return true
 	}
-	return 0
-}
-
-func (t ElemType) String() string {
-	switch t {
-	case ElemInt8:
-		return "int8"
-	case ElemUint8:
-		return "uint8"
-	case ElemInt32:
-		return "int32"
-	case ElemUint32:
-		return "uint32"
-	case ElemInt64:
-		return "int64"
-	case ElemUint64:
-		return "uint64"
-	case ElemFloat32:
-		return "float32"
-	case ElemFloat64:
-		return "float64"
-	}
-	return fmt.Sprintf("ElemType(%d)", int(t))
+	return false
 }
 
 // ReduceOp is a collective's reduction; the values are NCCL's ncclRedOp_t.
@@ -128,7 +89,7 @@ type Coll struct {
 	Send   Ptr
 	Recv   Ptr
 	Count  uint64
-	Type   ElemType
+	Type   dtype.DType // CollType
 	Op     ReduceOp
 	Root   int
 	Stream Stream

@@ -9,7 +9,11 @@
 //
 // This package owns the shared vocabulary: device pointers (Ptr), launch
 // dimensions (Dim3), marshalled kernel arguments (Args), and the error model
-// (Error, Result and the sentinel errors). It must not import any backend or
+// (Error, Result and the sentinel errors); element types are package
+// dtype's. Only packages under device/ import it (and bench/, for the
+// backends' benchmark probes; .ci/check-imports.sh holds the rule): the rest
+// of the tree reaches what it needs through package device, which names
+// these types for its callers. It must not import any backend or
 // know anything about arrays, allocators or Go's garbage collector.
 //
 // What only some backends can do is an optional capability, an interface

@@ -1,6 +1,10 @@
 package driver
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+)
 
 // SolverOp names one dense linear-algebra routine of a Solver, with
 // LAPACK's semantics on column-major matrices.
@@ -90,12 +94,16 @@ func (op SolverOp) String() string {
 // or strided matrices) rather than one matrix.
 func (op SolverOp) Batched() bool { return op >= GetrfBatched && op <= GesvdjBatched }
 
+// SolverType reports whether the solver routines take elements of type t:
+// dtype.Float32 and dtype.Float64, as Gemm.
+func SolverType(t dtype.DType) bool { return GemmType(t) }
+
 // SolverCall is one call of a Solver routine. Matrices are column-major:
 // element (i, j) of A is at A + (j·LDA + i)·Type.Size(). Vals holds the
 // real-valued vector a routine reads or writes (Tau, W, S).
 type SolverCall struct {
 	Op   SolverOp
-	Type DType
+	Type dtype.DType
 	// M×N is A's shape (M alone is unused by the square routines); K is
 	// Orgqr's reflector count; NRHS the right-hand sides of Getrs and
 	// Potrs; Batch the matrices of a batched routine.

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // Matrix products run gonum's BLAS on the stream's goroutine, in stream
@@ -33,7 +34,7 @@ func (s *stream) Gemm(g driver.Gemm) error {
 	if err := s.dev.blasLibHidden(); err != nil {
 		return err
 	}
-	if g.Type.Size() == 0 {
+	if !driver.GemmType(g.Type) {
 		return errorf(blasCall, driver.InvalidValue, "element type %v", g.Type)
 	}
 	aRows, aCols, bRows, bCols := g.Extents()
@@ -111,11 +112,11 @@ func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err e
 	// Cᵀ = op(B)ᵀ·op(A)ᵀ over the same memory, with the same flags.
 	tA, tB := trans(g.TransA), trans(g.TransB)
 	switch g.Type {
-	case driver.Float32:
+	case dtype.Float32:
 		gonumBLAS.Sgemm(tB, tA, g.N, g.M, g.K, float32(g.Alpha),
 			floats[float32](mem[1]), g.LDB, floats[float32](mem[0]), g.LDA,
 			float32(g.Beta), floats[float32](mem[2]), g.LDC)
-	case driver.Float64:
+	case dtype.Float64:
 		gonumBLAS.Dgemm(tB, tA, g.N, g.M, g.K, g.Alpha,
 			floats[float64](mem[1]), g.LDB, floats[float64](mem[0]), g.LDA,
 			g.Beta, floats[float64](mem[2]), g.LDC)
@@ -132,7 +133,7 @@ var gonumBLAS gonum.Implementation
 func scaleColumns(g driver.Gemm, c []byte) {
 	for j := range g.N {
 		switch g.Type {
-		case driver.Float32:
+		case dtype.Float32:
 			col := floats[float32](c)[j*g.LDC : j*g.LDC+g.M]
 			for i := range col {
 				col[i] = float32(g.Beta) * col[i]
@@ -140,7 +141,7 @@ func scaleColumns(g driver.Gemm, c []byte) {
 					col[i] = 0
 				}
 			}
-		case driver.Float64:
+		case dtype.Float64:
 			col := floats[float64](c)[j*g.LDC : j*g.LDC+g.M]
 			for i := range col {
 				col[i] = g.Beta * col[i]

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // refusingBLAS is a BLAS a program might install with blas64.Use or
@@ -36,10 +37,10 @@ func TestGemmIgnoresInstalledBLAS(t *testing.T) {
 	s := newTestStream(t, d)
 	a, c := newTestAlloc(t, d, 32), newTestAlloc(t, d, 32)
 	upload(t, s, a, []float64{1, 3, 2, 4})
-	require.NoError(t, s.Gemm(driver.Gemm{Type: driver.Float64, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: a, LDB: 2, C: c, LDC: 2}))
+	require.NoError(t, s.Gemm(driver.Gemm{Type: dtype.Float64, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: a, LDB: 2, C: c, LDC: 2}))
 	require.Equal(t, []float64{7, 15, 10, 22}, download[float64](t, s, c, 4))
 	upload(t, s, a, []float32{1, 3, 2, 4})
-	require.NoError(t, s.Gemm(driver.Gemm{Type: driver.Float32, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: a, LDB: 2, C: c, LDC: 2}))
+	require.NoError(t, s.Gemm(driver.Gemm{Type: dtype.Float32, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: a, LDB: 2, C: c, LDC: 2}))
 	require.Equal(t, []float32{7, 15, 10, 22}, download[float32](t, s, c, 4))
 }
 
@@ -51,13 +52,13 @@ func TestGemmStreamOrder(t *testing.T) {
 	a, b, c := newTestAlloc(t, d, 32), newTestAlloc(t, d, 32), newTestAlloc(t, d, 32)
 	upload(t, s, a, []float64{1, 3, 2, 4})
 	upload(t, s, b, []float64{5, 7, 6, 8})
-	require.NoError(t, s.Gemm(driver.Gemm{Type: driver.Float64, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: b, LDB: 2, C: c, LDC: 2}))
+	require.NoError(t, s.Gemm(driver.Gemm{Type: dtype.Float64, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: b, LDB: 2, C: c, LDC: 2}))
 	require.Equal(t, []float64{19, 43, 22, 50}, download[float64](t, s, c, 4))
 
 	// Transposed operands, float32: Aᵀ·Bᵀ = (B·A)ᵀ.
 	upload(t, s, a, []float32{1, 3, 2, 4})
 	upload(t, s, b, []float32{5, 7, 6, 8})
-	require.NoError(t, s.Gemm(driver.Gemm{Type: driver.Float32, M: 2, N: 2, K: 2, Alpha: 1, TransA: true, TransB: true,
+	require.NoError(t, s.Gemm(driver.Gemm{Type: dtype.Float32, M: 2, N: 2, K: 2, Alpha: 1, TransA: true, TransB: true,
 		A: a, LDA: 2, B: b, LDB: 2, C: c, LDC: 2}))
 	require.Equal(t, []float32{23, 34, 31, 46}, download[float32](t, s, c, 4))
 }
@@ -66,7 +67,7 @@ func TestGemmBadMemory(t *testing.T) {
 	d := testSystem(t).devs[0]
 	s := newTestStream(t, d)
 	p := newTestAlloc(t, d, 64)
-	g := driver.Gemm{Type: driver.Float32, M: 4, N: 4, K: 4, Alpha: 1, A: p, LDA: 4, B: p, LDB: 4, C: p, LDC: 4}
+	g := driver.Gemm{Type: dtype.Float32, M: 4, N: 4, K: 4, Alpha: 1, A: p, LDA: 4, B: p, LDB: 4, C: p, LDC: 4}
 
 	short := g
 	short.LDC = 5 // C now spans 4·5-1 = 19 floats: past the 16 allocated
@@ -95,7 +96,7 @@ func TestGemmPeerMemory(t *testing.T) {
 	d0, d1 := sys.devs[0], sys.devs[1]
 	s := newTestStream(t, d0)
 	p0, p1 := newTestAlloc(t, d0, 64), newTestAlloc(t, d1, 64)
-	g := driver.Gemm{Type: driver.Float32, M: 2, N: 2, K: 2, Alpha: 1, A: p1, LDA: 2, B: p0, LDB: 2, C: p0 + 32, LDC: 2}
+	g := driver.Gemm{Type: dtype.Float32, M: 2, N: 2, K: 2, Alpha: 1, A: p1, LDA: 2, B: p0, LDB: 2, C: p0 + 32, LDC: 2}
 	require.NoError(t, s.Gemm(g))
 	err := s.Synchronize()
 	require.Equal(t, driver.IllegalAddress, code(t, err))
@@ -111,7 +112,7 @@ func TestGemmHiddenLibrary(t *testing.T) {
 	s := newTestStream(t, d)
 	p := newTestAlloc(t, d, 64)
 	restore := d.HideSymbol("libcublas")
-	err := s.Gemm(driver.Gemm{Type: driver.Float32, M: 1, N: 1, K: 1, A: p, LDA: 1, B: p, LDB: 1, C: p + 4, LDC: 1})
+	err := s.Gemm(driver.Gemm{Type: dtype.Float32, M: 1, N: 1, K: 1, A: p, LDA: 1, B: p, LDB: 1, C: p + 4, LDC: 1})
 	restore()
 	require.ErrorIs(t, err, driver.ErrNotSupported)
 	require.ErrorContains(t, err, driver.BLASLibrary)

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // Collectives run as goroutine ranks: each rank's part of a collective is
@@ -335,7 +336,7 @@ func (c *comm) issue(call driver.Coll, s *stream) error {
 	if s.dev != c.dev {
 		return errorf(name, driver.InvalidValue, "a stream of %s for rank %d, which is on %s", s.dev, c.rank, c.dev)
 	}
-	if call.Type.Size() == 0 {
+	if !driver.CollType(call.Type) {
 		return errorf(name, driver.InvalidValue, "element type %v", call.Type)
 	}
 	if (call.Kind == driver.Broadcast || call.Kind == driver.Reduce) && (call.Root < 0 || call.Root >= c.cl.n) {
@@ -524,21 +525,21 @@ func sameColl(a, b driver.Coll) bool {
 func compute(parts []*part) {
 	c := parts[0].c
 	switch c.Type {
-	case driver.ElemInt8:
+	case dtype.Int8:
 		computeT[int8](parts)
-	case driver.ElemUint8:
+	case dtype.Uint8:
 		computeT[uint8](parts)
-	case driver.ElemInt32:
+	case dtype.Int32:
 		computeT[int32](parts)
-	case driver.ElemUint32:
+	case dtype.Uint32:
 		computeT[uint32](parts)
-	case driver.ElemInt64:
+	case dtype.Int64:
 		computeT[int64](parts)
-	case driver.ElemUint64:
+	case dtype.Uint64:
 		computeT[uint64](parts)
-	case driver.ElemFloat32:
+	case dtype.Float32:
 		computeT[float32](parts)
-	case driver.ElemFloat64:
+	case dtype.Float64:
 		computeT[float64](parts)
 	}
 }

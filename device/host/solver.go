@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/gpuarr/gpuarr/device/driver"
+	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
 // The solver routines run gonum's LAPACK (float64; float32 matrices are
@@ -121,13 +122,13 @@ func (m *solveMem) release() {
 // colMajor is one column-major matrix in device memory.
 type colMajor struct {
 	b          []byte
-	t          driver.DType
+	t          dtype.DType
 	rows, cols int
 	ld         int
 }
 
 // matrix pins the rows×cols column-major matrix at p.
-func (m *solveMem) matrix(what string, p driver.Ptr, t driver.DType, rows, cols, ld int) (colMajor, error) {
+func (m *solveMem) matrix(what string, p driver.Ptr, t dtype.DType, rows, cols, ld int) (colMajor, error) {
 	b, err := m.bytes(what, p, driver.Span(rows, cols, ld, t))
 	return colMajor{b, t, rows, cols, ld}, err
 }
@@ -135,14 +136,14 @@ func (m *solveMem) matrix(what string, p driver.Ptr, t driver.DType, rows, cols,
 // load copies the matrix into dst as row-major float64 (rows×cols).
 func (x colMajor) load(dst []float64) {
 	switch x.t {
-	case driver.Float32:
+	case dtype.Float32:
 		v := floats[float32](x.b)
 		for j := range x.cols {
 			for i := range x.rows {
 				dst[i*x.cols+j] = float64(v[j*x.ld+i])
 			}
 		}
-	case driver.Float64:
+	case dtype.Float64:
 		v := floats[float64](x.b)
 		for j := range x.cols {
 			for i := range x.rows {
@@ -155,14 +156,14 @@ func (x colMajor) load(dst []float64) {
 // store copies row-major src (rows×cols) back into the matrix.
 func (x colMajor) store(src []float64) {
 	switch x.t {
-	case driver.Float32:
+	case dtype.Float32:
 		v := floats[float32](x.b)
 		for j := range x.cols {
 			for i := range x.rows {
 				v[j*x.ld+i] = float32(src[i*x.cols+j])
 			}
 		}
-	case driver.Float64:
+	case dtype.Float64:
 		v := floats[float64](x.b)
 		for j := range x.cols {
 			for i := range x.rows {
@@ -175,23 +176,23 @@ func (x colMajor) store(src []float64) {
 // vector is n real values of type t at b.
 type vector struct {
 	b []byte
-	t driver.DType
+	t dtype.DType
 }
 
-func (m *solveMem) vector(what string, p driver.Ptr, t driver.DType, n int) (vector, error) {
+func (m *solveMem) vector(what string, p driver.Ptr, t dtype.DType, n int) (vector, error) {
 	b, err := m.bytes(what, p, uint64(n)*uint64(t.Size()))
 	return vector{b, t}, err
 }
 
 func (v vector) get(i int) float64 {
-	if v.t == driver.Float32 {
+	if v.t == dtype.Float32 {
 		return float64(floats[float32](v.b)[i])
 	}
 	return floats[float64](v.b)[i]
 }
 
 func (v vector) set(i int, x float64) {
-	if v.t == driver.Float32 {
+	if v.t == dtype.Float32 {
 		floats[float32](v.b)[i] = float32(x)
 	} else {
 		floats[float64](v.b)[i] = x

@@ -6,7 +6,7 @@ import (
 )
 
 // Cleanups that free device memory may hand the work to a queue instead of
-// doing it on the runtime's cleanup goroutines (package gpuarr does: a
+// doing it on the runtime's cleanup goroutines (internal/lifetime does: a
 // collection queues thousands of cleanups at once, and several cleanup
 // goroutines freeing into one pool contend for its locks and with the
 // program's own allocations). Such a layer registers the function that
@@ -14,7 +14,7 @@ import (
 // Collect calls it after the cleanups have run, so that the memory is back
 // in the pool before the collection counts as done.
 //
-// A layer may also register its cleanups late (package gpuarr does, for
+// A layer may also register its cleanups late (internal/lifetime does, for
 // the handles of the last few hundred allocations): it registers the
 // function that finishes the registrations with BeforeCollect, and
 // Collect calls it before the collection, so that the collection sees

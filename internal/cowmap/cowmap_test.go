@@ -82,3 +82,19 @@ func TestSnapshot(t *testing.T) {
 	assert.Equal(t, 3, m.Snapshot()[string(key)])
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = m.Snapshot()[string(key)] }), "a []byte key costs no copy")
 }
+
+// PerKey makes each key's value once and finds it again, whichever key
+// was asked last.
+func TestPerKey(t *testing.T) {
+	var p PerKey[int, *int]
+	made := 0
+	mk := func(k int) *int { made++; v := k * 10; return &v }
+	a := p.Get(1, mk)
+	b := p.Get(2, mk)
+	assert.Equal(t, 10, *a)
+	assert.Equal(t, 20, *b)
+	assert.Same(t, a, p.Get(1, mk), "the first key again, after another")
+	assert.Same(t, a, p.Get(1, mk), "the same key twice")
+	assert.Same(t, b, p.Get(2, mk))
+	assert.Equal(t, 2, made, "one value per key")
+}

@@ -44,7 +44,7 @@ func Normal64(seed, counter, stream uint64) float64 {
 func join(hi, lo uint32) uint64 { return uint64(hi)<<32 | uint64(lo) }
 
 // boxMuller is sqrt(-2·ln(u1))·cos(2π·u2), evaluated exactly in the order
-// the package doc of internal/expr gives (no fused operations: there is no
+// the package doc of internal/fusion/expr gives (no fused operations: there is no
 // addition to fuse into).
 func boxMuller(u1, u2 float64) float64 {
 	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
@@ -131,7 +130,7 @@ func fillU32(l *hostkernel.Launch) error {
 	return nil
 }
 
-func twoViews(l *hostkernel.Launch, a, b driver.Ptr, n uint64) ([]uint32, []uint32, error) {
+func twoViews(l *hostkernel.Launch, a, b hostkernel.Ptr, n uint64) ([]uint32, []uint32, error) {
 	va, err := hostkernel.View[uint32](l, a, n)
 	if err != nil {
 		return nil, nil, err

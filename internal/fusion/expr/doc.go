@@ -1,0 +1,107 @@
+// Package expr is the intermediate form of gpuarr's fused kernels: a
+// Program is a small SSA list of typed instructions evaluated once per
+// element of an iteration space, optionally followed by a reduction. Two
+// back ends consume it and must agree bit for bit where this page says so:
+// package ptxgen turns a Program into PTX text for the CUDA driver's JIT,
+// and package hosteval runs it in Go on the host backend. Package fusion
+// builds Programs from expression trees (broadcasting, views, casts) and
+// launches them; this package has no device code and no state. The op
+// table (ops.go) says what each operation is; dtype.DType names the types,
+// of which Computes and Stores say which programs take.
+//
+// # Kernel parameters
+//
+// A Program's kernel takes its parameters in this order (Params lists them):
+//
+//	elementwise:  out u64 · n u64
+//	reduction:    out u64 · [out2 u64, Arg reductions in the Partial stage]
+//	              · groups u64 · glen u64 · bpg u64 · count u64
+//	then:         dims[Rank] u64               (only when Rank > 0)
+//	              per input i: base u64         (address; the seed for a Random input)
+//	                           [stream u64]     (Random inputs only)
+//	                           [strides[Rank] s64, in elements] (Strided inputs only)
+//	              per scalar j: the scalar's parameter type (ParamType)
+//
+// # Iteration space and indexing
+//
+// An elementwise kernel computes out[i] = value of the last instruction at
+// i, for i in [0, n); out is contiguous. A contiguous input (Strided false)
+// is read at its base + i·size. A strided input is read at
+// base + Σ_d idx_d·strides_d·size, where idx is i decomposed row-major over
+// dims (dims[Rank-1] varies fastest); strides are in elements, may be 0
+// (broadcast) or negative. Index64 false promises that n, every offset and
+// every intermediate index fit in a signed 32-bit integer, so 32-bit index
+// arithmetic is allowed; Index64 true needs 64-bit arithmetic throughout.
+//
+// A reduction's iteration space is groups × glen (n = groups·glen): element
+// i belongs to group i / glen at position k = i mod glen. Each group is
+// reduced to one value; see Reduce.
+//
+// # Reductions
+//
+// Each group's values (the last instruction at each position) are
+// combined into an accumulator of AccType: float sums, products and means
+// in float64, integer sums and products in 64 bits (wrapping), integer
+// means exactly in 128 bits (Wide: a low and a high word). Float sums and
+// products must be accurate to float64-reference tolerance: a tree or
+// pairwise order, or sequential runs of at most a few thousand elements
+// combined in a tree. Min and Max propagate NaN. ArgMin and ArgMax give
+// the position k of the first minimum or maximum; a NaN counts as both
+// the least and the greatest value, so the first NaN wins. Identities,
+// for empty groups and for empty parts of a Partial stage: Sum and Mean
+// 0, Prod 1, Min +Inf or the type's largest value, Max -Inf or its
+// smallest, and for the Arg reductions that value with position -1, which
+// loses to any real position. In the Final stage the result is written in
+// FinalType (Result, or by default ResultType), computed as FinalType's
+// doc says, bit for bit on both back ends (Mean divides by count). In the
+// Partial stage the parts of a group partition its positions in any way
+// the back end likes; the Arg reductions and Wide means write a second
+// word per part to out2, and with ArgIndex ≥ 0 a Final stage over the
+// parts reads those words from that input.
+//
+// # Vectors
+//
+// Vector V > 1 (elementwise, or a reduction with groups == 1) promises that
+// no input is Strided or Random, that every array operand's element size
+// is ≥ 4 bytes, and that every address (out and inputs) is aligned to
+// V × its element size, where V = 16 / the largest element size. The kernel
+// may then read and write V consecutive elements at once; it handles the
+// n mod V tail itself.
+//
+// # Semantics the back ends share
+//
+//   - Arithmetic is in the instruction's type. Float + - * / and Sqrt are
+//     correctly rounded (IEEE round to nearest), FMA is fused (one
+//     rounding), so these agree bit for bit between back ends. Integer
+//     arithmetic wraps (two's complement). Integer division truncates
+//     toward zero; x / 0 is 0; MinInt / -1 is MinInt.
+//   - Min and Max of floats return NaN when either operand is NaN
+//     (NumPy's minimum/maximum); -0 and +0 may come out either way.
+//   - Comparisons of floats are IEEE (false with a NaN, except Ne).
+//   - Abs of an unsigned type is the identity; Abs(MinInt) is MinInt; Neg
+//     of an unsigned type wraps.
+//   - Exp, Log, Sqrt, Tanh, Pow take floats only. Special values follow
+//     C99/Go math: Exp(+Inf)=+Inf, Exp(-Inf)=0, Log(0)=-Inf, Log(x<0)=NaN,
+//     Tanh(±Inf)=±1, Pow as Go's math.Pow. The GPU's Exp, Log, Tanh and
+//     Pow are within 4 ulp (float32) or 1e-14 relative (float64) of the
+//     correctly rounded result.
+//   - Cast: int→int truncates (wraps) or extends by the source's
+//     signedness; int→float rounds to nearest; float→float rounds to
+//     nearest; float→int truncates toward zero and saturates to the target
+//     range, NaN → 0; Bool→number is 0 or 1; number→Bool is x != 0.
+//   - Random inputs are Philox4x32-10 (Random123's constants: multipliers
+//     0xD2511F53, 0xCD9E8D57, Weyl steps 0x9E3779B9, 0xBB67AE85), with key
+//     (seed low 32 bits, seed high 32 bits) and counter (c low, c high,
+//     stream low, stream high) where c is the input's element offset (as
+//     for a strided input, its strides applied to idx). With x0..x3 the
+//     output words:
+//     Uniform float32 = float32(x0>>8) · 2⁻²⁴ in [0, 1);
+//     Uniform float64 = float64((x0<<32 | x1) >> 11) · 2⁻⁵³ in [0, 1);
+//     Normal float32 = float32(sqrt(-2·ln(u1))·cos(2π·u2)) computed in
+//     float64 with u1 = float64((x0>>8)+1)·2⁻²⁴ and u2 = float64(x1>>8)·2⁻²⁴;
+//     Normal float64 = the same with u1 = float64(((x0<<32|x1)>>11)+1)·2⁻⁵³
+//     and u2 = float64((x2<<32|x3)>>11)·2⁻⁵³.
+//     Uniform values agree bit for bit between back ends; Normal values to
+//     the float64 accuracy of ln and cos (float32 results almost always
+//     bit for bit).
+package expr

@@ -1,0 +1,312 @@
+package expr
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+)
+
+// Instr is one SSA instruction: its result has type T; A, B, C index
+// earlier instructions of the same Program.
+type Instr struct {
+	Op      Op
+	T       dtype.DType
+	A, B, C int32
+	Aux     int32   // Input or scalar index (leaves)
+	Const   float64 // OpConst's value
+}
+
+// InputKind says what an input is.
+type InputKind uint8
+
+const (
+	Memory InputKind = iota // an array in device memory
+	Random                  // a Philox stream (see the package doc)
+)
+
+// Input is one array or random operand.
+type Input struct {
+	Kind    InputKind
+	T       dtype.DType // element type (Random: the generated type)
+	Normal  bool        // Random only: normal instead of uniform
+	Strided bool        // addressed through dims and strides (always true for Random)
+}
+
+// ReduceOp is what a reduction computes per group.
+type ReduceOp uint8
+
+const (
+	NoReduce ReduceOp = iota
+	Sum
+	Prod
+	Min // NaN if any element is NaN
+	Max
+	Mean   // Sum / count
+	ArgMin // position k of the first minimum (the first NaN, if any); Int64
+	ArgMax
+)
+
+var reduceNames = [...]string{"none", "sum", "prod", "min", "max", "mean", "argmin", "argmax"}
+
+func (r ReduceOp) String() string {
+	if int(r) < len(reduceNames) {
+		return reduceNames[r]
+	}
+	return "reduce?"
+}
+
+// IsArg reports whether r yields positions.
+func (r ReduceOp) IsArg() bool { return r == ArgMin || r == ArgMax }
+
+// Stage says what a reduction kernel writes.
+type Stage uint8
+
+const (
+	// Final: out[g] = the group's result, of type ResultType.
+	Final Stage = iota
+	// Partial: each group is split into bpg parts; block part p of group
+	// g reduces positions k ≡ chunks of its part and writes its partial
+	// accumulator (AccType) to out[g·bpg+p] (Arg: the value to out, in
+	// the input's type, and its position k (Int64) to out2; Wide Mean:
+	// the low word to out and the high word (Int64) to out2). A Final
+	// program over the partials (groups × bpg, contiguous; ArgIndex
+	// naming the out2 words when there are any) finishes.
+	Partial
+)
+
+// Program is one fused kernel.
+type Program struct {
+	Code    []Instr // the last instruction is the value per element
+	Inputs  []Input
+	Scalars []dtype.DType
+	Rank    int  // dims parameters (0 when no input is Strided or Random)
+	Index64 bool // 64-bit index arithmetic needed
+	Vector  int  // elements per vector access; 0 or 1: none
+
+	Reduce ReduceOp
+	Stage  Stage
+	// ArgIndex ≥ 0 (a Final stage over the partials of a reduction with
+	// two outputs, see HasOut2): each partial's second word comes from
+	// Inputs[ArgIndex] (Int64) at the same element, not from the value:
+	// its position k for the Arg reductions, the high 64 bits of its
+	// 128-bit sum for a Wide Mean. That input is not used by Code.
+	ArgIndex int
+	// Result is the element type a Final reduction writes; the zero value
+	// (dtype.Invalid) means ResultType(Reduce, ValueType()). See FinalType for the types allowed.
+	Result dtype.DType
+}
+
+// ValueType is the type of the per-element value (the last instruction).
+func (p *Program) ValueType() dtype.DType { return p.Code[len(p.Code)-1].T }
+
+// AccType is the accumulator of a reduction of values of type t: Sum and
+// Prod accumulate floats in Float64, signed integers in Int64 and
+// unsigned in Uint64 (wrapping modulo 2⁶⁴); Mean accumulates floats in
+// Float64 and integers exactly in 128 bits (Wide), whose low word is the
+// Uint64 AccType returns and whose high word is an Int64 beside it; Min,
+// Max and the Arg reductions keep t.
+func AccType(r ReduceOp, t dtype.DType) dtype.DType {
+	switch {
+	case Wide(r, t):
+		return dtype.Uint64
+	case r == Sum || r == Prod || r == Mean:
+		switch {
+		case t.IsFloat():
+			return dtype.Float64
+		case t.IsSigned():
+			return dtype.Int64
+		default:
+			return dtype.Uint64
+		}
+	}
+	return t
+}
+
+// Wide reports whether r over values of type t accumulates in 128 bits:
+// a Mean of integers. The accumulator is a two's-complement 128-bit sum
+// of the values (sign-extended from a signed t, zero-extended from an
+// unsigned one), exact for any count below 2⁶⁴.
+func Wide(r ReduceOp, t dtype.DType) bool { return r == Mean && t.IsInt() }
+
+// ResultType is the element type a Final reduction writes by default:
+// Int64 for the Arg reductions, the value type otherwise.
+func ResultType(r ReduceOp, t dtype.DType) dtype.DType {
+	if r.IsArg() {
+		return dtype.Int64
+	}
+	return t
+}
+
+// FinalType is the element type the Final stage writes: Result when set,
+// else ResultType. Min and Max write the value type and the Arg
+// reductions Int64; Sum, Prod and Mean may write any element type, and
+// the value written is then:
+//
+//   - Sum, Prod: the accumulator converted to Result as OpCast converts
+//     (from AccType: integers wrap, floats round, float→int saturates);
+//   - Mean of floats: the float64 sum divided by count in float64, then
+//     converted to Result as OpCast converts;
+//   - Mean of integers (Wide): with S the exact 128-bit sum, c = count,
+//     q = ⌊|S| / c⌋ and r = |S| − q·c (q < 2⁶⁴ always, since |S| < c·2⁶⁴):
+//     for an integer Result, ±q (truncated toward zero, the sign of S)
+//     as a 64-bit two's-complement value, then truncated to Result's
+//     width; for a float Result, ±(float64(q) + float64(r) / float64(c))
+//     with each conversion and operation rounded to nearest in float64
+//     (q and r converted as unsigned), then rounded to Result. count = 0
+//     gives 0 for an integer Result and NaN for a float one.
+func (p *Program) FinalType() dtype.DType {
+	if p.Result != dtype.Invalid {
+		return p.Result
+	}
+	return ResultType(p.Reduce, p.ValueType())
+}
+
+// Wide reports whether the program's reduction accumulates in 128 bits.
+func (p *Program) Wide() bool { return Wide(p.Reduce, p.ValueType()) }
+
+// HasOut2 reports whether the kernel writes a second output, out2: a
+// Partial stage of an Arg reduction (positions) or of a Wide Mean (the
+// high words of the 128-bit sums).
+func (p *Program) HasOut2() bool {
+	return p.Reduce != NoReduce && p.Stage == Partial && (p.Reduce.IsArg() || p.Wide())
+}
+
+// OutType is the type the kernel writes to out.
+func (p *Program) OutType() dtype.DType {
+	switch {
+	case p.Reduce == NoReduce:
+		return p.ValueType()
+	case p.Stage == Partial && p.Reduce.IsArg():
+		return p.ValueType()
+	case p.Stage == Partial:
+		return AccType(p.Reduce, p.ValueType())
+	}
+	return p.FinalType()
+}
+
+// Param is one kernel parameter: its name (for PTX and messages) and type
+// (Uint64 for addresses, counts and dims; Int64 for strides).
+type Param struct {
+	Name string
+	T    dtype.DType
+}
+
+// Params lists the kernel's parameters in order (see the package doc).
+func (p *Program) Params() []Param {
+	var ps []Param
+	u := func(name string) { ps = append(ps, Param{name, dtype.Uint64}) }
+	u("out")
+	if p.Reduce == NoReduce {
+		u("n")
+	} else {
+		if p.HasOut2() {
+			u("out2")
+		}
+		u("groups")
+		u("glen")
+		u("bpg")
+		u("count")
+	}
+	for d := 0; d < p.Rank; d++ {
+		u(fmt.Sprintf("dim%d", d))
+	}
+	for i, in := range p.Inputs {
+		u(fmt.Sprintf("in%d", i))
+		if in.Kind == Random {
+			u(fmt.Sprintf("in%d_stream", i))
+		}
+		if in.Strided {
+			for d := 0; d < p.Rank; d++ {
+				ps = append(ps, Param{fmt.Sprintf("in%d_stride%d", i, d), dtype.Int64})
+			}
+		}
+	}
+	for j, t := range p.Scalars {
+		ps = append(ps, Param{fmt.Sprintf("s%d", j), ParamType(t)})
+	}
+	return ps
+}
+
+// Key is a canonical encoding of the program: two programs with equal
+// keys compile to the same kernel. It is binary (not for reading) and
+// cheap, since every materialization computes one to look its kernel up.
+func (p *Program) Key() string { return string(p.AppendKey(nil)) }
+
+// AppendKey appends the key to b (see Key), allocating nothing when b has
+// room.
+func (p *Program) AppendKey(b []byte) []byte {
+	flags := byte(0)
+	if p.Index64 {
+		flags |= 1
+	}
+	b = append(b, byte(p.Rank), byte(p.Vector), flags, byte(p.Reduce), byte(p.Stage), byte(p.ArgIndex+1),
+		byte(p.Result), byte(len(p.Inputs)), byte(len(p.Scalars)))
+	for _, in := range p.Inputs {
+		k := byte(in.Kind)
+		if in.Normal {
+			k |= 2
+		}
+		if in.Strided {
+			k |= 4
+		}
+		b = append(b, k, byte(in.T))
+	}
+	for _, t := range p.Scalars {
+		b = append(b, byte(t))
+	}
+	for _, in := range p.Code {
+		b = append(b, byte(in.Op), byte(in.T))
+		b = binary.LittleEndian.AppendUint32(b, uint32(in.A))
+		b = binary.LittleEndian.AppendUint32(b, uint32(in.B))
+		b = binary.LittleEndian.AppendUint32(b, uint32(in.C))
+		b = binary.LittleEndian.AppendUint32(b, uint32(in.Aux))
+		if in.Op == OpConst {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(in.Const))
+		}
+	}
+	return b
+}
+
+// EntryName is the kernel's PTX entry point: gpuarr_ew_ or gpuarr_red_
+// and a hash of the key.
+func (p *Program) EntryName() string {
+	h := fnv.New64a()
+	h.Write([]byte(p.Key()))
+	kind := "ew"
+	if p.Reduce != NoReduce {
+		kind = "red"
+	}
+	return fmt.Sprintf("gpuarr_%s_%016x", kind, h.Sum64())
+}
+
+// String is a readable listing, for errors and debugging.
+func (p *Program) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "program %s (rank %d, vector %d, index64 %t, reduce %s, stage %d", p.EntryName(), p.Rank, p.Vector, p.Index64, p.Reduce, p.Stage)
+	if p.Reduce != NoReduce && p.Result != dtype.Invalid {
+		fmt.Fprintf(&b, ", result %s", p.Result)
+	}
+	b.WriteString(")\n")
+	for i, in := range p.Code {
+		fmt.Fprintf(&b, "  %%%d = %s.%s", i, in.Op, in.T)
+		switch {
+		case in.Op == OpInput || in.Op == OpRandom:
+			fmt.Fprintf(&b, " in%d", in.Aux)
+		case in.Op == OpScalar:
+			fmt.Fprintf(&b, " s%d", in.Aux)
+		case in.Op == OpConst:
+			fmt.Fprintf(&b, " %g", in.Const)
+		}
+		for k, a := range []int32{in.A, in.B, in.C}[:in.Op.Arity()] {
+			if k >= 0 {
+				fmt.Fprintf(&b, " %%%d", a)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,233 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+)
+
+// MaxRank is the largest Rank a Program may have.
+const MaxRank = 8
+
+// Validate checks a Program's structure: operand indexes, operand and
+// result types of every instruction, inputs, scalars, Rank, Vector and the
+// reduction fields. Back ends call it before compiling; its errors name
+// the instruction or field at fault.
+func (p *Program) Validate() error {
+	if p == nil || len(p.Code) == 0 {
+		return fmt.Errorf("expr: program has no instructions")
+	}
+	if p.Rank < 0 || p.Rank > MaxRank {
+		return fmt.Errorf("expr: rank %d out of range [0, %d]", p.Rank, MaxRank)
+	}
+	for i, in := range p.Inputs {
+		if err := p.validateInput(i, in); err != nil {
+			return err
+		}
+	}
+	for j, t := range p.Scalars {
+		if !Computes(t) {
+			return fmt.Errorf("expr: scalar s%d has type %v, which programs do not compute with", j, t)
+		}
+	}
+	for i, in := range p.Code {
+		if err := p.validateInstr(i, in); err != nil {
+			return fmt.Errorf("expr: instruction %%%d (%s.%s): %w", i, in.Op, in.T, err)
+		}
+	}
+	if vt := p.ValueType(); vt == dtype.Bool {
+		return fmt.Errorf("expr: the program's value (last instruction) is bool; arrays never hold bool (cast it)")
+	}
+	if err := p.validateVector(); err != nil {
+		return err
+	}
+	return p.validateReduce()
+}
+
+func (p *Program) validateInput(i int, in Input) error {
+	switch {
+	case !Computes(in.T):
+		return fmt.Errorf("expr: input in%d has type %v, which programs do not compute with", i, in.T)
+	case in.Kind == Memory && in.T == dtype.Bool:
+		return fmt.Errorf("expr: input in%d is a bool array; arrays never hold bool", i)
+	case in.Kind == Memory && in.Normal:
+		return fmt.Errorf("expr: input in%d is a memory input marked Normal", i)
+	case in.Kind == Random && !in.T.IsFloat():
+		return fmt.Errorf("expr: random input in%d has type %s; want float32 or float64", i, in.T)
+	case in.Kind == Random && !in.Strided:
+		return fmt.Errorf("expr: random input in%d must be Strided (its counter is its strided offset)", i)
+	case in.Kind > Random:
+		return fmt.Errorf("expr: input in%d has invalid kind %d", i, in.Kind)
+	}
+	return nil
+}
+
+func (p *Program) validateInstr(i int, in Instr) error {
+	if in.Op >= numOps {
+		return fmt.Errorf("invalid op %d", in.Op)
+	}
+	if !Computes(in.T) {
+		return fmt.Errorf("type %v, which programs do not compute with", in.T)
+	}
+	var ops [3]dtype.DType
+	for k, a := range []int32{in.A, in.B, in.C}[:in.Op.Arity()] {
+		if a < 0 || int(a) >= i {
+			return fmt.Errorf("operand %c is %%%d, not an earlier instruction", 'A'+k, a)
+		}
+		ops[k] = p.Code[a].T
+	}
+	want := func(k int, t dtype.DType) error {
+		if ops[k] != t {
+			return fmt.Errorf("operand %c has type %s; want %s", 'A'+k, ops[k], t)
+		}
+		return nil
+	}
+	numeric := func() error {
+		if in.T == dtype.Bool {
+			return fmt.Errorf("op %s does not take bool", in.Op)
+		}
+		return nil
+	}
+	float := func() error {
+		if !in.T.IsFloat() {
+			return fmt.Errorf("op %s takes floats only, not %s", in.Op, in.T)
+		}
+		return nil
+	}
+	first := func(errs ...error) error {
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	all := func(t dtype.DType) error {
+		for k := range in.Op.Arity() {
+			if err := want(k, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	switch op := in.Op; {
+	case op == OpInput:
+		if in.Aux < 0 || int(in.Aux) >= len(p.Inputs) {
+			return fmt.Errorf("input index %d out of range (%d inputs)", in.Aux, len(p.Inputs))
+		}
+		src := p.Inputs[in.Aux]
+		if src.Kind != Memory {
+			return fmt.Errorf("input in%d is not a memory input", in.Aux)
+		}
+		if src.T != in.T {
+			return fmt.Errorf("input in%d has type %s", in.Aux, src.T)
+		}
+	case op == OpRandom:
+		if in.Aux < 0 || int(in.Aux) >= len(p.Inputs) {
+			return fmt.Errorf("input index %d out of range (%d inputs)", in.Aux, len(p.Inputs))
+		}
+		src := p.Inputs[in.Aux]
+		if src.Kind != Random {
+			return fmt.Errorf("input in%d is not a random input", in.Aux)
+		}
+		if src.T != in.T {
+			return fmt.Errorf("random input in%d has type %s", in.Aux, src.T)
+		}
+	case op == OpScalar:
+		if in.Aux < 0 || int(in.Aux) >= len(p.Scalars) {
+			return fmt.Errorf("scalar index %d out of range (%d scalars)", in.Aux, len(p.Scalars))
+		}
+		if p.Scalars[in.Aux] != in.T {
+			return fmt.Errorf("scalar s%d has type %s", in.Aux, p.Scalars[in.Aux])
+		}
+	}
+	switch in.Op.Info().Class {
+	case Numeric:
+		return first(numeric(), all(in.T))
+	case Float:
+		return first(float(), all(in.T))
+	case Logical:
+		return first(all(dtype.Bool), boolOnly(in))
+	case Compare:
+		if in.T != dtype.Bool {
+			return fmt.Errorf("a comparison yields bool, not %s", in.T)
+		}
+		return want(1, ops[0])
+	case Select:
+		return first(want(0, dtype.Bool), want(1, in.T), want(2, in.T))
+	}
+	return nil
+}
+
+func boolOnly(in Instr) error {
+	if in.T != dtype.Bool {
+		return fmt.Errorf("op %s takes bool only, not %s", in.Op, in.T)
+	}
+	return nil
+}
+
+func (p *Program) validateVector() error {
+	v := max(p.Vector, 1)
+	if v != 1 && v != 2 && v != 4 {
+		return fmt.Errorf("expr: vector width %d; want 0, 1, 2 or 4", p.Vector)
+	}
+	if v == 1 {
+		return nil
+	}
+	largest := p.OutType().Size()
+	if p.Reduce != NoReduce {
+		largest = 0 // a reduction writes one value per work item, not vectors
+	}
+	for i, in := range p.Inputs {
+		if in.Kind == Random || in.Strided {
+			return fmt.Errorf("expr: vector width %d with strided or random input in%d", v, i)
+		}
+		if in.T.Size() < 4 {
+			return fmt.Errorf("expr: vector width %d with %s input in%d (elements under 4 bytes)", v, in.T, i)
+		}
+		largest = max(largest, in.T.Size())
+	}
+	if p.Reduce == NoReduce && p.OutType().Size() < 4 {
+		return fmt.Errorf("expr: vector width %d with %s output (elements under 4 bytes)", v, p.OutType())
+	}
+	if v*largest > 16 {
+		return fmt.Errorf("expr: vector width %d × %d-byte elements exceeds 16 bytes", v, largest)
+	}
+	return nil
+}
+
+func (p *Program) validateReduce() error {
+	switch {
+	case p.Reduce == NoReduce:
+		return nil
+	case p.Reduce > ArgMax:
+		return fmt.Errorf("expr: invalid reduce op %d", p.Reduce)
+	case p.Stage > Partial:
+		return fmt.Errorf("expr: invalid reduction stage %d", p.Stage)
+	}
+	if (p.Reduce.IsArg() || p.Wide()) && p.ArgIndex >= 0 {
+		if p.ArgIndex >= len(p.Inputs) {
+			return fmt.Errorf("expr: ArgIndex %d out of range (%d inputs)", p.ArgIndex, len(p.Inputs))
+		}
+		if in := p.Inputs[p.ArgIndex]; in.Kind != Memory || in.T != dtype.Int64 {
+			return fmt.Errorf("expr: ArgIndex input in%d must be an int64 memory input", p.ArgIndex)
+		}
+	}
+	return p.validateResult()
+}
+
+// validateResult checks Result against FinalType's rules.
+func (p *Program) validateResult() error {
+	rt, vt := p.Result, p.ValueType()
+	switch {
+	case rt == dtype.Invalid:
+		return nil
+	case !Stores(rt):
+		return fmt.Errorf("expr: result type %v, which arrays of programs do not hold", rt)
+	case (p.Reduce == Min || p.Reduce == Max) && rt != vt:
+		return fmt.Errorf("expr: %s of %s values writes %s, not %s", p.Reduce, vt, vt, rt)
+	case p.Reduce.IsArg() && rt != dtype.Int64:
+		return fmt.Errorf("expr: %s writes int64 positions, not %s", p.Reduce, rt)
+	}
+	return nil
+}

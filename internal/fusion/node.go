@@ -1,0 +1,154 @@
+package fusion
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
+	"github.com/gpuarr/gpuarr/internal/layout"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+)
+
+// Node is one operation of an expression tree; leaves are arrays,
+// scalars, constants and random streams. A Node is immutable once made;
+// trees share subtrees freely. A Node whose Err is not nil stands for an
+// expression whose building failed: every Node made from it carries the
+// error, which the evaluation returns.
+type Node struct {
+	op    expr.Op
+	t     dtype.DType
+	args  [3]*Node
+	shape []int
+	err   error
+
+	arr   *lifetime.Handle // OpInput
+	bits  uint64           // OpScalar: the value's ParamType bits
+	value float64          // OpConst
+	rnd   *random          // OpRandom
+}
+
+// random is one draw of random numbers: a Philox stream addressed by
+// element position.
+type random struct {
+	seed, stream uint64
+	normal       bool
+	shape        []int
+}
+
+// ErrNilExpr is the error of a missing operand: the zero Expr or Mask.
+var ErrNilExpr = fmt.Errorf("zero Expr or Mask (build one from arrays with the expression functions): %w", arg.ErrArgument)
+
+// Err is the error building n met, or nil.
+func (n *Node) Err() error { return n.err }
+
+// Shape is the shape n evaluates to; callers must not change it.
+func (n *Node) Shape() []int { return n.shape }
+
+// Type is the type of n's values.
+func (n *Node) Type() dtype.DType { return n.t }
+
+// Failed is a node standing for an expression whose building failed.
+func Failed(err error) *Node { return &Node{err: err} }
+
+// Leaf is the node reading array h as values of type t. There is one per
+// handle, made on first use, so using an array as an operand allocates
+// nothing; it keeps the array alive until the expression is gone (a
+// release before the evaluation is caught when the evaluation claims the
+// array).
+func Leaf(h *lifetime.Handle, t dtype.DType) *Node {
+	if n := (*Node)(h.Leaf()); n != nil {
+		return n
+	}
+	n := &Node{op: expr.OpInput, t: t, arr: h, shape: h.Shape()}
+	return (*Node)(h.SetLeaf(unsafe.Pointer(n)))
+}
+
+// Scalar is a value of type t, bits as ScalarBits gives them: it
+// broadcasts to any shape and travels as a kernel parameter, so
+// expressions that differ only in scalar values share one kernel.
+func Scalar(t dtype.DType, bits uint64) *Node {
+	return &Node{op: expr.OpScalar, t: t, bits: bits, shape: []int{}}
+}
+
+// ScalarBits is v's kernel-parameter bits as a value of type t: the float's
+// bits for a float, the integer sign- or zero-extended otherwise.
+func ScalarBits[T dtype.Number](v T, t dtype.DType) uint64 {
+	switch {
+	case t == dtype.Float32:
+		return uint64(math.Float32bits(float32(v)))
+	case t == dtype.Float64:
+		return math.Float64bits(float64(v))
+	case t.IsSigned():
+		return uint64(int64(v))
+	}
+	return uint64(v)
+}
+
+// Const is the constant v of type t, compiled into the kernel.
+func Const(t dtype.DType, v float64) *Node {
+	return &Node{op: expr.OpConst, t: t, value: v, shape: []int{}}
+}
+
+// Random is a draw of uniform (or normal) numbers of type t and shape sh
+// from Philox stream stream of seed (see the expr package doc); sh is
+// kept.
+func Random(t dtype.DType, seed, stream uint64, normal bool, sh []int) *Node {
+	src := &random{seed: seed, stream: stream, normal: normal, shape: sh}
+	return &Node{op: expr.OpRandom, t: t, rnd: src, shape: sh}
+}
+
+// Unary is op applied to x, with result type t. A nil x is ErrNilExpr;
+// x's error carries over.
+func Unary(op expr.Op, x *Node, t dtype.DType) *Node {
+	if x == nil {
+		return Failed(ErrNilExpr)
+	}
+	return &Node{op: op, t: t, args: [3]*Node{x}, shape: x.shape, err: x.err}
+}
+
+// Apply is op applied to xs (one to three operands, broadcast together
+// with NumPy's rules), with result type t. Operands that cannot broadcast
+// make a node whose error matches arg.ErrShape and names call; a nil
+// operand is ErrNilExpr; an operand's error carries over.
+func Apply(call string, op expr.Op, t dtype.DType, xs ...*Node) *Node {
+	n := &Node{op: op, t: t}
+	for i, x := range xs {
+		if x == nil {
+			return Failed(ErrNilExpr)
+		}
+		if x.err != nil {
+			return Failed(x.err)
+		}
+		n.args[i] = x
+		if i == 0 {
+			n.shape = x.shape
+			continue
+		}
+		sh, err := layout.Broadcast(n.shape, x.shape)
+		if err != nil {
+			return Failed(fmt.Errorf("gpuarr.%s: %w", call, err))
+		}
+		n.shape = sh
+	}
+	return n
+}
+
+// FirstDevice is the device of the first array in n's tree, or nil.
+func FirstDevice(n *Node) *device.Device {
+	if n == nil {
+		return nil
+	}
+	if n.op == expr.OpInput && n.arr != nil {
+		return n.arr.Device()
+	}
+	for _, a := range n.args {
+		if d := FirstDevice(a); d != nil {
+			return d
+		}
+	}
+	return nil
+}

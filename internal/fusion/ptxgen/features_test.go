@@ -1,0 +1,290 @@
+package ptxgen
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
+)
+
+func generate(t *testing.T, p *expr.Program) string {
+	t.Helper()
+	ptx, err := Generate(p, genHeader)
+	require.NoError(t, err, "%s", p)
+	return ptx
+}
+
+// section is the text between two labels' definitions (from's line to to's).
+func section(t *testing.T, ptx, from, to string) string {
+	t.Helper()
+	i := regexp.MustCompile(`(?m)^\$L_` + from + `_\d+:`).FindStringIndex(ptx)
+	require.NotNil(t, i, "label %s", from)
+	j := regexp.MustCompile(`(?m)^\$L_` + to + `_\d+:`).FindStringIndex(ptx[i[1]:])
+	require.NotNil(t, j, "label %s", to)
+	return ptx[i[0] : i[1]+j[0]]
+}
+
+func TestVectorLoads(t *testing.T) {
+	stubMath(t)
+	for _, c := range []struct {
+		t    dtype.DType
+		v    int
+		load string
+	}{
+		{dtype.Float32, 4, "ld.global.v4.f32"}, {dtype.Float32, 2, "ld.global.v2.f32"}, {dtype.Float64, 2, "ld.global.v2.f64"},
+		{dtype.Int32, 4, "ld.global.v4.s32"}, {dtype.Uint32, 4, "ld.global.v4.u32"}, {dtype.Uint64, 2, "ld.global.v2.u64"},
+		{dtype.Int64, 2, "ld.global.v2.s64"},
+	} {
+		p := binary(expr.OpAdd, c.t)
+		p.Vector = c.v
+		ptx := generate(t, p)
+		assert.Equal(t, 2, strings.Count(ptx, c.load+" "), "%s×%d", c.t, c.v)
+		assert.Equal(t, 1, strings.Count(ptx, strings.Replace(c.load, "ld.", "st.", 1)+" "), "%s×%d", c.t, c.v)
+		// The scalar tail loads single elements in the same kernel.
+		assert.Contains(t, ptx, "ld.global."+ty(c.t)+" ")
+		// No division anywhere in the contiguous path.
+		assert.NotRegexp(t, `\bdiv\.`, ptx)
+		assert.NotRegexp(t, `\brem\.`, ptx)
+
+		p.Vector = 0
+		assert.NotContains(t, generate(t, p), "ld.global.v")
+	}
+	// The sum reduction reads 16-byte vectors, two per iteration.
+	p := &expr.Program{Vector: 4, Reduce: expr.Sum, ArgIndex: -1, Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
+	ptx := generate(t, p)
+	pair := section(t, ptx, "v_pair", "v_single")
+	assert.Equal(t, 2, strings.Count(pair, "ld.global.v4.f32"))
+	assert.Equal(t, 8, strings.Count(pair, "add.rn.f64"))
+}
+
+func TestIndexWidth(t *testing.T) {
+	stubMath(t)
+	p := binary(expr.OpMul, dtype.Float32)
+	ptx32 := generate(t, p)
+	loop32 := section(t, ptx32, "loop", "done")
+	assert.Contains(t, loop32, "mul.wide.u32")
+	assert.Contains(t, loop32, "add.u32")
+	assert.NotContains(t, loop32, "add.u64")
+	p.Index64 = true
+	loop64 := section(t, generate(t, p), "loop", "done")
+	assert.Contains(t, loop64, "shl.b64")
+	assert.Contains(t, loop64, "add.u64")
+	assert.NotContains(t, loop64, "mul.wide.u32")
+
+	// Strided: divisions only there, in the index width, strides signed.
+	s := &expr.Program{Rank: 3, Inputs: []expr.Input{strided(dtype.Float64)}, Code: []expr.Instr{in(dtype.Float64, 0)}}
+	ptx := generate(t, s)
+	assert.Equal(t, 2, strings.Count(ptx, "div.u32"), "rank 3: two divisions")
+	assert.Contains(t, ptx, "mad.lo.s32")
+	assert.Contains(t, ptx, "mul.wide.s32")
+	s.Index64 = true
+	ptx = generate(t, s)
+	assert.Equal(t, 2, strings.Count(ptx, "div.u64"))
+	assert.Contains(t, ptx, "mad.lo.s64")
+	assert.NotContains(t, ptx, "div.u32")
+	for d := range 3 {
+		assert.Regexp(t, `ld\.param\.s64 %rd\d+, \[in0_stride`+itoa(d)+`\]`, ptx)
+	}
+}
+
+func TestReductionShape(t *testing.T) {
+	stubMath(t)
+	for _, c := range []struct {
+		t      dtype.DType
+		r      expr.ReduceOp
+		st     expr.Stage
+		store  []string
+		result dtype.DType
+	}{
+		{dtype.Float32, expr.Sum, expr.Final, []string{"cvt.rn.f32.f64", "st.global.f32"}, 0},
+		{dtype.Float32, expr.Sum, expr.Partial, []string{"st.global.f64"}, 0},
+		{dtype.Int8, expr.Sum, expr.Final, []string{"st.global.s8"}, 0},
+		{dtype.Int8, expr.Sum, expr.Partial, []string{"st.global.s64"}, 0},
+		{dtype.Uint16, expr.Prod, expr.Partial, []string{"st.global.u64"}, 0},
+		{dtype.Int32, expr.Mean, expr.Final, []string{"shr.s64", "rem.u64", "neg.s64", "st.global.s32"}, 0},
+		{dtype.Uint8, expr.Mean, expr.Final, []string{"rem.u64", "cvt.rn.f64.u64", "div.rn.f64", "cvt.rn.f32.f64", "st.global.f32"}, dtype.Float32},
+		{dtype.Int64, expr.Mean, expr.Partial, []string{"st.global.u64", "st.global.s64"}, 0},
+		{dtype.Int64, expr.Sum, expr.Final, []string{"cvt.u32.u64", "st.global.s8"}, dtype.Int8},
+		{dtype.Float32, expr.Mean, expr.Final, []string{"div.rn.f64", "st.global.f64"}, dtype.Float64},
+		{dtype.Float64, expr.Min, expr.Final, []string{"setp.nan.f64", "st.global.f64"}, 0},
+		{dtype.Float32, expr.ArgMax, expr.Final, []string{"st.global.s64"}, 0},
+		{dtype.Float32, expr.ArgMin, expr.Partial, []string{"st.global.f32", "st.global.s64"}, 0},
+	} {
+		p := unary(expr.OpNeg, c.t)
+		p.Reduce, p.Stage, p.ArgIndex, p.Result = c.r, c.st, -1, c.result
+		ptx := generate(t, p)
+		name := c.r.String() + " " + c.t.String()
+		assert.Equal(t, 10, strings.Count(ptx, "shfl.sync.down.b32")/shflPerStep(c.t, c.r), name)
+		assert.Contains(t, ptx, "bar.sync 0", name)
+		assert.Contains(t, ptx, ".shared .align 8 .b8 gpuarr_red_val[256]", name)
+		if c.r.IsArg() || expr.Wide(c.r, c.t) {
+			assert.Contains(t, ptx, "gpuarr_red_pos", name)
+		}
+		for _, s := range c.store {
+			assert.Contains(t, ptx, s, name)
+		}
+	}
+}
+
+// shflPerStep is how many 32-bit shuffles move one accumulator.
+func shflPerStep(t dtype.DType, r expr.ReduceOp) int {
+	n := expr.AccType(r, t).Size() / 4
+	n = max(n, 1)
+	if r.IsArg() || expr.Wide(r, t) {
+		n += 2
+	}
+	return n
+}
+
+func TestMathFunctions(t *testing.T) {
+	calls := stubMath(t)
+	var called [][]string
+	callFunc = func(name, ret string, args ...string) string {
+		called = append(called, append([]string{name, ret}, args...))
+		return "\t// call " + name + "\n"
+	}
+	p := &expr.Program{
+		Rank:    2,
+		Inputs:  []expr.Input{mem(dtype.Float32), {Kind: expr.Random, T: dtype.Float64, Normal: true, Strided: true}},
+		Scalars: []dtype.DType{dtype.Float32},
+		Code: []expr.Instr{in(dtype.Float32, 0), un(expr.OpExp, dtype.Float32, 0), sc(dtype.Float32, 0),
+			bin(expr.OpPow, dtype.Float32, 1, 2), {Op: expr.OpRandom, T: dtype.Float64, Aux: 1},
+			un(expr.OpCast, dtype.Float32, 4), bin(expr.OpAdd, dtype.Float32, 3, 5), un(expr.OpTanh, dtype.Float32, 6)},
+	}
+	ptx := generate(t, p)
+	require.Len(t, *calls, 1)
+	assert.Equal(t, []string{"exp_f32", "pow_f32", "rand_normal_f64", "tanh_f32"}, (*calls)[0])
+	assert.Contains(t, ptx, "// math functions exp_f32 pow_f32 rand_normal_f64 tanh_f32")
+	require.Len(t, called, 4)
+	byName := map[string][]string{}
+	for _, c := range called {
+		byName[c[0]] = c[1:]
+	}
+	assert.Regexp(t, `^%f\d+$`, byName["exp_f32"][0])
+	assert.Len(t, byName["pow_f32"], 3)
+	r := byName["rand_normal_f64"]
+	require.Len(t, r, 4)
+	assert.Regexp(t, `^%fd\d+$`, r[0])
+	for _, a := range r[1:] {
+		assert.Regexp(t, `^%rd\d+$`, a, "seed, counter and stream are u64 registers")
+	}
+	assert.Regexp(t, `ld\.param\.u64 `+r[1]+`, \[in1\]`, ptx, "seed is the input's parameter")
+	assert.Regexp(t, `ld\.param\.u64 `+r[3]+`, \[in1_stream\]`, ptx)
+	// The declarations come after the header and before the entry.
+	assert.Less(t, strings.Index(ptx, "// math functions"), strings.Index(ptx, ".entry"))
+
+	// A program without math calls asks for nothing.
+	*calls = nil
+	generate(t, binary(expr.OpAdd, dtype.Float32))
+	assert.Empty(t, *calls)
+
+	// FuncDefs' error is passed on.
+	funcDefs = func([]string) (string, error) { return "", assert.AnError }
+	_, err := Generate(unary(expr.OpLog, dtype.Float64), genHeader)
+	assert.ErrorIs(t, err, assert.AnError)
+}
+
+func TestSemanticsInstructions(t *testing.T) {
+	stubMath(t)
+	has := func(p *expr.Program, want ...string) {
+		t.Helper()
+		ptx := generate(t, p)
+		for _, w := range want {
+			assert.Contains(t, ptx, w, "%s", p)
+		}
+	}
+	has(binary(expr.OpAdd, dtype.Float32), "add.rn.f32")
+	has(binary(expr.OpDiv, dtype.Float64), "div.rn.f64")
+	has(binary(expr.OpDiv, dtype.Int32), "setp.eq.s32", "div.s32", ", -1")
+	has(binary(expr.OpDiv, dtype.Uint64), "div.u64")
+	has(binary(expr.OpMin, dtype.Float32), "min.f32", "setp.nan.f32")
+	has(binary(expr.OpMax, dtype.Uint8), "max.u32")
+	has(binary(expr.OpAdd, dtype.Int8), "add.s32", "cvt.s32.s8")
+	has(binary(expr.OpSub, dtype.Uint16), "sub.u32", "and.b32", "65535")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0), cst(dtype.Float32, 0),
+		bin(expr.OpNe, dtype.Bool, 0, 1), un(expr.OpCast, dtype.Uint8, 2)}}, "setp.neu.f32", "selp.b32")
+	has(unary(expr.OpSqrt, dtype.Float32), "sqrt.rn.f32")
+	has(unary(expr.OpNeg, dtype.Uint32), "neg.s32")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Float64)}, Code: []expr.Instr{in(dtype.Float64, 0), cst(dtype.Float64, 1.5),
+		cst(dtype.Float64, 2), tern(expr.OpFMA, dtype.Float64, 0, 1, 2)}}, "fma.rn.f64", "0d3FF8000000000000", "0d4000000000000000")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Int16)}, Code: []expr.Instr{in(dtype.Int16, 0), cst(dtype.Int16, -3),
+		tern(expr.OpFMA, dtype.Int16, 0, 1, 0)}}, "mad.lo.s32", "0xFFFFFFFD", "ld.global.s16")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0), un(expr.OpCast, dtype.Uint8, 0)}},
+		"cvt.rzi.u32.f32", "min.u32", "setp.nan.f32", "st.global.u8")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Int8)}, Code: []expr.Instr{in(dtype.Int8, 0), un(expr.OpCast, dtype.Float32, 0)}},
+		"ld.global.s8", "cvt.rn.f32.s32")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0), un(expr.OpCast, dtype.Float64, 0)}},
+		"cvt.f64.f32")
+	has(&expr.Program{Inputs: []expr.Input{mem(dtype.Int32)}, Code: []expr.Instr{in(dtype.Int32, 0), un(expr.OpCast, dtype.Bool, 0),
+		un(expr.OpCast, dtype.Float32, 1)}}, "setp.ne.s32", "selp.f32", "0f3F800000")
+	// Scalars travel in their parameter type and are loaded once, before the loop.
+	p := &expr.Program{Inputs: []expr.Input{mem(dtype.Uint8)}, Scalars: []dtype.DType{dtype.Uint8},
+		Code: []expr.Instr{in(dtype.Uint8, 0), sc(dtype.Uint8, 0), bin(expr.OpAdd, dtype.Uint8, 0, 1)}}
+	ptx := generate(t, p)
+	assert.Contains(t, ptx, ".param .u32 s0")
+	assert.Less(t, strings.Index(ptx, "[s0]"), strings.Index(ptx, "$L_loop"))
+}
+
+func TestGenerateErrors(t *testing.T) {
+	stubMath(t)
+	ok := func() *expr.Program { return binary(expr.OpAdd, dtype.Float32) }
+	for _, c := range []struct {
+		name string
+		edit func(p *expr.Program)
+		want string
+	}{
+		{"empty", func(p *expr.Program) { p.Code = nil }, "no instructions"},
+		{"forward operand", func(p *expr.Program) { p.Code[2].B = 2 }, "operand B is %2, not an earlier instruction"},
+		{"negative operand", func(p *expr.Program) { p.Code[2].A = -1 }, "operand A is %-1"},
+		{"input index", func(p *expr.Program) { p.Code[1].Aux = 5 }, "input index 5 out of range"},
+		{"input type", func(p *expr.Program) { p.Code[1].T = dtype.Float64 }, "input in1 has type float32"},
+		{"operand type", func(p *expr.Program) { p.Code[0] = cst(dtype.Int32, 1) }, "operand A has type int32; want float32"},
+		{"exp of int", func(p *expr.Program) {
+			*p = *unary(expr.OpExp, dtype.Int32)
+		}, "op exp takes floats only, not int32"},
+		{"add on bool", func(p *expr.Program) {
+			p.Code = append(p.Code, bin(expr.OpLt, dtype.Bool, 0, 1), bin(expr.OpAdd, dtype.Bool, 3, 3), un(expr.OpCast, dtype.Float32, 4))
+		}, "op add does not take bool"},
+		{"bool value", func(p *expr.Program) { p.Code = append(p.Code, bin(expr.OpLt, dtype.Bool, 0, 1)) }, "value (last instruction) is bool"},
+		{"rank", func(p *expr.Program) { p.Rank = 9 }, "rank 9 out of range"},
+		{"vector width", func(p *expr.Program) { p.Vector = 3 }, "vector width 3"},
+		{"vector too wide", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Float64); p.Vector = 4 }, "exceeds 16 bytes"},
+		{"vector strided", func(p *expr.Program) { p.Vector, p.Rank, p.Inputs[0].Strided = 4, 1, true }, "strided or random input in0"},
+		{"vector narrow", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int16); p.Vector = 2 }, "int16 input in0"},
+		{"random not float", func(p *expr.Program) {
+			p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Random, T: dtype.Int32, Strided: true})
+		}, "random input in2 has type int32"},
+		{"random op on memory", func(p *expr.Program) { p.Code[0] = expr.Instr{Op: expr.OpRandom, T: dtype.Float32} }, "in0 is not a random input"},
+		{"scalar", func(p *expr.Program) { p.Code[0] = sc(dtype.Float32, 0) }, "scalar index 0 out of range"},
+		{"compare result", func(p *expr.Program) { p.Code[2].Op = expr.OpLt }, "a comparison yields bool, not float32"},
+		{"where condition", func(p *expr.Program) { p.Code = append(p.Code, tern(expr.OpWhere, dtype.Float32, 0, 1, 2)) }, "operand A has type float32; want bool"},
+		{"bad op", func(p *expr.Program) { p.Code[2].Op = 200 }, "invalid op 200"},
+		{"bad reduce", func(p *expr.Program) { p.Reduce = 99 }, "invalid reduce op 99"},
+		{"arg index range", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 7 }, "ArgIndex 7 out of range"},
+		{"arg index type", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 0 }, "ArgIndex input in0 must be an int64"},
+		{"wide high words type", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int32); p.Reduce, p.ArgIndex = expr.Mean, 1 },
+			"ArgIndex input in1 must be an int64"},
+		{"min result", func(p *expr.Program) { p.Reduce, p.Result = expr.Min, dtype.Float64 }, "min of float32 values writes float32, not float64"},
+		{"arg result", func(p *expr.Program) { p.Reduce, p.ArgIndex, p.Result = expr.ArgMin, -1, dtype.Int32 }, "argmin writes int64 positions, not int32"},
+		{"bad result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, 77 }, "result type DType(77)"},
+		{"bool result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, dtype.Bool }, "result type bool"},
+		{"float16 result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, dtype.Float16 }, "result type float16"},
+		{"complex input", func(p *expr.Program) { p.Inputs[0].T = dtype.Complex64 }, "input in0 has type complex64, which programs do not compute with"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := ok()
+			c.edit(p)
+			_, err := Generate(p, genHeader)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			assert.True(t, strings.HasPrefix(err.Error(), "ptxgen: expr: "), err.Error())
+		})
+	}
+	_, err := Generate(ok(), genHeader)
+	assert.NoError(t, err)
+}

@@ -1,0 +1,239 @@
+package ptxgen
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
+)
+
+// elem is the code generation state of one element: its flat index and
+// what has been computed for it so far.
+type elem struct {
+	i     string         // flat index, index width
+	lanes map[int]string // input values already loaded (vector path)
+	vals  []string       // instruction results
+	idx   []string       // i decomposed over dims, once needed
+	offs  map[int]string // contiguous byte offset per element size
+	loads map[int]string // input values loaded for this element
+}
+
+func (g *gen) newElem(i string, lanes map[int]string) *elem {
+	return &elem{i: i, lanes: lanes, vals: make([]string, len(g.p.Code)), offs: map[int]string{}, loads: map[int]string{}}
+}
+
+// value emits the program for e and returns the register of its value.
+func (g *gen) value(e *elem) string {
+	for i, in := range g.p.Code {
+		switch {
+		case !g.used[i]:
+		case g.invariant[i]:
+			e.vals[i] = g.inv[i]
+		case in.Op == expr.OpInput:
+			e.vals[i] = g.input(e, int(in.Aux))
+		case in.Op == expr.OpRandom:
+			e.vals[i] = g.random(e, int(in.Aux))
+		default:
+			e.vals[i] = g.op(in, e.vals)
+		}
+	}
+	return e.vals[len(e.vals)-1]
+}
+
+// byteOff is i × size as a u64 byte offset.
+func (g *gen) byteOff(e *elem, size int) string {
+	if r, ok := e.offs[size]; ok {
+		return r
+	}
+	r := g.reg(clsB64)
+	if g.idx64 {
+		g.emit("shl.b64 %s, %s, %d", r, e.i, log2(size))
+	} else {
+		g.emit("mul.wide.u32 %s, %s, %d", r, e.i, size)
+	}
+	e.offs[size] = r
+	return r
+}
+
+// decompose splits e's flat index over dims, row-major (last fastest).
+func (g *gen) decompose(e *elem) []string {
+	if e.idx != nil || g.p.Rank == 0 {
+		return e.idx
+	}
+	r := g.p.Rank
+	e.idx = make([]string, r)
+	it := g.it()
+	rem := e.i
+	for d := r - 1; d > 0; d-- {
+		q, prod, id := g.idxReg(), g.idxReg(), g.idxReg()
+		g.emit("div.%s %s, %s, %s", it, q, rem, g.dims[d])
+		g.emit("mul.lo.%s %s, %s, %s", it, prod, q, g.dims[d])
+		g.emit("sub.%s %s, %s, %s", it, id, rem, prod)
+		e.idx[d] = id
+		rem = q
+	}
+	e.idx[0] = rem
+	return e.idx
+}
+
+// elemOffset is Σ idx_d·stride_d of input in, a signed element offset in
+// the index width.
+func (g *gen) elemOffset(e *elem, in int) string {
+	idx := g.decompose(e)
+	st := "s32"
+	if g.idx64 {
+		st = "s64"
+	}
+	off := g.idxReg()
+	if len(idx) == 0 {
+		g.emit("mov.%s %s, 0", st, off)
+		return off
+	}
+	g.emit("mul.lo.%s %s, %s, %s", st, off, idx[0], g.strides[in][0])
+	for d := 1; d < len(idx); d++ {
+		next := g.idxReg()
+		g.emit("mad.lo.%s %s, %s, %s, %s", st, next, idx[d], g.strides[in][d], off)
+		off = next
+	}
+	return off
+}
+
+// addr is the global address of input in's element for e.
+func (g *gen) addr(e *elem, in int) string {
+	t := g.p.Inputs[in].T
+	var off string
+	if g.p.Inputs[in].Strided {
+		eo := g.elemOffset(e, in)
+		off = g.reg(clsB64)
+		if g.idx64 {
+			g.emit("mul.lo.s64 %s, %s, %d", off, eo, t.Size())
+		} else {
+			g.emit("mul.wide.s32 %s, %s, %d", off, eo, t.Size())
+		}
+	} else {
+		off = g.byteOff(e, t.Size())
+	}
+	a := g.reg(clsB64)
+	g.emit("add.s64 %s, %s, %s", a, g.base[in], off)
+	return a
+}
+
+// input is input in's value for e (loaded once per element).
+func (g *gen) input(e *elem, in int) string {
+	if r, ok := e.lanes[in]; ok {
+		return r
+	}
+	if r, ok := e.loads[in]; ok {
+		return r
+	}
+	t := g.p.Inputs[in].T
+	a := g.addr(e, in)
+	r := g.regT(t)
+	g.emit("ld.global.%s %s, [%s]", memType(t), r, a)
+	e.loads[in] = r
+	return r
+}
+
+// random calls the Philox generator of Random input in with counter =
+// the input's element offset for e.
+func (g *gen) random(e *elem, in int) string {
+	src := g.p.Inputs[in]
+	ctr := g.elemOffset(e, in)
+	if !g.idx64 {
+		c64 := g.reg(clsB64)
+		g.emit("cvt.s64.s32 %s, %s", c64, ctr)
+		ctr = c64
+	}
+	kind := "uniform"
+	if src.Normal {
+		kind = "normal"
+	}
+	return g.call(fmt.Sprintf("rand_%s_%s", kind, ty(src.T)), src.T, g.base[in], ctr, g.stream[in])
+}
+
+// store writes r (of type t) to the element of array base at element index
+// i (index width).
+func (g *gen) store(base, i string, t dtype.DType, r string) {
+	off := g.reg(clsB64)
+	if g.idx64 {
+		g.emit("shl.b64 %s, %s, %d", off, i, log2(t.Size()))
+	} else {
+		g.emit("mul.wide.u32 %s, %s, %d", off, i, t.Size())
+	}
+	a := g.reg(clsB64)
+	g.emit("add.s64 %s, %s, %s", a, base, off)
+	g.emit("st.global.%s [%s], %s", memType(t), a, r)
+}
+
+// vecSuffix is ".v2"/".v4" for n > 1 elements, "" for one.
+func vecSuffix(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(".v%d", n)
+}
+
+// regList is "{a, b, …}" for several registers, the register for one.
+func regList(rs []string) string {
+	if len(rs) == 1 {
+		return rs[0]
+	}
+	s := "{"
+	for i, r := range rs {
+		if i > 0 {
+			s += ", "
+		}
+		s += r
+	}
+	return s + "}"
+}
+
+// vecLoad loads g.vec consecutive elements of every used input at vector
+// index v (elements v·V … v·V+V-1) and returns, per lane, the loaded
+// registers by input.
+func (g *gen) vecLoad(v string) []map[int]string {
+	lanes := make([]map[int]string, g.vec)
+	for j := range lanes {
+		lanes[j] = map[int]string{}
+	}
+	offs := map[int]string{}
+	for in, src := range g.p.Inputs {
+		if !g.usesIn[in] {
+			continue
+		}
+		size := src.T.Size()
+		off, ok := offs[size]
+		if !ok {
+			off = g.vecByteOff(v, size)
+			offs[size] = off
+		}
+		a := g.reg(clsB64)
+		g.emit("add.s64 %s, %s, %s", a, g.base[in], off)
+		rs := make([]string, g.vec)
+		for j := range rs {
+			rs[j] = g.regT(src.T)
+			lanes[j][in] = rs[j]
+		}
+		g.emit("ld.global%s.%s %s, [%s]", vecSuffix(g.vec), memType(src.T), regList(rs), a)
+	}
+	return lanes
+}
+
+// vecByteOff is v × V × size as a u64 byte offset.
+func (g *gen) vecByteOff(v string, size int) string {
+	r := g.reg(clsB64)
+	if g.idx64 {
+		g.emit("shl.b64 %s, %s, %d", r, v, log2(size*g.vec))
+	} else {
+		g.emit("mul.wide.u32 %s, %s, %d", r, v, size*g.vec)
+	}
+	return r
+}
+
+// laneIndex is v·V + j in the index width, for positions and elements
+// that need a flat index on the vector path.
+func (g *gen) laneIndex(v string, j int) string {
+	r := g.idxReg()
+	g.emit("mad.lo.%s %s, %s, %d, %d", g.it(), r, v, g.vec, j)
+	return r
+}

@@ -1,0 +1,88 @@
+package lifetime
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// batchStack is a lock-free stack of *T, linked through a field of T, that
+// a goroutine of its own empties in batches: push is one compare-and-swap
+// for the caller, and the goroutine, when rung (or anyone calling drain),
+// takes the whole stack at once and hands each entry to handle. The
+// deferred frees and the late cleanup registrations are such stacks.
+type batchStack[T any] struct {
+	head   atomic.Pointer[T]
+	next   func(*T) **T     // the link field of an entry
+	depth  func(*T) *uint32 // an entry's position from the bottom, when counted (nil: not counted)
+	handle func(*T)         // called for each entry, its link cleared first
+	wake   chan struct{}    // the goroutine's doorbell, buffered 1
+	mu     sync.Mutex       // one drain at a time, so drain waits for one in progress
+	start  sync.Once
+
+	// waits, when set (tests), is called by the goroutine before each of
+	// its drains.
+	waits atomic.Pointer[func()]
+}
+
+func newBatchStack[T any](next func(*T) **T, handle func(*T)) *batchStack[T] {
+	return &batchStack[T]{next: next, handle: handle, wake: make(chan struct{}, 1)}
+}
+
+// push adds x and returns the entry it went on top of (nil: the stack
+// was empty) and, when the stack counts, x's depth (1 at the bottom): a
+// stack that rings every so many entries needs no counter of its own,
+// which would cost every push a second atomic operation. The first push
+// starts the goroutine.
+func (s *batchStack[T]) push(x *T) (below *T, depth uint32) {
+	s.start.Do(func() { go s.loop() })
+	for {
+		h := s.head.Load()
+		*s.next(x) = h
+		if s.depth != nil {
+			// Written before the compare-and-swap publishes x; h's was
+			// written before h was published, and never changes after.
+			depth = 1
+			if h != nil {
+				depth = *s.depth(h) + 1
+			}
+			*s.depth(x) = depth
+		}
+		if s.head.CompareAndSwap(h, x) {
+			return h, depth
+		}
+	}
+}
+
+// ring wakes the goroutine for a drain, unless one is already due.
+func (s *batchStack[T]) ring() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *batchStack[T]) loop() {
+	for range s.wake {
+		if w := s.waits.Load(); w != nil {
+			(*w)()
+		}
+		s.drain()
+	}
+}
+
+// drain handles every entry on the stack. A drain that finds another
+// under way waits for it, so on return everything pushed before the call
+// is handled.
+func (s *batchStack[T]) drain() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for x := s.head.Swap(nil); x != nil; x = s.head.Swap(nil) {
+		for x != nil {
+			link := s.next(x)
+			next := *link
+			*link = nil // a handled entry must not keep the rest reachable
+			s.handle(x)
+			x = next
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package lifetime
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type stacked struct {
+	next  *stacked
+	depth uint32
+}
+
+// A counting stack gives each entry its depth, so pushes from many
+// goroutines see every depth from 1 to n exactly once, and a drain starts
+// the count again.
+func TestBatchStackDepths(t *testing.T) {
+	var handled []*stacked
+	s := newBatchStack(func(x *stacked) **stacked { return &x.next }, func(x *stacked) { handled = append(handled, x) })
+	s.depth = func(x *stacked) *uint32 { return &x.depth }
+	s.start.Do(func() {}) // no goroutine: the test drains
+
+	const pushers, each = 8, 200
+	seen := make([]int, pushers*each+1)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range pushers {
+		wg.Go(func() {
+			for range each {
+				_, d := s.push(new(stacked))
+				mu.Lock()
+				seen[d]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	assert.Zero(t, seen[0])
+	for d := 1; d < len(seen); d++ {
+		require.Equal(t, 1, seen[d], "depth %d", d)
+	}
+	s.drain()
+	assert.Len(t, handled, pushers*each)
+	below, d := s.push(new(stacked))
+	assert.Nil(t, below)
+	assert.Equal(t, uint32(1), d, "the count starts again after a drain")
+}

@@ -1,0 +1,44 @@
+package lifetime
+
+import (
+	"sync"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/gcpressure"
+	"github.com/gpuarr/gpuarr/internal/cowmap"
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// devState is what the package keeps per device: the memory resource
+// arrays allocate from and the spare buffer objects.
+type devState struct {
+	dev *device.Device
+
+	spare sync.Pool // freed *Buffer objects for reuse (recycle.go)
+
+	resOnce sync.Once
+	res     memory.Resource
+	resErr  error
+}
+
+// resource is the device's memory.Default resource, or the error of a
+// malformed variable that configures it or the eager collection
+// (gcpressure.Install, which hooks eager collection into that resource):
+// arrays allocate from it, so that error comes with the first allocation
+// and every one after.
+func (st *devState) resource() (memory.Resource, error) {
+	st.resOnce.Do(func() {
+		st.res, st.resErr = memory.Default(st.dev)
+		if err := gcpressure.Install(); err != nil && st.resErr == nil {
+			st.res, st.resErr = nil, err
+		}
+	})
+	return st.res, st.resErr
+}
+
+// states holds each device's state.
+var states cowmap.PerKey[*device.Device, *devState]
+
+func stateOf(dev *device.Device) *devState { return states.Get(dev, newDevState) }
+
+func newDevState(dev *device.Device) *devState { return &devState{dev: dev} }
