@@ -3,12 +3,11 @@
 package cuda
 
 /*
-#cgo CFLAGS: -DGPUARR_BENCH
 #cgo noescape gp_bench_launch
 #cgo nocallback gp_bench_launch
 #cgo noescape gp_bench_handoff
 #cgo nocallback gp_bench_handoff
-#include "shim.h"
+#include "probe.h"
 */
 import "C"
 
@@ -16,10 +15,11 @@ import (
 	"github.com/gpuarr/gpuarr/device/driver"
 )
 
-// Benchmark probes, only in builds with -tags gpuarrbench: the binding's
-// overhead is measured against the same driver calls made in a C loop
-// inside the shim (the GPUARR_BENCH part of shim.c). Ordinary builds carry
-// none of this code.
+// Benchmark probes, only in builds with -tags gpuarrbench: devices
+// implement driver.CallProbe and streams driver.LaunchProbe and
+// driver.HandoffProbe, the driver calls the binding makes run in C loops
+// (probe.c, under the same build constraint) for benchmarks to compare
+// the binding with.
 
 var (
 	_ driver.CallProbe   = (*device)(nil)
