@@ -144,6 +144,34 @@ gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long g
 	return out;
 }
 
+// The ways a hand-off round orders one stream after another.
+typedef struct {
+	t_event_record record;
+	t_stream_wait_event wait;
+	t_stream_value64 write_value, wait_value;
+} orderers;
+
+// order makes stream to wait for from's work so far: an event record and
+// wait (mode 1, event ev) or a flag write and wait (mode 2, the flag at
+// flag set to seq); mode 0 orders nothing. *failed names the call that
+// returns an error.
+static inline CUresult order(const orderers *o, int mode, CUstream from, CUstream to, CUevent ev,
+                             CUdeviceptr flag, unsigned long long seq, int *failed) {
+	CUresult r = 0;
+	if (mode == 1) {
+		*failed = GP_cuEventRecord;
+		if ((r = o->record(ev, from))) return r;
+		*failed = GP_cuStreamWaitEvent;
+		r = o->wait(to, ev, 0);
+	} else if (mode == 2) {
+		*failed = GP_cuStreamWriteValue64;
+		if ((r = o->write_value(from, flag, seq, 0))) return r;
+		*failed = GP_cuStreamWaitValue64;
+		r = o->wait_value(to, flag, seq, 0);
+	}
+	return r;
+}
+
 // One producer/consumer round per iteration, n rounds: fill (its arguments
 // in fbuf) on prod, then copy (cbuf) on cons. mode says how the two
 // streams are ordered (driver.HandoffOrdering):
@@ -173,26 +201,24 @@ gp_ret gp_bench_handoff(gp_h ctx, gp_h fill, gp_h copy, unsigned gx, unsigned gy
 	// symbol meanwhile cannot leave one NULL.
 	t_launch launch = (t_launch)fn(GP_cuLaunchKernel, &out.rc);
 	t_event_create create = 0;
-	t_event_record record = 0;
 	t_event_destroy destroy = 0;
-	t_stream_wait_event wait = 0;
 	t_mem_alloc mem_alloc = 0;
 	t_mem_free mem_free = 0;
 	t_memset_d32_async memset_d32 = 0;
 	t_stream_sync sync = 0;
-	t_stream_value64 write_value = 0, wait_value = 0;
+	orderers o = {0};
 	if (mode == 1) {
 		create = (t_event_create)fn(GP_cuEventCreate, &out.rc);
-		record = (t_event_record)fn(GP_cuEventRecord, &out.rc);
-		wait = (t_stream_wait_event)fn(GP_cuStreamWaitEvent, &out.rc);
+		o.record = (t_event_record)fn(GP_cuEventRecord, &out.rc);
+		o.wait = (t_stream_wait_event)fn(GP_cuStreamWaitEvent, &out.rc);
 		destroy = (t_event_destroy)fn(GP_cuEventDestroy, &out.rc);
 	} else if (mode == 2) {
 		mem_alloc = (t_mem_alloc)fn(GP_cuMemAlloc, &out.rc);
 		mem_free = (t_mem_free)fn(GP_cuMemFree, &out.rc);
 		memset_d32 = (t_memset_d32_async)fn(GP_cuMemsetD32Async, &out.rc);
 		sync = (t_stream_sync)fn(GP_cuStreamSynchronize, &out.rc);
-		write_value = (t_stream_value64)fn(GP_cuStreamWriteValue64, &out.rc);
-		wait_value = (t_stream_value64)fn(GP_cuStreamWaitValue64, &out.rc);
+		o.write_value = (t_stream_value64)fn(GP_cuStreamWriteValue64, &out.rc);
+		o.wait_value = (t_stream_value64)fn(GP_cuStreamWaitValue64, &out.rc);
 	}
 	if (out.rc) {
 		return out;
@@ -224,33 +250,11 @@ gp_ret gp_bench_handoff(gp_h ctx, gp_h fill, gp_h copy, unsigned gx, unsigned gy
 	for (long long i = 0; i < n && !r; i++) {
 		unsigned long long seq = (unsigned long long)i + 1;
 		failed = GP_cuLaunchKernel;
-		r = launch(P(fill), gx, gy, gz, bx, by, bz, shared, ps, fnargs ? fparams : 0, 0);
-		if (r) break;
-		if (mode == 1) {
-			failed = GP_cuEventRecord;
-			if ((r = record(e1, ps))) break;
-			failed = GP_cuStreamWaitEvent;
-			if ((r = wait(cs, e1, 0))) break;
-		} else if (mode == 2) {
-			failed = GP_cuStreamWriteValue64;
-			if ((r = write_value(ps, produced, seq, 0))) break;
-			failed = GP_cuStreamWaitValue64;
-			if ((r = wait_value(cs, produced, seq, 0))) break;
-		}
+		if ((r = launch(P(fill), gx, gy, gz, bx, by, bz, shared, ps, fnargs ? fparams : 0, 0))) break;
+		if ((r = order(&o, mode, ps, cs, e1, produced, seq, &failed))) break;
 		failed = GP_cuLaunchKernel;
-		r = launch(P(copy), gx, gy, gz, bx, by, bz, shared, cs, cnargs ? cparams : 0, 0);
-		if (r) break;
-		if (mode == 1) {
-			failed = GP_cuEventRecord;
-			if ((r = record(e2, cs))) break;
-			failed = GP_cuStreamWaitEvent;
-			if ((r = wait(ps, e2, 0))) break;
-		} else if (mode == 2) {
-			failed = GP_cuStreamWriteValue64;
-			if ((r = write_value(cs, consumed, seq, 0))) break;
-			failed = GP_cuStreamWaitValue64;
-			if ((r = wait_value(ps, consumed, seq, 0))) break;
-		}
+		if ((r = launch(P(copy), gx, gy, gz, bx, by, bz, shared, cs, cnargs ? cparams : 0, 0))) break;
+		r = order(&o, mode, cs, ps, e2, consumed, seq, &failed);
 	}
 	long long t1 = now_ns();
 	// Destroying an event with work pending on it is allowed: the driver
