@@ -17,7 +17,17 @@ import (
 // withProfileRate sets the profile's rate for one test.
 func withProfileRate(t *testing.T, rate int) {
 	prev := SetProfileRate(rate)
-	t.Cleanup(func() { SetProfileRate(prev) })
+	restartOtherClock()
+	t.Cleanup(func() { SetProfileRate(prev); restartOtherClock() })
+}
+
+// restartOtherClock makes the next managed or pinned allocation draw the
+// shared countdown at the rate now set: one drawn at an earlier rate (an
+// exponential of mean 512 KiB, say) could skip a test's allocation.
+func restartOtherClock() {
+	otherClock.mu.Lock()
+	otherClock.c.left = 0
+	otherClock.mu.Unlock()
 }
 
 // writeAndParse writes the profile and parses it back as go tool pprof
