@@ -58,6 +58,66 @@
 // its type lists), and in interp_test.go its entry in types and
 // conversionsTo.
 //
+// # Op names and attributes
+//
+// The goldens name functions by their Go-side names (NumPy's in the
+// generator's references). The functions being added have cases already,
+// pending until their rows land; their operands (a) and attributes (k),
+// with NumPy's meaning:
+//
+//	unary math (Sin … Erfc, Floor, Ceil, Trunc, Round, Sign, Rsqrt, Cbrt,
+//	  IsNaN, IsInf, IsFinite → bool, Real, Imag, Conj, Angle)   a: x
+//	binary (Atan2, Hypot, Copysign, Fmin, Fmax, FloorDiv, Mod, Rem,
+//	  BitAnd, BitOr, BitXor, LeftShift, RightShift)              a: x, y
+//	BitNot                                                      a: x
+//	Clip                      a: x, lo, hi (arrays that broadcast)
+//	Var, Std                  k: axis [ints], keepdims, ddof
+//	Any, All, CountNonzero, NanSum, NanMean, NanMax, NanMin, LogSumExp
+//	                          k: axis [ints], keepdims
+//	Norm                      k: ord (1, 2 or "inf"), axis [one int] (none:
+//	                          the flattened array), keepdims
+//	PySlice                   k: axis, start, stop, step (Python's slice:
+//	                          negatives count from the end, null is None)
+//	Squeeze                   k: axis [ints] (none: every extent-1 axis)
+//	ExpandDims                k: axis
+//	ReshapeStrided            k: shape (Reshape of a strided view: a copy)
+//	Ravel                     —
+//	BroadcastTo               k: shape
+//	Flip                      k: axis [ints] (none: every axis)
+//	Roll                      k: shift, axis (none: the flattened array)
+//	Diagonal                  k: offset, axis1, axis2
+//	Triu, Tril                k: k
+//	Eye                       k: n, m, k (no operands; t the element type)
+//	Arange                    k: start, stop, step
+//	Linspace                  k: start, stop, num, endpoint
+//	ZerosLike, OnesLike       a: x;  FullLike also k: v (base64 scalar)
+//	Matmul1D, MatmulBatched, MatmulStrided, Dot, Outer
+//	                          a: x, y (np.matmul's 1-D and broadcast
+//	                          batches; a stepped operand; np.dot, np.outer)
+//	Einsum                    a: x, y; k: subscripts
+//	Sort, Argsort             k: axis, descending (stable; NaN last)
+//	TopK                      k: k, largest; along the last axis; results
+//	                          values, indices (int64)
+//	Unique                    results: sorted values, counts, inverse
+//	                          (of the flattened array), int64
+//	SearchSorted              a: sorted 1-D, values; k: side
+//	Cumsum, Cumprod, Cummax, Cummin
+//	                          k: axis (none: flattened), exclusive
+//	Take                      a: x, indices (int64); k: axis (none:
+//	                          flattened); an index out of range expects
+//	                          the sentinel ErrIndex
+//	TakeAlongAxis             a: x, indices; k: axis
+//	Put                       a: x, flat indices, values → x after the put
+//	IndexAdd                  a: x, indices, source; k: axis → x after it
+//	MaskedSelect              a: x, mask → the selected elements, 1-D
+//	Nonzero                   results: one int64 index array per axis
+//	Concatenate, Stack        a: the arrays; k: axis
+//	Split                     k: sections or indices, axis; one result
+//	                          per part
+//	Pad                       k: widths [[before, after] per axis], v
+//	Bincount                  a: x[, weights float64]; k: minlength
+//	Histogram                 k: bins, lo, hi; results counts, edges
+//
 // # Tolerances
 //
 // Results are compared exactly (the same bits, any NaN matching any NaN)

@@ -435,7 +435,7 @@ func missing(n *node) (op, reason string) {
 		if len(n.A) > 0 && types[n.A[0].R] == nil {
 			return "type " + n.A[0].R, reason
 		}
-		return n.Op, reason
+		return n.Op, "no row in the interpreter table"
 	}
 	return "", ""
 }
