@@ -190,7 +190,9 @@ func TestSampleClockIsUnbiased(t *testing.T) {
 	cases := []struct {
 		size uint64
 		n    int
-	}{{512, 2_000_000}, {64 << 10, 200_000}, {4 << 20, 20_000}, {64 << 20, 20_000}}
+	}{{512, 20_000_000}, {64 << 10, 200_000}, {4 << 20, 20_000}, {64 << 20, 20_000}}
+	// n is chosen so each size expects about 20,000 samples or more: the
+	// 5% bound below is then more than 7 standard deviations.
 	for _, c := range cases {
 		var clk sampleClock
 		clk.reset()
