@@ -38,8 +38,8 @@ type lowered struct {
 	leaves  []leaf
 	scalars []uint64
 	memo    []memoEntry // the nodes built, in order
-	space   []int // iteration space, reduced axes last
-	dims    []int // space with mergeable axes merged (len = prog.Rank)
+	space   []int       // iteration space, reduced axes last
+	dims    []int       // space with mergeable axes merged (len = prog.Rank)
 	n       int
 
 	// Reused buffers: a lowered comes from a pool, so a materialization

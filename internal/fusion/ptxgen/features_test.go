@@ -257,7 +257,9 @@ func TestGenerateErrors(t *testing.T) {
 		{"complex result of add", func(p *expr.Program) {
 			p.Code = append(p.Code, bin(expr.OpComplex, dtype.Complex64, 0, 1), bin(expr.OpAdd, dtype.Complex64, 3, 3))
 		}, "operand A has type complex64, which add does not take: programs compute complex numbers by parts"},
-		{"int to half", func(p *expr.Program) { p.Code = append(p.Code, un(expr.OpCast, dtype.Int32, 2), un(expr.OpCast, dtype.Float16, 3)) },
+		{"int to half", func(p *expr.Program) {
+			p.Code = append(p.Code, un(expr.OpCast, dtype.Int32, 2), un(expr.OpCast, dtype.Float16, 3))
+		},
 			"no cast from int32 to float16"},
 		{"half to float64", func(p *expr.Program) {
 			p.Code = append(p.Code, un(expr.OpCast, dtype.BFloat16, 2), un(expr.OpCast, dtype.Float64, 3))
