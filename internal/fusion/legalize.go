@@ -24,6 +24,8 @@ import (
 //     OpComplex where they are stored or reduced. Add, Sub, Neg, FMA and
 //     Where act on each part; Mul and Div are NumPy's formulas
 //     (complexMul, complexDiv); Eq and Ne compare both parts.
+//   - Bool values are ordered as the uint8 values 0 and 1 (Lt, Le, Gt,
+//     Ge), and reduced as those (Min, Max and the Arg reductions).
 //
 // A node's val says where its value is; the forms not yet written are
 // written when asked for (num, parts, whole), once.
@@ -177,6 +179,11 @@ func (l *lowered) operation(n *Node, args [3]int) (val, error) {
 	}
 	if complexOp {
 		return l.complexOp(n, args)
+	}
+	if n.op.IsCompare() && n.op != expr.OpEq && n.op != expr.OpNe && l.memo[args[0]].n.t == dtype.Bool {
+		// Bools order as 0 < 1 (NumPy's order): compared as uint8.
+		a, b := l.op1(expr.OpCast, dtype.Uint8, l.num(args[0])), l.op1(expr.OpCast, dtype.Uint8, l.num(args[1]))
+		return plain(l.op2(n.op, dtype.Bool, a, b)), nil
 	}
 	t := n.t
 	if halfOp && expr.IsHalf(t) {
