@@ -390,3 +390,93 @@ func TestComplexAbs(t *testing.T) {
 		assert.LessOrEqual(t, ulps(float64(got32[i]), exactAbs(complex128(z)), 24), 1.0, "|%v| = %v within an ulp", z, got32[i])
 	}
 }
+
+// matmulRef is a·b for row-major [m k] and [k n] slices, in complex128.
+func matmulRef(a, b []complex128, m, k, n int) []complex128 {
+	c := make([]complex128, m*n)
+	for i := range m {
+		for j := range n {
+			for l := range k {
+				c[i*n+j] += a[i*k+l] * b[l*n+j]
+			}
+		}
+	}
+	return c
+}
+
+func TestMatmulTypes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const m, k, n = 7, 33, 5
+	av, bv := make([]complex128, m*k), make([]complex128, k*n)
+	for i := range av {
+		av[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+	}
+	for i := range bv {
+		bv[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+	}
+	// b's transpose stored, read through a transposed view.
+	bt := make([]complex128, n*k)
+	for l := range k {
+		for j := range n {
+			bt[j*k+l] = bv[l*n+j]
+		}
+	}
+	want := matmulRef(av, bv, m, k, n)
+
+	a := must(gpuarr.FromSlice(av, gpuarr.Shape{m, k}))
+	b := must(must(gpuarr.FromSlice(bt, gpuarr.Shape{n, k})).Transpose())
+	got := values(t, must(gpuarr.Matmul(a, b)))
+	for i := range want {
+		assert.InDelta(t, 0, cmplx.Abs(want[i]-got[i]), 1e-12, "complex128 [%d]", i)
+	}
+
+	a64, b64 := make([]complex64, len(av)), make([]complex64, len(bv))
+	for i, x := range av {
+		a64[i] = complex64(x)
+	}
+	for i, x := range bv {
+		b64[i] = complex64(x)
+	}
+	got64 := values(t, must(gpuarr.Matmul(must(gpuarr.FromSlice(a64, gpuarr.Shape{m, k})), must(gpuarr.FromSlice(b64, gpuarr.Shape{k, n})))))
+	for i := range want {
+		assert.InDelta(t, 0, cmplx.Abs(want[i]-complex128(got64[i])), 1e-4, "complex64 [%d]", i)
+	}
+
+	// 16-bit floats: float32 accumulation, each result rounded once.
+	ra, rb := make([]float64, m*k), make([]float64, k*n)
+	for i := range ra {
+		ra[i] = real(av[i])
+	}
+	for i := range rb {
+		rb[i] = real(bv[i])
+	}
+	testHalfMatmul(t, ra, rb, m, k, n, gpuarr.ToFloat16[float64], gpuarr.Float16.Float64, 0x1p-10)
+	testHalfMatmul(t, ra, rb, m, k, n, gpuarr.ToBFloat16[float64], gpuarr.BFloat16.Float64, 0x1p-7)
+}
+
+func testHalfMatmul[H gpuarr.Float16 | gpuarr.BFloat16](t *testing.T, ra, rb []float64, m, k, n int, from func(float64) H, to func(H) float64, ulp float64) {
+	t.Helper()
+	ha, hb := make([]H, len(ra)), make([]H, len(rb))
+	wa, wb := make([]complex128, len(ra)), make([]complex128, len(rb))
+	for i, x := range ra {
+		ha[i] = from(x)
+		wa[i] = complex(to(ha[i]), 0)
+	}
+	for i, x := range rb {
+		hb[i] = from(x)
+		wb[i] = complex(to(hb[i]), 0)
+	}
+	want := matmulRef(wa, wb, m, k, n)
+	for i := range wa {
+		wa[i] = complex(math.Abs(real(wa[i])), 0)
+	}
+	for i := range wb {
+		wb[i] = complex(math.Abs(real(wb[i])), 0)
+	}
+	bound := matmulRef(wa, wb, m, k, n) // Σ|a||b|: float32 accumulation errs within k·2⁻²⁴ of it
+	got := values(t, must(gpuarr.Matmul(must(gpuarr.FromSlice(ha, gpuarr.Shape{m, k})), must(gpuarr.FromSlice(hb, gpuarr.Shape{k, n})))))
+	for i := range want {
+		w := real(want[i])
+		assert.InDelta(t, w, to(got[i]), ulp*math.Abs(w)+float64(k)*0x1p-24*real(bound[i]), "[%d]", i)
+	}
+}
