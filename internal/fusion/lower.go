@@ -341,21 +341,22 @@ func (l *lowered) needs64() bool {
 }
 
 // vectorize sets the program's vector width when every operand is
-// contiguous, at least 4 bytes wide and aligned for 16-byte accesses.
-// out is nil for a reduction (which writes one value per group).
+// contiguous, real, at least 2 bytes wide and aligned for 16-byte
+// accesses of the widest. out is nil for a reduction (which writes one
+// value per group).
 func (l *lowered) vectorize(out *lifetime.Handle, outT dtype.DType) {
 	l.prog.Vector = 1
 	maxSize := 4 // a reduction's partial results are written one per group
 	if out != nil {
-		if maxSize = outT.Size(); maxSize < 4 || outT.IsComplex() {
+		if maxSize = outT.Size(); maxSize < 2 || outT.IsComplex() {
 			return
 		}
 	}
 	// One pass over the inputs (parallel to the leaves): all contiguous,
-	// real and at least 4 bytes wide.
+	// real and at least 2 bytes wide.
 	for i := range l.prog.Inputs {
 		sz := l.prog.Inputs[i].T.Size()
-		if l.leaves[i].strided || sz < 4 || l.prog.Inputs[i].T.IsComplex() {
+		if l.leaves[i].strided || sz < 2 || l.prog.Inputs[i].T.IsComplex() {
 			return
 		}
 		maxSize = max(maxSize, sz)

@@ -73,17 +73,17 @@ func (w *planWalk) scan(root *Node, dst *lifetime.Handle) bool {
 	// depends on it. Sizes and widths are powers of two, so alignment is
 	// a mask (no division on this path).
 	v, outSize := 1, root.t.Size()
-	if maxSize := outSize; maxSize >= 4 && !root.t.IsComplex() {
+	if maxSize := outSize; maxSize >= 2 && !root.t.IsComplex() {
 		for i := 0; i < w.nleaves; i++ {
 			sz := w.ltypes[i].Size()
-			if sz < 4 || w.ltypes[i].IsComplex() {
+			if sz < 2 || w.ltypes[i].IsComplex() {
 				maxSize = 0
 				break
 			}
 			maxSize = max(maxSize, sz)
 		}
 		if maxSize > 0 {
-			v = 16 / maxSize // 4 or 2: a constant divided by a small power of two
+			v = 16 / maxSize // 8, 4 or 2: a constant divided by a small power of two
 			misaligned := uint64(dst.Ptr()) & uint64(v*outSize-1)
 			for i := 0; i < w.nleaves; i++ {
 				misaligned |= uint64(w.leaves[i].Ptr()) & uint64(v*w.ltypes[i].Size()-1)

@@ -63,9 +63,9 @@
 //
 // Vector V > 1 (elementwise, or a reduction with groups == 1) promises that
 // no input is Strided or Random, that every array operand's element size
-// is ≥ 4 bytes and none is complex, and that every address (out and
+// is ≥ 2 bytes and none is complex, and that every address (out and
 // inputs) is aligned to V × its element size, where V = 16 / the largest
-// element size. (Every array address is a multiple of its element size,
+// element size (8 for 2-byte operands only; a reduction's at most 4). (Every array address is a multiple of its element size,
 // which complex loads and stores use.) The kernel
 // may then read and write V consecutive elements at once; it handles the
 // n mod V tail itself.

@@ -197,8 +197,8 @@ func boolOnly(in Instr) error {
 
 func (p *Program) validateVector() error {
 	v := max(p.Vector, 1)
-	if v != 1 && v != 2 && v != 4 {
-		return fmt.Errorf("expr: vector width %d; want 0, 1, 2 or 4", p.Vector)
+	if v != 1 && v != 2 && v != 4 && v != 8 {
+		return fmt.Errorf("expr: vector width %d; want 0, 1, 2, 4 or 8", p.Vector)
 	}
 	if v == 1 {
 		return nil
@@ -217,13 +217,13 @@ func (p *Program) validateVector() error {
 		if in.T.IsComplex() {
 			return fmt.Errorf("expr: vector width %d with %s input in%d (complex elements are read one at a time)", v, in.T, i)
 		}
-		if in.T.Size() < 4 {
-			return fmt.Errorf("expr: vector width %d with %s input in%d (elements under 4 bytes)", v, in.T, i)
+		if in.T.Size() < 2 {
+			return fmt.Errorf("expr: vector width %d with %s input in%d (elements under 2 bytes)", v, in.T, i)
 		}
 		largest = max(largest, in.T.Size())
 	}
-	if p.Reduce == NoReduce && p.OutType().Size() < 4 {
-		return fmt.Errorf("expr: vector width %d with %s output (elements under 4 bytes)", v, p.OutType())
+	if p.Reduce == NoReduce && p.OutType().Size() < 2 {
+		return fmt.Errorf("expr: vector width %d with %s output (elements under 2 bytes)", v, p.OutType())
 	}
 	if v*largest > 16 {
 		return fmt.Errorf("expr: vector width %d × %d-byte elements exceeds 16 bytes", v, largest)

@@ -278,7 +278,12 @@ func TestGenerateErrors(t *testing.T) {
 		{"vector width", func(p *expr.Program) { p.Vector = 3 }, "vector width 3"},
 		{"vector too wide", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Float64); p.Vector = 4 }, "exceeds 16 bytes"},
 		{"vector strided", func(p *expr.Program) { p.Vector, p.Rank, p.Inputs[0].Strided = 4, 1, true }, "strided or random input in0"},
-		{"vector narrow", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int16); p.Vector = 2 }, "int16 input in0"},
+		{"vector narrow", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int8); p.Vector = 2 }, "int8 input in0"},
+		{"vector narrow output", func(p *expr.Program) {
+			*p = *binary(expr.OpAdd, dtype.Int16)
+			p.Code = append(p.Code, un(expr.OpCast, dtype.Uint8, 2))
+			p.Vector = 8
+		}, "uint8 output"},
 		{"random not float", func(p *expr.Program) {
 			p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Random, T: dtype.Int32, Strided: true})
 		}, "random input in2 has type int32"},

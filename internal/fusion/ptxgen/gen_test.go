@@ -336,6 +336,21 @@ func storagePrograms() map[string]*expr.Program {
 		ps["complex_vec_sum_"+c] = &expr.Program{Inputs: []expr.Input{mem(pt), mem(pt)}, Vector: 16 / pt.Size(), Reduce: expr.Sum,
 			ArgIndex: -1, Code: []expr.Instr{in(pt, 0), in(pt, 1), bin(expr.OpComplex, ct, 0, 1)}}
 	}
+	// 2-byte operands in vectors: 8 halves or int16s in four 32-bit words,
+	// 4 beside a float32 output, 4 in a reduction.
+	for _, idx64 := range []bool{false, true} {
+		sfx := map[bool]string{false: "", true: "_64"}[idx64]
+		h := *ps["half_add_float16"]
+		h.Vector, h.Index64 = 8, idx64
+		ps["vec_half_x8"+sfx] = &h
+		i16 := binary(expr.OpAdd, dtype.Int16)
+		i16.Vector, i16.Index64 = 8, idx64
+		ps["vec_i16x8"+sfx] = i16
+		ps["vec_bf16_f32x4"+sfx] = &expr.Program{Vector: 4, Index64: idx64, Inputs: []expr.Input{mem(dtype.BFloat16), mem(f32)},
+			Code: []expr.Instr{in(dtype.BFloat16, 0), in(f32, 1), un(expr.OpCast, f32, 0), bin(expr.OpMul, f32, 1, 2)}}
+		ps["vec_half_sum"+sfx] = &expr.Program{Vector: 4, Index64: idx64, Reduce: expr.Sum, ArgIndex: -1, Result: dtype.Float16,
+			Inputs: []expr.Input{mem(dtype.Float16)}, Code: []expr.Instr{in(dtype.Float16, 0), un(expr.OpCast, f32, 0)}}
+	}
 	ps["complex128_into_complex64"] = &expr.Program{Inputs: []expr.Input{mem(dtype.Complex128)}, Reduce: expr.Mean, ArgIndex: -1,
 		Result: dtype.Complex64, Code: []expr.Instr{in(dtype.Complex128, 0)}}
 	return ps

@@ -182,6 +182,46 @@ func TestGPUStorageTypes(t *testing.T) {
 		}
 	})
 
+	t.Run("vectors_of_2_byte_elements", func(t *testing.T) {
+		// Halves and int16s eight to a 16-byte access (four 32-bit words,
+		// split and packed), with tails of every length.
+		rng := rand.New(rand.NewPCG(9, 10))
+		ps := storagePrograms()
+		for _, n := range []int{0, 1, 7, 8, 9, 23, 100003} {
+			a, b := make([]uint16, n), make([]uint16, n)
+			x, y := make([]int16, n), make([]int16, n)
+			for i := range a {
+				a[i], b[i] = half.F32ToF16(float32(rng.NormFloat64()*10)), half.F32ToF16(float32(rng.NormFloat64()))
+				x[i], y[i] = int16(rng.IntN(1<<16)), int16(rng.IntN(1<<16))
+			}
+			for _, idx64 := range []bool{false, true} {
+				h := *ps["half_add_float16"]
+				h.Vector, h.Index64 = 8, idx64
+				out, _ := run(t, dev, &h, launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(b)}, n: uint64(n), outLen: 2 * n, grid: 3})
+				for i, got := range fromBytes[uint16](out) {
+					s := half.F32ToF16(half.F16ToF32(a[i]) + half.F16ToF32(b[i]))
+					require.Equal(t, half.F32ToF16(half.F16ToF32(s)*half.F16ToF32(a[i])), got, "n %d i %d", n, i)
+				}
+				p := binary(expr.OpAdd, dtype.Int16)
+				p.Vector, p.Index64 = 8, idx64
+				out, _ = run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(x), bytesOf(y)}, n: uint64(n), outLen: 2 * n, grid: 3})
+				for i, got := range fromBytes[int16](out) {
+					require.Equal(t, x[i]+y[i], got, "n %d i %d", n, i)
+				}
+				q := *ps["vec_bf16_f32x4"]
+				q.Index64 = idx64
+				f := make([]float32, n)
+				for i := range f {
+					f[i] = float32(i) - 3.5
+				}
+				out, _ = run(t, dev, &q, launchSpec{inputs: [][]byte{bytesOf(a), bytesOf(f)}, n: uint64(n), outLen: 4 * n, grid: 3})
+				for i, got := range fromBytes[float32](out) {
+					require.Equal(t, f[i]*half.BF16ToF32(a[i]), got, "n %d i %d", n, i)
+				}
+			}
+		}
+	})
+
 	t.Run("complex", func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		const n = 777
