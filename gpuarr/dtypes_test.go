@@ -473,10 +473,10 @@ func testHalfMatmul[H gpuarr.Float16 | gpuarr.BFloat16](t *testing.T, ra, rb []f
 	for i := range wb {
 		wb[i] = complex(math.Abs(real(wb[i])), 0)
 	}
-	bound := matmulRef(wa, wb, m, k, n) // Σ|a||b|: float32 accumulation errs within k·2⁻²⁴ of it
+	bound := matmulRef(wa, wb, m, k, n) // Σ|a||b|: float32 accumulation errs within k·2⁻²² of it (tensor cores may truncate)
 	got := values(t, must(gpuarr.Matmul(must(gpuarr.FromSlice(ha, gpuarr.Shape{m, k})), must(gpuarr.FromSlice(hb, gpuarr.Shape{k, n})))))
 	for i := range want {
 		w := real(want[i])
-		assert.InDelta(t, w, to(got[i]), ulp*math.Abs(w)+float64(k)*0x1p-24*real(bound[i]), "[%d]", i)
+		assert.InDelta(t, w, to(got[i]), ulp*math.Abs(w)+float64(k)*0x1p-22*real(bound[i]), "[%d]", i)
 	}
 }
