@@ -70,9 +70,10 @@ func Leaf(h *lifetime.Handle, t dtype.DType) *Node {
 	return (*Node)(h.SetLeaf(unsafe.Pointer(n)))
 }
 
-// Scalar is a value of type t, bits as ScalarBits gives them: it
-// broadcasts to any shape and travels as a kernel parameter, so
-// expressions that differ only in scalar values share one kernel.
+// Scalar is a value of type t (a Number type or Bool), bits as ScalarBits
+// gives them: it broadcasts to any shape and travels as a kernel
+// parameter, so expressions that differ only in scalar values share one
+// kernel. ScalarOf makes scalars of every element type.
 func Scalar(t dtype.DType, bits uint64) *Node {
 	return &Node{op: expr.OpScalar, t: t, bits: bits, shape: []int{}}
 }
