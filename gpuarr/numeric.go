@@ -37,12 +37,13 @@ type (
 	// arithmetic and conversions apply to.
 	Numeric = dtype.Number
 
-	// Float is float32 and float64: what random numbers and most math
-	// functions (Pow, Sigmoid, ...) take.
+	// Float is float32 and float64: what random numbers, the parts of
+	// complex numbers and package linalg take.
 	Float interface{ ~float32 | ~float64 }
 
 	// Floating is every floating-point element type: Float and the 16-bit
-	// floats (NumPy's floating).
+	// floats (NumPy's floating). Math functions (Exp, Pow, Sigmoid, ...)
+	// take it; the 16-bit floats compute them in float32.
 	Floating interface {
 		Float | Float16 | BFloat16
 	}
