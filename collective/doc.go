@@ -56,10 +56,15 @@
 // rank must issue the same collectives in the same order (NCCL's rule).
 //
 // Element types are the ones NCCL has: int8, uint8, int32, uint32, int64,
-// uint64, float32 and float64 (and types defined on them); int16 and
-// uint16 are refused. One call has one T, so types cannot differ across
-// local ranks; shapes, lengths, devices, roots and stream counts are
-// checked before anything is launched (errors match ErrArgument).
+// uint64, float16, bfloat16, float32 and float64 (and types defined on
+// them); bool travels as uint8 (0 or 1: Max is any, Min and Prod all; Sum
+// and Avg are refused, their counts would not fit), complex64 and
+// complex128 as pairs of float32 or float64 (moved, summed, averaged;
+// Prod, Max and Min are refused: the product mixes the parts and complex
+// numbers are not ordered); int16 and uint16 are refused. One call has
+// one T, so types cannot differ across local ranks; shapes, lengths,
+// devices, roots, stream counts and element types are checked before
+// anything is launched (errors match ErrArgument).
 //
 // # Ordering and memory
 //

@@ -62,7 +62,7 @@ func joinAll(t *testing.T, id collective.ID, devs []*device.Device) []*collectiv
 }
 
 // fromHost puts data on dev.
-func fromHost[T gpuarr.Numeric](t *testing.T, data []T, dev *device.Device) *gpuarr.Array[T] {
+func fromHost[T gpuarr.Element](t *testing.T, data []T, dev *device.Device) *gpuarr.Array[T] {
 	t.Helper()
 	a, err := gpuarr.FromSlice(data, gpuarr.Shape{len(data)}, gpuarr.OnDevice(dev))
 	require.NoError(t, err)
@@ -70,7 +70,7 @@ func fromHost[T gpuarr.Numeric](t *testing.T, data []T, dev *device.Device) *gpu
 	return a
 }
 
-func empty[T gpuarr.Numeric](t *testing.T, n int, dev *device.Device) *gpuarr.Array[T] {
+func empty[T gpuarr.Element](t *testing.T, n int, dev *device.Device) *gpuarr.Array[T] {
 	t.Helper()
 	a, err := gpuarr.Zeros[T](gpuarr.Shape{n}, gpuarr.OnDevice(dev))
 	require.NoError(t, err)
@@ -78,7 +78,7 @@ func empty[T gpuarr.Numeric](t *testing.T, n int, dev *device.Device) *gpuarr.Ar
 	return a
 }
 
-func toHost[T gpuarr.Numeric](t *testing.T, a *gpuarr.Array[T]) []T {
+func toHost[T gpuarr.Element](t *testing.T, a *gpuarr.Array[T]) []T {
 	t.Helper()
 	v, err := a.ToSlice()
 	require.NoError(t, err)

@@ -45,15 +45,38 @@ type batch struct {
 	err   error
 }
 
-// elemType is T's element type, if collectives take it (int16 and
-// uint16 have no NCCL type).
-func elemType[T gpuarr.Numeric]() (dtype.DType, bool) {
-	t := dtype.Of[T]()
-	return t, device.CollType(t)
+// wireType is how a collective of kind k with reduction op moves and
+// combines elements of type t: NCCL's element type and the number of its
+// elements per element of t. NCCL's own types travel as themselves; bool
+// as uint8 (0 or 1: Max is any, Min and Prod all); a complex number as
+// its two parts, for the collectives that treat parts alike (moving data,
+// Sum, Avg). Anything else is an error matching ErrArgument that says why
+// and what to do.
+func wireType(call string, t dtype.DType, name string, k device.CollKind, op Op) (dtype.DType, uint64, error) {
+	reduces := k == device.AllReduce || k == device.Reduce || k == device.ReduceScatter
+	switch {
+	case device.CollType(t):
+		return t, 1, nil
+	case t == dtype.Bool:
+		if reduces && (op == Sum || op == Avg) {
+			return 0, 0, argErr(call, "%v of %s: the count would not fit in a bool; cast to an integer type first (gpuarr.Cast[int32])", op, name)
+		}
+		return dtype.Uint8, 1, nil
+	case t.IsComplex():
+		if reduces && op != Sum && op != Avg {
+			return 0, 0, argErr(call, "%v of %s: complex numbers are not ordered and their product mixes the parts; collectives reduce them with Sum and Avg only", op, name)
+		}
+		part := dtype.Float32
+		if t == dtype.Complex128 {
+			part = dtype.Float64
+		}
+		return part, 2, nil
+	}
+	return 0, 0, argErr(call, "element type %s: NCCL has no such type (it has int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64; bool and complex travel as uint8 and pairs of floats)", name)
 }
 
 // spec is one collective as the user called it, checked by plan.
-type spec[T gpuarr.Numeric] struct {
+type spec[T gpuarr.Element] struct {
 	call       string
 	kind       device.CollKind
 	send, recv []*gpuarr.Array[T]
@@ -68,11 +91,11 @@ func argErr(call, format string, args ...any) error {
 
 // plan checks every argument against the communicator and turns the call
 // into one driver call per local rank, added to b.
-func plan[T gpuarr.Numeric](c *Comm, sp spec[T], b *batch) error {
+func plan[T gpuarr.Element](c *Comm, sp spec[T], b *batch) error {
 	call := sp.call
-	et, ok := elemType[T]()
-	if !ok {
-		return argErr(call, "element type %v: NCCL has no such type (it has int8, uint8, int32, uint32, int64, uint64, float32, float64)", reflect.TypeFor[T]())
+	et, per, err := wireType(call, dtype.Of[T](), reflect.TypeFor[T]().String(), sp.kind, sp.op)
+	if err != nil {
+		return err
 	}
 	n := c.Local()
 	if len(sp.send) != n {
@@ -189,7 +212,7 @@ func plan[T gpuarr.Numeric](c *Comm, sp spec[T], b *batch) error {
 				b.uses = append(b.uses, arrayhook.Writes(recv, s))
 			}
 		}
-		b.calls = append(b.calls, device.Coll{Comm: c.ranks[i], Kind: sp.kind, Count: uint64(count), Type: et,
+		b.calls = append(b.calls, device.Coll{Comm: c.ranks[i], Kind: sp.kind, Count: uint64(count) * per, Type: et,
 			Op: sp.op, Root: sp.root, Stream: s})
 		sendArr, recvArr := send, recv
 		b.ptrs = append(b.ptrs, func(d *device.Coll) {
@@ -200,7 +223,7 @@ func plan[T gpuarr.Numeric](c *Comm, sp spec[T], b *batch) error {
 }
 
 // issue plans one collective and runs it, or adds it to the open group.
-func issue[T gpuarr.Numeric](c *Comm, sp spec[T]) error {
+func issue[T gpuarr.Element](c *Comm, sp spec[T]) error {
 	c.mu.Lock()
 	closed, g := c.closed, c.group
 	c.mu.Unlock()
@@ -250,7 +273,7 @@ func (c *Comm) run(call string, b *batch) error {
 // AllReduce combines send across every rank with op and writes the result
 // to recv on every rank. send[i] and recv[i] are local rank i's arrays;
 // recv nil (or recv[i] == send[i]) works in place.
-func AllReduce[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], op Op, opts ...Option) error {
+func AllReduce[T gpuarr.Element](c *Comm, send, recv []*gpuarr.Array[T], op Op, opts ...Option) error {
 	if op < Sum || op > Avg {
 		return argErr("AllReduce", "unknown reduction %v", op)
 	}
@@ -260,7 +283,7 @@ func AllReduce[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], op Op, 
 // Broadcast copies root's send array to recv on every rank. Ranks other
 // than root may pass nil send arrays (send may be nil as a whole: then
 // recv on root is the source, in place); recv nil means in place.
-func Broadcast[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], root int, opts ...Option) error {
+func Broadcast[T gpuarr.Element](c *Comm, send, recv []*gpuarr.Array[T], root int, opts ...Option) error {
 	if send == nil {
 		send = make([]*gpuarr.Array[T], len(recv))
 		copy(send, recv)
@@ -270,7 +293,7 @@ func Broadcast[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], root in
 
 // Reduce combines send across every rank with op into recv on root only;
 // other ranks' recv may be nil. recv nil means in place on root.
-func Reduce[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], op Op, root int, opts ...Option) error {
+func Reduce[T gpuarr.Element](c *Comm, send, recv []*gpuarr.Array[T], op Op, root int, opts ...Option) error {
 	if op < Sum || op > Avg {
 		return argErr("Reduce", "unknown reduction %v", op)
 	}
@@ -280,7 +303,7 @@ func Reduce[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], op Op, roo
 // AllGather concatenates every rank's send (n elements each) in rank
 // order into recv (n·Size elements) on every rank. In place: send[i] a
 // Slice of recv[i] at rank·n.
-func AllGather[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], opts ...Option) error {
+func AllGather[T gpuarr.Element](c *Comm, send, recv []*gpuarr.Array[T], opts ...Option) error {
 	if recv == nil {
 		return argErr("AllGather", "nil receive arrays")
 	}
@@ -290,7 +313,7 @@ func AllGather[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], opts ..
 // ReduceScatter combines send (n·Size elements) across ranks with op and
 // writes block rank (n elements) of the result to recv on each rank. In
 // place: recv[i] a Slice of send[i] at rank·n.
-func ReduceScatter[T gpuarr.Numeric](c *Comm, send, recv []*gpuarr.Array[T], op Op, opts ...Option) error {
+func ReduceScatter[T gpuarr.Element](c *Comm, send, recv []*gpuarr.Array[T], op Op, opts ...Option) error {
 	if recv == nil {
 		return argErr("ReduceScatter", "nil receive arrays")
 	}

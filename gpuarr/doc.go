@@ -26,6 +26,21 @@
 // random numbers, the same on every backend; Launch runs kernels of your
 // own on arrays (In, Out, InOut).
 //
+// # Element types
+//
+// An Array holds any Element (numeric.go lists the groups each function
+// takes): Go's integers and floats, bool (one byte, 0 or 1: comparisons
+// Eval into bool arrays, Where takes them, Max and Min are any and all,
+// CountNonzero and Nonzero find the true elements), Float16 and BFloat16
+// (Go has no 16-bit floats: structs holding the bits, made with ToFloat16
+// and ToBFloat16; they compute in float32 and round each result to
+// nearest even, as NumPy and PyTorch do, and Matmul multiplies them on
+// tensor cores accumulating in float32), and complex64 and complex128
+// (real part first, as C99 and NumPy store them; Real, Imag, Complex,
+// Conj and ComplexAbs, NumPy's formulas for Mul and Div, Sum, Prod and
+// Mean, Matmul). Cast converts between them; Go converts nothing
+// implicitly, and neither does an expression: its operands have one type.
+//
 // # Streams and ordering
 //
 // Each array's buffer remembers its last writer and the streams that read

@@ -15,8 +15,29 @@
 //	Mean of no elements         NaN and a warning         an error matching ErrShape (Go has no warnings)
 //	Div of integers             true division (/) or      truncation toward zero, as Go's /; x/0 is 0,
 //	                              floor division (//)     MinInt/-1 is MinInt
-//	mixed element types         promoted to a common one  a compile error: Go converts nothing
-//	                                                      implicitly (convert with Cast)
+//	mixed element types         promoted to a common one  Go converts nothing implicitly, and neither
+//	                                                      does gpuarr (the one intended difference from
+//	                                                      NumPy's promotion): Add(x32, y64) does not
+//	                                                      compile ("type *Array[float64] of y does not
+//	                                                      match inferred type Operand[float32]"), and an
+//	                                                      expression typed at run time fails with
+//	                                                      ErrArgument naming both types and the Cast to
+//	                                                      write; convert with Cast[float64](x32)
+//	Sum, Mean of bool           an int (float) result     a compile error (bool is no Number): SumAs[int64]
+//	                                                      and MeanAs[float64] are NumPy's sum and mean;
+//	                                                      Max and Min are any and all
+//	Cast of complex to real     drops the imaginary part  an error matching ErrArgument naming Real (Go
+//	                              with a ComplexWarning   has no such conversion; take real(z) first)
+//	Min, Max, ArgMin, ArgMax,   lexicographic order       a compile error (complex numbers are not
+//	  Less, … of complex                                  Ordered)
+//	abs of complex              np.abs                    ComplexAbs[R] (Go cannot derive the real type
+//	                                                      from the complex one: R names it, as for Real
+//	                                                      and Imag)
+//	Sum, Mean of float16        accumulated in float32    accumulated in float64 and rounded once (at
+//	                                                      least as accurate; may differ in the last place)
+//	bfloat16                    not a NumPy type          PyTorch's bfloat16: float32's exponent, 8
+//	                                                      significant bits, each result rounded to
+//	                                                      nearest even
 //	Cast of floats to integers  undefined out of range    saturates at the type's range, NaN → 0, the
 //	                                                      same on every backend
 //	linalg.Lstsq, Pinv,         rcond/tol=None picks the  linalg.DefaultTol (any negative value) picks

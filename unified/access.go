@@ -49,7 +49,7 @@ var ErrNotManaged = errors.New("not a unified array")
 // UnsafeSlice hands out the elements as a raw []T, which neither keeps the
 // array alive nor sees its Release: see its documentation. The zero View
 // has no elements; its element accesses panic.
-type View[T gpuarr.Numeric] struct {
+type View[T gpuarr.Element] struct {
 	// vec is the elements as one slice when the view is contiguous (nil
 	// otherwise): At, Set and the iterators' fast path. The View is kept
 	// to four words so that the compiler keeps it in registers: a loop
@@ -103,11 +103,11 @@ type walkLayout struct {
 // reads) of a that may be pending, and only those; on a device without
 // concurrent managed access it synchronizes the whole device, since the CPU
 // must not touch managed memory while any kernel runs there.
-func Host[T gpuarr.Numeric](a *gpuarr.Array[T]) (View[T], error) {
+func Host[T gpuarr.Element](a *gpuarr.Array[T]) (View[T], error) {
 	return host("Host", a)
 }
 
-func host[T gpuarr.Numeric](call string, a *gpuarr.Array[T]) (View[T], error) {
+func host[T gpuarr.Element](call string, a *gpuarr.Array[T]) (View[T], error) {
 	if err := a.Err(); err != nil {
 		return View[T]{}, fmt.Errorf("unified.%s: %w", call, err)
 	}
@@ -457,7 +457,7 @@ func (r *rowWalker) next() bool {
 // released array one matching gpuarr.ErrReleased; f is then not called.
 //
 //	err := unified.Borrow(a, func(s []float32) error { slices.Sort(s); return nil })
-func Borrow[T gpuarr.Numeric](a *gpuarr.Array[T], f func(s []T) error) error {
+func Borrow[T gpuarr.Element](a *gpuarr.Array[T], f func(s []T) error) error {
 	v, err := host("Borrow", a)
 	if err != nil {
 		return err
@@ -470,7 +470,7 @@ func Borrow[T gpuarr.Numeric](a *gpuarr.Array[T], f func(s []T) error) error {
 // is an error. The slice does not keep a alive: the caller must keep a
 // reachable and unreleased while it uses the slice (see
 // View.UnsafeSlice). Prefer Borrow, or a View's At, Set and iterators.
-func UnsafeSlice[T gpuarr.Numeric](a *gpuarr.Array[T]) ([]T, error) {
+func UnsafeSlice[T gpuarr.Element](a *gpuarr.Array[T]) ([]T, error) {
 	v, err := host("UnsafeSlice", a)
 	if err != nil {
 		return nil, err
@@ -487,17 +487,18 @@ func UnsafeSlice[T gpuarr.Numeric](a *gpuarr.Array[T]) ([]T, error) {
 // AtIndex reads one element (one index per axis). It synchronizes like
 // Host, which costs one lock when nothing is pending; loops should take a
 // View once instead.
-func AtIndex[T gpuarr.Numeric](a *gpuarr.Array[T], idx ...int) (T, error) {
+func AtIndex[T gpuarr.Element](a *gpuarr.Array[T], idx ...int) (T, error) {
+	var zero T
 	v, err := host("AtIndex", a)
 	if err != nil {
-		return 0, err
+		return zero, err
 	}
 	if len(idx) != len(v.l.shape) {
-		return 0, fmt.Errorf("unified.AtIndex: %d indices for %v: %w", len(idx), a.Describe(), gpuarr.ErrArgument)
+		return zero, fmt.Errorf("unified.AtIndex: %d indices for %v: %w", len(idx), a.Describe(), gpuarr.ErrArgument)
 	}
 	for i, x := range idx {
 		if x < 0 || x >= v.l.shape[i] {
-			return 0, fmt.Errorf("unified.AtIndex: index %d out of range [0, %d) on axis %d of %v: %w", x, v.l.shape[i], i, a.Describe(), gpuarr.ErrArgument)
+			return zero, fmt.Errorf("unified.AtIndex: index %d out of range [0, %d) on axis %d of %v: %w", x, v.l.shape[i], i, a.Describe(), gpuarr.ErrArgument)
 		}
 	}
 	return v.AtIndex(idx...), nil
@@ -505,7 +506,7 @@ func AtIndex[T gpuarr.Numeric](a *gpuarr.Array[T], idx ...int) (T, error) {
 
 // All is Host(a).All(): it synchronizes once, here; the pairs it yields
 // are plain memory reads.
-func All[T gpuarr.Numeric](a *gpuarr.Array[T]) (iter.Seq2[int, T], error) {
+func All[T gpuarr.Element](a *gpuarr.Array[T]) (iter.Seq2[int, T], error) {
 	v, err := host("All", a)
 	if err != nil {
 		return nil, err
@@ -514,7 +515,7 @@ func All[T gpuarr.Numeric](a *gpuarr.Array[T]) (iter.Seq2[int, T], error) {
 }
 
 // Values is Host(a).Values().
-func Values[T gpuarr.Numeric](a *gpuarr.Array[T]) (iter.Seq[T], error) {
+func Values[T gpuarr.Element](a *gpuarr.Array[T]) (iter.Seq[T], error) {
 	v, err := host("Values", a)
 	if err != nil {
 		return nil, err

@@ -79,19 +79,20 @@ func (c *config) stream(call string) (*device.Stream, error) {
 // against the device's hard memory limit (GPUARR_HARD_MEMORY_LIMIT), with
 // the same ladder before a refusal, and, being memory the CPU may hold,
 // against gcpressure's host-memory account; eager collection sees it.
-func Empty[T gpuarr.Numeric](sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T], error) {
+func Empty[T gpuarr.Element](sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T], error) {
 	a, _, err := alloc[T]("Empty", sh, opts)
 	return a, err
 }
 
 // Zeros allocates a managed array of shape sh filled with zeros (by the
 // GPU, in stream order).
-func Zeros[T gpuarr.Numeric](sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T], error) {
+func Zeros[T gpuarr.Element](sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T], error) {
 	a, s, err := alloc[T]("Zeros", sh, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := gpuarr.EvalInto(a, gpuarr.Scalar(T(0)), gpuarr.On(s)); err != nil {
+	var zero T
+	if err := gpuarr.EvalInto(a, gpuarr.Scalar(zero), gpuarr.On(s)); err != nil {
 		_ = a.Release()
 		return nil, fmt.Errorf("unified.Zeros: %w", err)
 	}
@@ -101,7 +102,7 @@ func Zeros[T gpuarr.Numeric](sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T],
 // FromSlice allocates a managed array of shape sh holding a copy of data
 // (written by the CPU: no transfer is queued). data must have exactly sh's
 // element count.
-func FromSlice[T gpuarr.Numeric](data []T, sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T], error) {
+func FromSlice[T gpuarr.Element](data []T, sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T], error) {
 	n := 1
 	for _, d := range sh {
 		n *= d
@@ -122,7 +123,7 @@ func FromSlice[T gpuarr.Numeric](data []T, sh gpuarr.Shape, opts ...Option) (*gp
 	return a, nil
 }
 
-func alloc[T gpuarr.Numeric](call string, sh gpuarr.Shape, opts []Option) (*gpuarr.Array[T], *device.Stream, error) {
+func alloc[T gpuarr.Element](call string, sh gpuarr.Shape, opts []Option) (*gpuarr.Array[T], *device.Stream, error) {
 	var c config
 	for _, o := range opts {
 		if o == nil {

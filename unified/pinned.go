@@ -35,7 +35,7 @@ import (
 // frees it (after its copies); so does the GC when the Pinned becomes
 // unreachable, which is why a slice of it is lent (Borrow) rather than
 // handed out: a raw slice (UnsafeSlice) does not keep the Pinned alive.
-type Pinned[T gpuarr.Numeric] struct {
+type Pinned[T gpuarr.Element] struct {
 	m        *pinnedMem
 	n        int
 	released atomic.Bool
@@ -57,7 +57,7 @@ type pinnedMem struct {
 // collection first (the host-memory account's pressure) and, when the
 // driver runs out of page-locked memory, the reclaim ladder before it
 // fails.
-func NewPinned[T gpuarr.Numeric](n int, dev *device.Device) (*Pinned[T], error) {
+func NewPinned[T gpuarr.Element](n int, dev *device.Device) (*Pinned[T], error) {
 	const call = "NewPinned"
 	if n <= 0 {
 		return nil, fmt.Errorf("unified.%s: %d elements: want at least 1: %w", call, n, gpuarr.ErrArgument)

@@ -16,7 +16,7 @@ var CPU *device.Device
 // so that a kernel on dev (or the CPU) then finds it resident instead of
 // faulting pages in one by one. It is a hint: correctness never depends on
 // it. It counts as a use of a on s (ordered after other streams' writes).
-func Prefetch[T gpuarr.Numeric](a *gpuarr.Array[T], dev *device.Device, s *device.Stream) error {
+func Prefetch[T gpuarr.Element](a *gpuarr.Array[T], dev *device.Device, s *device.Stream) error {
 	const call = "Prefetch"
 	if err := a.Err(); err != nil {
 		return fmt.Errorf("unified.%s: %w", call, err)
@@ -61,7 +61,7 @@ func (a Advice) Unset() Advice { a.kind++; a.undo = true; return a }
 
 // Advise gives the driver a hint about a's memory. Advice applies to
 // whole pages, so it reaches the neighbours of a view in the same pages.
-func Advise[T gpuarr.Numeric](a *gpuarr.Array[T], adv Advice) error {
+func Advise[T gpuarr.Element](a *gpuarr.Array[T], adv Advice) error {
 	const call = "Advise"
 	if err := a.Err(); err != nil {
 		return fmt.Errorf("unified.%s: %w", call, err)
@@ -84,7 +84,7 @@ func Advise[T gpuarr.Numeric](a *gpuarr.Array[T], adv Advice) error {
 
 // managedOp checks that a is a unified array and calls fn with the memory
 // its elements span, as a tracked use of a on s (nil: not stream-ordered).
-func managedOp[T gpuarr.Numeric](call string, a *gpuarr.Array[T], s *device.Stream, fn func(device.Ptr, uint64) error) error {
+func managedOp[T gpuarr.Element](call string, a *gpuarr.Array[T], s *device.Stream, fn func(device.Ptr, uint64) error) error {
 	dev := a.Device()
 	err := arrayhook.UseMemory(a, s, false, func(p device.Ptr, n uint64, res memory.Resource) error {
 		if !isManagedResource(dev, res) {

@@ -264,10 +264,10 @@ func (d *device) RunColls(calls []driver.Coll) error {
 }
 
 // ncclTypes are NCCL's ncclDataType_t values of the element types
-// collectives take (nccl.h: ncclInt8 0 … ncclFloat64 8).
+// collectives take (nccl.h: ncclInt8 0 … ncclFloat64 8, ncclBfloat16 9).
 var ncclTypes = map[dtype.DType]int{
 	dtype.Int8: 0, dtype.Uint8: 1, dtype.Int32: 2, dtype.Uint32: 3,
-	dtype.Int64: 4, dtype.Uint64: 5, dtype.Float32: 7, dtype.Float64: 8,
+	dtype.Int64: 4, dtype.Uint64: 5, dtype.Float16: 6, dtype.Float32: 7, dtype.Float64: 8, dtype.BFloat16: 9,
 }
 
 var (

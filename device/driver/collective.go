@@ -7,12 +7,13 @@ import (
 	"github.com/gpuarr/gpuarr/device/dtype"
 )
 
-// CollType reports whether collectives take elements of type t: the
-// integer and float types of 8, 32 and 64 bits (NCCL's types; its float16
-// and bfloat16 have no arrays yet).
+// CollType reports whether collectives take elements of type t: NCCL's
+// types, the integers of 8, 32 and 64 bits and the floats (Float16 and
+// BFloat16 reduce as NCCL does, each step rounded to the type).
 func CollType(t dtype.DType) bool {
 	switch t {
-	case dtype.Int8, dtype.Uint8, dtype.Int32, dtype.Uint32, dtype.Int64, dtype.Uint64, dtype.Float32, dtype.Float64:
+	case dtype.Int8, dtype.Uint8, dtype.Int32, dtype.Uint32, dtype.Int64, dtype.Uint64,
+		dtype.Float16, dtype.BFloat16, dtype.Float32, dtype.Float64:
 		return true
 	}
 	return false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/device/dtype/half"
 )
 
 // Collectives run as goroutine ranks: each rank's part of a collective is
@@ -541,11 +542,62 @@ func compute(parts []*part) {
 		computeT[float32](parts)
 	case dtype.Float64:
 		computeT[float64](parts)
+	case dtype.Float16:
+		computeHalf(parts, half.F16ToF32, half.F32ToF16)
+	case dtype.BFloat16:
+		computeHalf(parts, half.BF16ToF32, half.F32ToBF16)
+	}
+}
+
+// computeHalf does a collective of 16-bit floats: data moves as the bits;
+// reductions combine the ranks in order in float32, each step rounded to
+// the type, as NCCL's half arithmetic does (Avg divides the rounded sum).
+func computeHalf(parts []*part, toF32 func(uint16) float32, fromF32 func(float32) uint16) {
+	c := parts[0].c
+	if c.Kind == driver.Broadcast || c.Kind == driver.AllGather {
+		computeT[uint16](parts)
+		return
+	}
+	srcs := sends[uint16](parts)
+	res := append([]uint16(nil), srcs[0]...)
+	for _, s := range srcs[1:] {
+		for i, v := range s {
+			a, b := toF32(res[i]), toF32(v)
+			var x float32
+			switch c.Op {
+			case driver.Sum, driver.Avg:
+				x = a + b
+			case driver.Prod:
+				x = a * b
+			case driver.Max:
+				x = max(a, b)
+			case driver.Min:
+				x = min(a, b)
+			}
+			res[i] = fromF32(x)
+		}
+	}
+	if c.Op == driver.Avg {
+		n := float32(len(srcs))
+		for i, v := range res {
+			res[i] = fromF32(toF32(v) / n)
+		}
+	}
+	switch c.Kind {
+	case driver.AllReduce:
+		toAll(parts, res)
+	case driver.Reduce:
+		copy(view[uint16](parts[c.Root].recv), res)
+	case driver.ReduceScatter:
+		cnt := int(c.Count)
+		for r, p := range parts {
+			copy(view[uint16](p.recv), res[r*cnt:(r+1)*cnt])
+		}
 	}
 }
 
 type elem interface {
-	~int8 | ~uint8 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64
+	~int8 | ~uint8 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~float32 | ~float64
 }
 
 func view[T elem](b []byte) []T {

@@ -16,7 +16,7 @@ import (
 // memory goes back to res, stream-ordered, when the last handle goes. The
 // stream (an On or OnDevice option, else res's device's default stream)
 // must belong to res's device; any other option is an error.
-func EmptyFrom[T gpuarr.Numeric](res memory.Resource, sh gpuarr.Shape, opts ...gpuarr.Option) (*gpuarr.Array[T], error) {
+func EmptyFrom[T gpuarr.Element](res memory.Resource, sh gpuarr.Shape, opts ...gpuarr.Option) (*gpuarr.Array[T], error) {
 	const call = "EmptyFrom"
 	if res == nil {
 		return nil, fmt.Errorf("gpuarr.%s: nil resource: %w", call, arg.ErrArgument)

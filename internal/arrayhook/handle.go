@@ -19,6 +19,6 @@ var (
 // handle is a's handle (nil for a nil *Array): the Array's first and only
 // field, so the pointer conversion is exact and the handle keeps the
 // Array alive.
-func handle[T gpuarr.Numeric](a *gpuarr.Array[T]) *lifetime.Handle {
+func handle[T gpuarr.Element](a *gpuarr.Array[T]) *lifetime.Handle {
 	return (*lifetime.Handle)(unsafe.Pointer(a))
 }

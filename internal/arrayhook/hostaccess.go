@@ -61,7 +61,7 @@ type HostAccess struct {
 // released or becomes unreachable: code that keeps using it reads the
 // returned lease before each access (HostLease), which both keeps a
 // reachable and sees its Release.
-func PrepareHostAccess[T gpuarr.Numeric](a *gpuarr.Array[T], how HostAccess) (HostLayout, error) {
+func PrepareHostAccess[T gpuarr.Element](a *gpuarr.Array[T], how HostAccess) (HostLayout, error) {
 	const call = "PrepareHostAccess"
 	h := handle(a)
 	if err := h.Check(call); err != nil {
@@ -101,7 +101,7 @@ func HostSyncs() uint64 {
 // fn receives the span's first address and length, and the resource a's
 // memory came from (nil: the device's default). With a nil s, fn only
 // runs with a's memory pinned (for calls that are not stream-ordered).
-func UseMemory[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream, write bool, fn func(p device.Ptr, n uint64, res memory.Resource) error) error {
+func UseMemory[T gpuarr.Element](a *gpuarr.Array[T], s *device.Stream, write bool, fn func(p device.Ptr, n uint64, res memory.Resource) error) error {
 	const call = "UseMemory"
 	h := handle(a)
 	if err := h.Check(call); err != nil {

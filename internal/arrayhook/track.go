@@ -21,17 +21,17 @@ type Use struct {
 }
 
 // Reads says the operation reads a on s.
-func Reads[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) Use {
+func Reads[T gpuarr.Element](a *gpuarr.Array[T], s *device.Stream) Use {
 	return Use{handle(a), tracking.Read, s}
 }
 
 // Writes says the operation writes a (without reading it) on s.
-func Writes[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) Use {
+func Writes[T gpuarr.Element](a *gpuarr.Array[T], s *device.Stream) Use {
 	return Use{handle(a), tracking.Write, s}
 }
 
 // ReadsWrites says the operation reads and writes a on s.
-func ReadsWrites[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) Use {
+func ReadsWrites[T gpuarr.Element](a *gpuarr.Array[T], s *device.Stream) Use {
 	return Use{handle(a), tracking.ReadWrite, s}
 }
 
@@ -40,7 +40,7 @@ func ReadsWrites[T gpuarr.Numeric](a *gpuarr.Array[T], s *device.Stream) Use {
 // memory alive and ordered until the work issued there is done); a must be
 // contiguous. It panics on a nil *Array or the zero Array, like Array's
 // accessors.
-func DevicePtr[T gpuarr.Numeric](a *gpuarr.Array[T]) device.Ptr {
+func DevicePtr[T gpuarr.Element](a *gpuarr.Array[T]) device.Ptr {
 	h := handle(a)
 	h.MustBeArray("DevicePtr")
 	return h.Ptr()

@@ -38,15 +38,31 @@
 // identity and final conversion (FinalType), emitted in ptxgen/reduce.go
 // and folded in hosteval/reduce.go.
 //
+// # Element types
+//
+// The types are package dtype's (device/dtype); programs hold every one
+// (expr.Computes), but compute with Bool, the integers, Float32 and
+// Float64 only. The others are storage types (expr.Storage), which the
+// lowering legalizes (legalize.go): a Float16 or BFloat16 value computes
+// as a float32 that holds it exactly, each operation's result rounded to
+// the half at once (OpCast), and a complex value as its two parts (OpReal,
+// OpImag in, OpComplex out; Mul and Div are NumPy's formulas written in
+// the parts' ops). The back ends then only load, store and convert the
+// storage types, and reduce complex values (Sum, Prod, Mean). Bools are
+// stored as one byte, 0 or 1 (any nonzero byte loads as true); they are
+// ordered and reduced as uint8.
+//
 // # Adding an element type
 //
-// The types are package dtype's (device/dtype). A type the programs
-// compute with is in expr.Computes (expr.Stores for arrays of it), in
-// ptxgen's register classes and PTX types (ops.go: ty, memType, bits;
-// gen.go: classOf) and conversions (cast), and in hosteval's kernels,
-// which switch on the type (ops.go: unaryFor, binaryFor; cast.go). Arrays
-// of it need gpuarr.Numeric and dtype.ElemOf to name its Go type, and the
-// NumPy goldens a row of it.
+// A new type needs a DType and its Go type in dtype.Element
+// (dtype.ElemOf names it), and either the back ends' arithmetic (a type
+// programs compute with: ptxgen's register classes and PTX types, ops.go:
+// ty, memType, bits; gen.go: classOf; its conversions, cast; hosteval's
+// kernels, which switch on the type, ops.go: unaryFor, binaryFor; cast.go)
+// or, as a storage type, its legalization here and its loads, stores and
+// conversions there (ptxgen/storage.go, hosteval/cast.go). Arrays of it
+// need gpuarr's constraints (numeric.go) to name it, and the NumPy goldens
+// a row of it.
 //
 // This package owns the lowering, the plan and kernel caches per device
 // and their counters. It does not own arrays or their memory

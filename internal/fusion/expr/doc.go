@@ -64,8 +64,10 @@
 //
 // Vector V > 1 (elementwise, or a reduction with groups == 1) promises that
 // no input is Strided or Random, that every array operand's element size
-// is ≥ 4 bytes, and that every address (out and inputs) is aligned to
-// V × its element size, where V = 16 / the largest element size. The kernel
+// is ≥ 2 bytes and none is complex, and that every address (out and
+// inputs) is aligned to V × its element size, where V = 16 / the largest
+// element size (8 for 2-byte operands only; a reduction's at most 4). (Every array address is a multiple of its element size,
+// which complex loads and stores use.) The kernel
 // may then read and write V consecutive elements at once; it handles the
 // n mod V tail itself.
 //
@@ -89,7 +91,20 @@
 //   - Cast: int→int truncates (wraps) or extends by the source's
 //     signedness; int→float rounds to nearest; float→float rounds to
 //     nearest; float→int truncates toward zero and saturates to the target
-//     range, NaN → 0; Bool→number is 0 or 1; number→Bool is x != 0.
+//     range, NaN → 0; Bool→number is 0 or 1; number→Bool is x != 0. To a
+//     half (Float16, BFloat16) only from Float32 or Float64, rounding once
+//     to nearest, ties to even (a float64 is not rounded to float32 first),
+//     overflow to ±Inf, subnormals kept, NaN to the canonical NaN 0x7FFF
+//     (package half defines these conversions; both back ends agree with it
+//     bit for bit); from a half only to Float32 (exact). Between the complex
+//     types, each part as floats convert. Castable lists the casts.
+//   - Storage types (Storage: the halves and the complex types) are
+//     loaded, stored and converted, not computed with: OpReal and OpImag
+//     take a complex value's parts (the real part is first in memory, as in
+//     C99 and NumPy), OpComplex joins two; Sum, Prod and Mean reduce
+//     complex values in Complex128 (Prod: ar·br − ai·bi, ar·bi + ai·br,
+//     each operation rounded). A Bool array stores one byte an element, 0
+//     or 1; a load takes any nonzero byte as true.
 //   - Random inputs are Philox4x32-10 (Random123's constants: multipliers
 //     0xD2511F53, 0xCD9E8D57, Weyl steps 0x9E3779B9, 0xBB67AE85), with key
 //     (seed low 32 bits, seed high 32 bits) and counter (c low, c high,

@@ -15,7 +15,14 @@
 // wrapping, comparisons and division behave as in the narrow type; they
 // load with ld.global.s8/u8/s16/u16 straight into 32-bit registers and
 // store truncating. Scalars, constants and whatever depends only on them
-// are computed once before the loops.
+// are computed once before the loops. The storage types (storage.go): a
+// Bool array's bytes load into predicates (nonzero: true) and store as 0
+// or 1; Float16 and BFloat16 live as their bits in %r, converted with
+// cvt.f32.f16 (BFloat16: the bits shifted up) and rounded by
+// cvt.rn.f16.f32 (BFloat16: on the bits, which needs no sm_80 cvt), from
+// float64 through a round-to-odd float32, NaN selected to 0x7FFF; a
+// complex value is a pair of registers "{%f1, %f2}", loaded and stored
+// with ld/st.global.v2.
 //
 // # Elementwise kernels
 //

@@ -43,7 +43,7 @@ func (g *gen) elementwise() {
 		off := g.vecByteOff(v, outT.Size())
 		a := g.reg(clsB64)
 		g.emit("add.s64 %s, %s, %s", a, out, off)
-		g.emit("st.global%s.%s [%s], %s", vecSuffix(g.vec), memType(outT), a, regList(res))
+		g.vecStore(a, outT, res)
 		g.emit("add.%s %s, %s, %s", g.it(), v, v, step)
 		more := g.reg(clsPred)
 		g.emit("setp.lt.%s %s, %s, %s", g.it(), more, v, nv)

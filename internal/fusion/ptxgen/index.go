@@ -126,10 +126,7 @@ func (g *gen) input(e *elem, in int) string {
 	if r, ok := e.loads[in]; ok {
 		return r
 	}
-	t := g.p.Inputs[in].T
-	a := g.addr(e, in)
-	r := g.regT(t)
-	g.emit("ld.global.%s %s, [%s]", memType(t), r, a)
+	r := g.load(g.p.Inputs[in].T, g.addr(e, in))
 	e.loads[in] = r
 	return r
 }
@@ -162,7 +159,7 @@ func (g *gen) store(base, i string, t dtype.DType, r string) {
 	}
 	a := g.reg(clsB64)
 	g.emit("add.s64 %s, %s, %s", a, base, off)
-	g.emit("st.global.%s [%s], %s", memType(t), a, r)
+	g.stValue(a, t, r)
 }
 
 // vecSuffix is ".v2"/".v4" for n > 1 elements, "" for one.
@@ -209,6 +206,12 @@ func (g *gen) vecLoad(v string) []map[int]string {
 		}
 		a := g.reg(clsB64)
 		g.emit("add.s64 %s, %s, %s", a, g.base[in], off)
+		if size == 2 {
+			for j, r := range g.vecLoad16(src.T, a) {
+				lanes[j][in] = r
+			}
+			continue
+		}
 		rs := make([]string, g.vec)
 		for j := range rs {
 			rs[j] = g.regT(src.T)
@@ -217,6 +220,52 @@ func (g *gen) vecLoad(v string) []map[int]string {
 		g.emit("ld.global%s.%s %s, [%s]", vecSuffix(g.vec), memType(src.T), regList(rs), a)
 	}
 	return lanes
+}
+
+// vecLoad16 loads g.vec 2-byte elements of type t at a as g.vec/2 32-bit
+// words (the low half of each word is the lower element: little-endian)
+// and returns them one per register, as a scalar load would leave them:
+// zero-extended, or sign-extended for Int16.
+func (g *gen) vecLoad16(t dtype.DType, a string) []string {
+	ws := make([]string, g.vec/2)
+	for k := range ws {
+		ws[k] = g.reg(clsB32)
+	}
+	g.emit("ld.global%s.b32 %s, [%s]", vecSuffix(len(ws)), regList(ws), a)
+	shr := "shr.u32"
+	if t == dtype.Int16 {
+		shr = "shr.s32"
+	}
+	rs := make([]string, 0, g.vec)
+	for _, w := range ws {
+		lo, hi := g.reg(clsB32), g.reg(clsB32)
+		if t == dtype.Int16 {
+			g.emit("cvt.s32.s16 %s, %s", lo, w)
+		} else {
+			g.emit("and.b32 %s, %s, 65535", lo, w)
+		}
+		g.emit("%s %s, %s, 16", shr, hi, w)
+		rs = append(rs, lo, hi)
+	}
+	return rs
+}
+
+// vecStore writes the g.vec values rs of type t at a with one vector
+// store; 2-byte values are packed in pairs into 32-bit words.
+func (g *gen) vecStore(a string, t dtype.DType, rs []string) {
+	if t.Size() != 2 {
+		g.emit("st.global%s.%s [%s], %s", vecSuffix(g.vec), memType(t), a, regList(rs))
+		return
+	}
+	ws := make([]string, g.vec/2)
+	for k := range ws {
+		lo, hi, w := g.reg(clsB32), g.reg(clsB32), g.reg(clsB32)
+		g.emit("and.b32 %s, %s, 65535", lo, rs[2*k])
+		g.emit("shl.b32 %s, %s, 16", hi, rs[2*k+1])
+		g.emit("or.b32 %s, %s, %s", w, lo, hi)
+		ws[k] = w
+	}
+	g.emit("st.global%s.b32 [%s], %s", vecSuffix(len(ws)), a, regList(ws))
 }
 
 // vecByteOff is v × V × size as a u64 byte offset.
