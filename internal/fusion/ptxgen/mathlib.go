@@ -60,6 +60,7 @@ var mathSigs = map[string]mathSig{
 	"log_f32": mathUnary32, "log_f64": mathUnary64,
 	"tanh_f32": mathUnary32, "tanh_f64": mathUnary64,
 	"pow_f32": {"f32", []string{"f32", "f32"}}, "pow_f64": {"f64", []string{"f64", "f64"}},
+	"exp2_f32": mathUnary32, "exp2_f64": mathUnary64,
 	"cos2pi_f64":       mathUnary64, // cos(2π·u) for u in [0, 1): Box-Muller's
 	"rand_uniform_f32": mathRandom32, "rand_uniform_f64": mathRandom64,
 	"rand_normal_f32": mathRandom32, "rand_normal_f64": mathRandom64,
@@ -76,6 +77,8 @@ var libFuncs = sync.OnceValue(func() map[string]funcDef {
 		"tanh_f64":         tanhF64Func(),
 		"pow_f32":          powF32Func(),
 		"pow_f64":          powF64Func(),
+		"exp2_f32":         exp2Func("f32"),
+		"exp2_f64":         exp2Func("f64"),
 		"cos2pi_f64":       cos2piF64Func(),
 		"rand_uniform_f32": randUniformF32Func(),
 		"rand_uniform_f64": randUniformF64Func(),

@@ -1,0 +1,112 @@
+package ptxgen
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/gpuarr/gpuarr/internal/testutil"
+)
+
+// The generated PTX itself, run by the interpreter (mathlib_sim_test.go)
+// on a sample of each function's inputs (testutil.MathFunc.Inputs:
+// special values, range edges and their neighbours, uniform and
+// all-exponent random values), against the exact references: CUDA's
+// bound holds, and every special value is exact. The GPU test
+// (mathlib_gpu_test.go) runs more inputs on the hardware.
+
+// mlEvalSim evaluates library function fn (e.g. "sin_f32") at the inputs
+// on the interpreter, in parallel.
+func mlEvalSim(t testing.TB, fn string, in [][2]float64) []uint64 {
+	lib := simLibrary(t)
+	sig := mathSigs[fn]
+	out := make([]uint64, len(in))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := newSimMachine(lib)
+			for i := w; i < len(in); i += workers {
+				var args [2]uint64
+				for k := range sig.args {
+					if sig.args[k] == "f32" {
+						args[k] = uint64(math.Float32bits(float32(in[i][k])))
+					} else {
+						args[k] = math.Float64bits(in[i][k])
+					}
+				}
+				out[i] = m.Call(fn, args[:len(sig.args)]...)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// mlStats measures results (raw bits) against the function's references,
+// in parallel (the references are the slow part).
+func mlStats(m testutil.MathFunc, bits int, in [][2]float64, got []uint64) *testutil.ULPStats {
+	workers := runtime.GOMAXPROCS(0)
+	parts := make([]testutil.ULPStats, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &parts[w]
+			for i := w; i < len(in); i += workers {
+				if bits == 32 {
+					s.Add32(m, in[i][0], in[i][1], math.Float32frombits(uint32(got[i])))
+				} else {
+					s.Add64(m, in[i][0], in[i][1], math.Float64frombits(got[i]))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	total := &testutil.ULPStats{Name: fmt.Sprintf("%s_f%d", m.Name, bits)}
+	for i := range parts {
+		total.Merge(&parts[i])
+	}
+	return total
+}
+
+// mlCheckStats asserts CUDA's bound and exact special values.
+func mlCheckStats(t *testing.T, m testutil.MathFunc, bits int, s *testutil.ULPStats, where string) {
+	t.Helper()
+	bound := m.Bound64
+	if bits == 32 {
+		bound = m.Bound32
+	}
+	t.Logf("%s on %s: %d inputs, max error %.3f ulp (%s), max %d steps from the correctly rounded result (bound %g) (%s)",
+		s.Name, where, s.N, s.MaxErr, s.ErrAt, s.MaxSteps, bound, s.StepsAt)
+	assert.LessOrEqual(t, float64(s.MaxSteps), bound, "%s: %s", s.Name, s.StepsAt)
+	assert.Zero(t, s.SpecialMismatch, "%s: special values differ, first %s", s.Name, s.FirstSpecial)
+}
+
+func TestMathlibSimAccuracy(t *testing.T) {
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	for _, m := range testutil.MathFuncs {
+		for _, bits := range []int{32, 64} {
+			fn := fmt.Sprintf("%s_f%d", m.Name, bits)
+			if _, ok := mathSigs[fn]; !ok {
+				continue
+			}
+			t.Run(fn, func(t *testing.T) {
+				in := m.Inputs(rand.New(rand.NewPCG(uint64(len(fn)), uint64(bits))), n, bits)
+				got := mlEvalSim(t, fn, in)
+				mlCheckStats(t, m, bits, mlStats(m, bits, in, got), "the interpreter")
+			})
+		}
+	}
+}
