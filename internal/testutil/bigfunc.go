@@ -267,9 +267,9 @@ func sinCosSmall(r *big.Float) (s, c *big.Float) {
 	ts, tc := nfp(p).Set(r), nfp(p).SetInt64(1)
 	for n := int64(1); ; n++ {
 		ts.Mul(ts, r2)
-		divK(divK(ts, -(2 * n)), 2*n+1)
+		divK(divK(ts, -(2*n)), 2*n+1)
 		tc.Mul(tc, r2)
-		divK(divK(tc, -(2*n - 1)), 2*n)
+		divK(divK(tc, -(2*n-1)), 2*n)
 		if tiny(tc, p) && (tiny(ts, p) || ts.MantExp(nil) < s.MantExp(nil)-int(p)-8) {
 			break
 		}
@@ -614,11 +614,11 @@ func BigPowOf(x, y float64) *big.Float {
 		res := big.NewFloat(1)
 		for n > 0 {
 			if n&1 == 1 {
-				res.SetPrec(res.MinPrec() + base.MinPrec() + 8).Mul(res, base)
+				res.SetPrec(res.MinPrec()+base.MinPrec()+8).Mul(res, base)
 			}
 			n >>= 1
 			if n > 0 {
-				base.SetPrec(2*base.MinPrec() + 8).Mul(base, base)
+				base.SetPrec(2*base.MinPrec()+8).Mul(base, base)
 			}
 		}
 		if y < 0 {
@@ -632,7 +632,7 @@ func BigPowOf(x, y float64) *big.Float {
 		return res
 	}
 	l := BigLogOf(nfp(RefPrec + 20).SetFloat64(ax))
-	r := BigExpOf(nfp(RefPrec + 20).Mul(l, nfp(RefPrec+20).SetFloat64(y)))
+	r := BigExpOf(nfp(RefPrec+20).Mul(l, nfp(RefPrec+20).SetFloat64(y)))
 	if x < 0 && math.Mod(y, 2) != 0 {
 		r.Neg(r)
 	}

@@ -36,7 +36,9 @@ type MathFunc struct {
 	Edges []float64
 }
 
-func un(f func(float64) float64) func(x, _ float64) float64 { return func(x, _ float64) float64 { return f(x) } }
+func un(f func(float64) float64) func(x, _ float64) float64 {
+	return func(x, _ float64) float64 { return f(x) }
+}
 func unBig(f func(float64) *big.Float) func(x, _ float64) *big.Float {
 	return func(x, _ float64) *big.Float { return f(x) }
 }
@@ -364,9 +366,9 @@ func (m MathFunc) Inputs(rng *rand.Rand, n int, bits int) [][2]float64 {
 		// ±2^e·(1+f) over every exponent, subnormals included.
 		var v float64
 		if bits == 32 {
-			v = float64(math.Float32frombits(rng.Uint32() &^ (0xFF << 23) | uint32(rng.IntN(255))<<23))
+			v = float64(math.Float32frombits(rng.Uint32()&^(0xFF<<23) | uint32(rng.IntN(255))<<23))
 		} else {
-			v = math.Float64frombits(rng.Uint64() &^ (0x7FF << 52) | uint64(rng.IntN(2047))<<52)
+			v = math.Float64frombits(rng.Uint64()&^(0x7FF<<52) | uint64(rng.IntN(2047))<<52)
 		}
 		return v
 	}
@@ -429,7 +431,9 @@ func ord32(v float32) int64 {
 func (s *ULPStats) Add32(m MathFunc, x, y float64, got float32) {
 	s.N++
 	want, exact := m.Expected(x, y, true)
-	at := func() string { return fmt.Sprintf("%s(%v, %v) = %v, want %v", m.Name, float32(x), float32(y), got, float32(want)) }
+	at := func() string {
+		return fmt.Sprintf("%s(%v, %v) = %v, want %v", m.Name, float32(x), float32(y), got, float32(want))
+	}
 	if exact == nil {
 		w := float32(want)
 		if !(got == w && math.Signbit(float64(got)) == math.Signbit(float64(w))) && !(got != got && w != w) {
