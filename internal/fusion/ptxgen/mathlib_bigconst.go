@@ -81,13 +81,13 @@ type libConstants struct {
 	// double-doubles; π/2 in three parts for Cody–Waite reduction (the
 	// first with 33 bits, so k·pio2A is exact for k < 2^20).
 	log2eHi, log2eLo, log10eHi, log10eLo, log10of2Hi, log10of2Lo float64
-	pio2Hi, pio2Lo, pio4Hi, pio4Lo, piHi, piLo, pi3o4Hi, pi3o4Lo     float64
-	pio2A, pio2B, pio2C                                               float64
-	ln2Hi, ln2Lo                                                      float64
+	pio2Hi, pio2Lo, pio4Hi, pio4Lo, piHi, piLo, pi3o4Hi, pi3o4Lo float64
+	pio2A, pio2B, pio2C                                          float64
+	ln2Hi, ln2Lo                                                 float64
 
 	// float32: the same, and π/2 in three float32 parts (each exactly
 	// a float32; k·pio2A32 exact in an fma for any k).
-	log2eHi32, log2eLo32, log10eHi32, log10eLo32, log10of2Hi32, log10of2Lo32 float32
+	log2eHi32, log2eLo32, log10eHi32, log10eLo32, log10of2Hi32, log10of2Lo32     float32
 	pio2Hi32, pio2Lo32, pio4Hi32, pio4Lo32, piHi32, piLo32, pi3o4Hi32, pi3o4Lo32 float32
 	pio2A32, pio2B32, pio2C32, twoOverPi32                                       float32
 

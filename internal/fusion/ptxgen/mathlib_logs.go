@@ -32,7 +32,7 @@ func (f *fnBuilder) logReduce64(x string) (e, fr string) {
 	u := f.v("b64", "shr.u64", bits, "52")
 	u = f.v("b64", "and.b64", u, "2047")
 	ei := f.v("b32", "cvt.u32.u64", u)
-	m := f.v("b64", "and.b64", bits, "4503599627370495") // 2⁵²−1
+	m := f.v("b64", "and.b64", bits, "4503599627370495")      // 2⁵²−1
 	pbig := f.v("pred", "setp.gt.u64", m, "1865452045155277") // √2's mantissa field
 	mb := f.v("b64", "or.b64", m, "0x3FF0000000000000")
 	mh := f.v("b64", "or.b64", m, "0x3FE0000000000000")
