@@ -156,7 +156,6 @@ func TestModelAccuracyF64(t *testing.T) {
 	}{
 		{"exp_f64", expF64Model, refExp},
 		{"log_f64", logF64Model, refLog},
-		{"tanh_f64", tanhF64Model, math.Tanh},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var acc mlAccuracy

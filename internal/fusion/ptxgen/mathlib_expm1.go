@@ -22,11 +22,7 @@ func expm1F64Func() funcDef {
 	xa := f.v(t, "max.f64", x, litF64(-45))
 	xa = f.v(t, "min.f64", xa, litF64(710))
 	k := f.v(t, "cvt.rni.f64.f64", f.mul(t, xa, litF64(log2E)))
-	nk := f.neg(t, k)
-	rh0 := f.fma(t, nk, litF64(ln2Hi), xa) // exact: k·ln2Hi is, and so is the difference
-	th, tl := f.twoProd(t, k, litF64(ln2Lo))
-	r, e1 := f.twoSum(t, rh0, f.neg(t, th))
-	rl := f.sub(t, e1, tl)
+	r, rl := f.reduceLn2(t, xa, k, ln2Hi, ln2Lo)
 	em, eml := f.expTail(t, r, rl)
 	ki := f.v("b32", "cvt.rni.s32.f64", k)
 	// Moderate x (k ≤ 56): 2^k − 1 + 2^k·em + 2^k·eml.

@@ -178,25 +178,6 @@ func logF32Model(x float32) float32 {
 	return res
 }
 
-func tanhF64Model(x float64) float64 {
-	a := math.Abs(x)
-	ac := ptxMin64(a, tanhClampF64)
-	y := ac + ac
-	em := float64(y * horner64(y, expm1F64Coef))
-	rs := em / float64(em+2)
-	e := expF64Model(y)
-	rl := 1 - float64(2/float64(e+1))
-	r := rl
-	if a < tanhSmall {
-		r = rs
-	}
-	r = math.Copysign(r, x)
-	if math.IsNaN(x) {
-		return x
-	}
-	return r
-}
-
 func tanhF32Model(x float32) float32 {
 	a := float32(math.Abs(float64(x)))
 	a2 := float32(a * a)

@@ -3,6 +3,7 @@ package ptxgen
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,10 +20,9 @@ import (
 // calls it, FuncDefs orders and deduplicates definitions, and bad names
 // are refused.
 
-var mlPublicFuncs = []string{
-	"exp_f32", "exp_f64", "log_f32", "log_f64", "tanh_f32", "tanh_f64", "pow_f32", "pow_f64",
-	"rand_uniform_f32", "rand_uniform_f64", "rand_normal_f32", "rand_normal_f64",
-}
+// mlPublicFuncs are the functions kernels call (cos2pi_f64 is only a
+// dependency of the normal draws).
+var mlPublicFuncs = slices.DeleteFunc(FuncNames(), func(n string) bool { return n == "cos2pi_f64" })
 
 const mlHeader = ".version 7.8\n.target sm_90\n.address_size 64\n"
 
