@@ -34,6 +34,9 @@ type MathFunc struct {
 	// trying with their float neighbours.
 	Range [2]float64
 	Edges []float64
+	// Hard, if set, adds n arguments where the function is hard to get
+	// right (for sin, cos and tan: the floats nearest multiples of π/2).
+	Hard func(rng *rand.Rand, n, bits int) []float64
 }
 
 func un(f func(float64) float64) func(x, _ float64) float64 {
@@ -65,7 +68,7 @@ func refAcos(x float64) float64 { return 2 * math.Atan2(math.Sqrt((1-x)*(1+x)), 
 // MathFuncs are the functions of issue 27's math bullet that have no
 // exact result (the rest are checked bit for bit by their own tests).
 var MathFuncs = []MathFunc{
-	{Name: "sin", Arity: 1, Bound32: 2, Bound64: 2, Ref: un(math.Sin), Big: unBig(BigSin),
+	{Name: "sin", Arity: 1, Hard: nearPio2, Bound32: 2, Bound64: 2, Ref: un(math.Sin), Big: unBig(BigSin),
 		Special: specialUnary(func(x float64) (float64, bool) {
 			if math.IsInf(x, 0) {
 				return nan, true
@@ -73,7 +76,7 @@ var MathFuncs = []MathFunc{
 			return 0, false
 		}), Range: [2]float64{-10, 10},
 		Edges: []float64{math.Pi / 4, math.Pi / 2, math.Pi, 105615, 102940.0, 1647099, 0x1p20 * math.Pi / 2, 3.0 * 0x1p19, 1e22, 0x1p24, 0x1p128}},
-	{Name: "cos", Arity: 1, Bound32: 2, Bound64: 2, Ref: un(math.Cos), Big: unBig(BigCos),
+	{Name: "cos", Arity: 1, Hard: nearPio2, Bound32: 2, Bound64: 2, Ref: un(math.Cos), Big: unBig(BigCos),
 		Special: specialUnary(func(x float64) (float64, bool) {
 			if math.IsInf(x, 0) {
 				return nan, true
@@ -81,7 +84,7 @@ var MathFuncs = []MathFunc{
 			return 0, false
 		}), Range: [2]float64{-10, 10},
 		Edges: []float64{math.Pi / 4, math.Pi / 2, math.Pi, 105615, 1647099, 0x1p20 * math.Pi / 2, 1e22, 0x1p24}},
-	{Name: "tan", Arity: 1, Bound32: 4, Bound64: 2, Ref: un(math.Tan), Big: unBig(BigTan),
+	{Name: "tan", Arity: 1, Hard: nearPio2, Bound32: 4, Bound64: 2, Ref: un(math.Tan), Big: unBig(BigTan),
 		Special: specialUnary(func(x float64) (float64, bool) {
 			if math.IsInf(x, 0) {
 				return nan, true
@@ -372,6 +375,11 @@ func (m MathFunc) Inputs(rng *rand.Rand, n int, bits int) [][2]float64 {
 		}
 		return v
 	}
+	if m.Hard != nil {
+		for _, v := range m.Hard(rng, n, bits) {
+			out = append(out, [2]float64{v, 0})
+		}
+	}
 	for i := range 2 * n {
 		u := i < n
 		var a, b float64
@@ -533,4 +541,37 @@ func MathFuncNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// nearPio2 returns floats nearest to k·π/2 (and their neighbours): for
+// half of them k below the fast reductions' thresholds (2^17 for float32,
+// 10^6 for float64), for the rest k = 2^j·u spread over every exponent.
+func nearPio2(rng *rand.Rand, n, bits int) []float64 {
+	pio2 := new(big.Float).SetPrec(refConstPrec).SetMantExp(consts().pi, -1)
+	kmax, emax := 1e6, 1020
+	if bits == 32 {
+		kmax, emax = 83000, 126
+	}
+	var out []float64
+	for i := 0; len(out) < n; i++ {
+		var k float64
+		if i%2 == 0 {
+			k = math.Floor(1 + rng.Float64()*kmax)
+		} else {
+			k = math.Ldexp(1+rng.Float64(), rng.IntN(emax))
+		}
+		v := new(big.Float).SetPrec(refConstPrec).Mul(new(big.Float).SetPrec(refConstPrec).SetFloat64(k), pio2)
+		var x float64
+		if bits == 32 {
+			f, _ := v.Float32()
+			x = float64(f)
+		} else {
+			x, _ = v.Float64()
+		}
+		if math.IsInf(x, 0) {
+			continue
+		}
+		out = append(out, x, neighbour(x, bits, 1), neighbour(x, bits, -1))
+	}
+	return out
 }

@@ -71,6 +71,9 @@ var mathSigs = map[string]mathSig{
 	"asinh_f32": mathUnary32, "asinh_f64": mathUnary64,
 	"acosh_f32": mathUnary32, "acosh_f64": mathUnary64,
 	"atanh_f32": mathUnary32, "atanh_f64": mathUnary64,
+	"sin_f32": mathUnary32, "sin_f64": mathUnary64,
+	"cos_f32": mathUnary32, "cos_f64": mathUnary64,
+	"tan_f32": mathUnary32, "tan_f64": mathUnary64,
 	"cos2pi_f64":       mathUnary64, // cos(2π·u) for u in [0, 1): Box-Muller's
 	"rand_uniform_f32": mathRandom32, "rand_uniform_f64": mathRandom64,
 	"rand_normal_f32": mathRandom32, "rand_normal_f64": mathRandom64,
@@ -109,6 +112,13 @@ var libFuncs = sync.OnceValue(func() map[string]funcDef {
 		"acosh_f64":        acoshFunc("f64"),
 		"atanh_f32":        atanhFunc("f32"),
 		"atanh_f64":        atanhFunc("f64"),
+		"sin_f32":          trigFunc("sin", "f32"),
+		"sin_f64":          trigFunc("sin", "f64"),
+		"cos_f32":          trigFunc("cos", "f32"),
+		"cos_f64":          trigFunc("cos", "f64"),
+		"tan_f32":          trigFunc("tan", "f32"),
+		"tan_f64":          trigFunc("tan", "f64"),
+		"two_over_pi":      twoOverPiTable(), // a .const table, not a function
 		"cos2pi_f64":       cos2piF64Func(),
 		"rand_uniform_f32": randUniformF32Func(),
 		"rand_uniform_f64": randUniformF64Func(),
