@@ -63,7 +63,7 @@ func inf(s int) float64 { return math.Inf(s) }
 // asin and acos in float64 without Go's cancellation near ±1 (math.Asin
 // divides by √(1−x²)).
 func refAsin(x float64) float64 { return math.Atan2(x, math.Sqrt((1-x)*(1+x))) }
-func refAcos(x float64) float64 { return 2 * math.Atan2(math.Sqrt((1-x)*(1+x)), 1+x) }
+func refAcos(x float64) float64 { return math.Atan2(math.Sqrt((1-x)*(1+x)), x) }
 
 // MathFuncs are the functions of issue 27's math bullet that have no
 // exact result (the rest are checked bit for bit by their own tests).

@@ -49,6 +49,8 @@ type mathSig struct {
 var (
 	mathUnary32  = mathSig{"f32", []string{"f32"}}
 	mathUnary64  = mathSig{"f64", []string{"f64"}}
+	mathBinary32 = mathSig{"f32", []string{"f32", "f32"}}
+	mathBinary64 = mathSig{"f64", []string{"f64", "f64"}}
 	mathRandom32 = mathSig{"f32", []string{"u64", "u64", "u64"}}
 	mathRandom64 = mathSig{"f64", []string{"u64", "u64", "u64"}}
 )
@@ -59,7 +61,7 @@ var mathSigs = map[string]mathSig{
 	"exp_f32": mathUnary32, "exp_f64": mathUnary64,
 	"log_f32": mathUnary32, "log_f64": mathUnary64,
 	"tanh_f32": mathUnary32, "tanh_f64": mathUnary64,
-	"pow_f32": {"f32", []string{"f32", "f32"}}, "pow_f64": {"f64", []string{"f64", "f64"}},
+	"pow_f32": mathBinary32, "pow_f64": mathBinary64,
 	"exp2_f32": mathUnary32, "exp2_f64": mathUnary64,
 	"expm1_f32": mathUnary32, "expm1_f64": mathUnary64,
 	"log2_f32": mathUnary32, "log2_f64": mathUnary64,
@@ -74,6 +76,10 @@ var mathSigs = map[string]mathSig{
 	"sin_f32": mathUnary32, "sin_f64": mathUnary64,
 	"cos_f32": mathUnary32, "cos_f64": mathUnary64,
 	"tan_f32": mathUnary32, "tan_f64": mathUnary64,
+	"asin_f32": mathUnary32, "asin_f64": mathUnary64,
+	"acos_f32": mathUnary32, "acos_f64": mathUnary64,
+	"atan_f32": mathUnary32, "atan_f64": mathUnary64,
+	"atan2_f32": mathBinary32, "atan2_f64": mathBinary64,
 	"cos2pi_f64":       mathUnary64, // cos(2π·u) for u in [0, 1): Box-Muller's
 	"rand_uniform_f32": mathRandom32, "rand_uniform_f64": mathRandom64,
 	"rand_normal_f32": mathRandom32, "rand_normal_f64": mathRandom64,
@@ -118,6 +124,14 @@ var libFuncs = sync.OnceValue(func() map[string]funcDef {
 		"cos_f64":          trigFunc("cos", "f64"),
 		"tan_f32":          trigFunc("tan", "f32"),
 		"tan_f64":          trigFunc("tan", "f64"),
+		"asin_f32":         asinAcosFunc("asin", "f32"),
+		"asin_f64":         asinAcosFunc("asin", "f64"),
+		"acos_f32":         asinAcosFunc("acos", "f32"),
+		"acos_f64":         asinAcosFunc("acos", "f64"),
+		"atan_f32":         atanFunc("f32"),
+		"atan_f64":         atanFunc("f64"),
+		"atan2_f32":        atan2Func("f32"),
+		"atan2_f64":        atan2Func("f64"),
 		"two_over_pi":      twoOverPiTable(), // a .const table, not a function
 		"cos2pi_f64":       cos2piF64Func(),
 		"rand_uniform_f32": randUniformF32Func(),
