@@ -1,15 +1,28 @@
 package ptxgen
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
 func TestDbg(t *testing.T) {
-	m := newSimMachine(simLibrary(t))
-	for _, x := range []float32{8.000617, 2, 3, 1.5, 5} {
-		got := math.Float32frombits(uint32(m.Call("cosh_f32", uint64(math.Float32bits(x)))))
-		ref := math.Cosh(float64(x))
-		t.Logf("x=%v got %v ref %v err %.3f ulp", x, got, ref, (float64(got)-ref)/float64(math.Nextafter32(float32(ref), 1e30)-float32(ref)))
+	lib := simLibrary(t)
+	m := newSimMachine(lib)
+	x := 11.699562236243693
+	got := m.Call("erfc_f64", math.Float64bits(x))
+	fn := lib.fns["gpuarr_erfc_f64"]
+	r := m.files[fn]
+	t.Logf("got %v", math.Float64frombits(got))
+	for _, in := range fn.code {
+		fs := strings.Fields(in.text)
+		if len(fs) < 2 || !strings.HasSuffix(fs[0], "f64") {
+			continue
+		}
+		d := strings.TrimSuffix(fs[1], ",")
+		if i, ok := fn.regs[d]; ok {
+			fmt.Printf("%-60s %v\n", in.text, math.Float64frombits(r[i]))
+		}
 	}
 }

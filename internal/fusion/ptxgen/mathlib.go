@@ -80,6 +80,9 @@ var mathSigs = map[string]mathSig{
 	"acos_f32": mathUnary32, "acos_f64": mathUnary64,
 	"atan_f32": mathUnary32, "atan_f64": mathUnary64,
 	"atan2_f32": mathBinary32, "atan2_f64": mathBinary64,
+	"erf_f32": mathUnary32, "erf_f64": mathUnary64,
+	"erfc_f32": mathUnary32, "erfc_f64": mathUnary64,
+	"hypot_f32": mathBinary32, "hypot_f64": mathBinary64,
 	"cos2pi_f64":       mathUnary64, // cos(2π·u) for u in [0, 1): Box-Muller's
 	"rand_uniform_f32": mathRandom32, "rand_uniform_f64": mathRandom64,
 	"rand_normal_f32": mathRandom32, "rand_normal_f64": mathRandom64,
@@ -132,6 +135,12 @@ var libFuncs = sync.OnceValue(func() map[string]funcDef {
 		"atan_f64":         atanFunc("f64"),
 		"atan2_f32":        atan2Func("f32"),
 		"atan2_f64":        atan2Func("f64"),
+		"erf_f32":          erfFunc("erf", "f32"),
+		"erf_f64":          erfFunc("erf", "f64"),
+		"erfc_f32":         erfFunc("erfc", "f32"),
+		"erfc_f64":         erfFunc("erfc", "f64"),
+		"hypot_f32":        hypotFunc("f32"),
+		"hypot_f64":        hypotFunc("f64"),
 		"two_over_pi":      twoOverPiTable(), // a .const table, not a function
 		"cos2pi_f64":       cos2piF64Func(),
 		"rand_uniform_f32": randUniformF32Func(),

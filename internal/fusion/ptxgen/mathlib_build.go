@@ -149,3 +149,33 @@ func (f *fnBuilder) branch(p string, not bool, l string) {
 
 // place puts label l here.
 func (f *fnBuilder) place(l string) { fmt.Fprintf(&f.b, "%s:\n", l) }
+
+// polyComp evaluates the polynomial c (lowest order first) at x by
+// Horner's scheme, the last ncomp steps compensated (Graillat, Langlois
+// and Louvet's compensated Horner: each step's product and sum errors are
+// recovered by TwoProd and TwoSum and carried in a low part), and returns
+// the result as a double-double (ph, pl). Where the terms c_i·x^i cancel,
+// this removes their rounding errors from the result.
+func (f *fnBuilder) polyComp(t, x string, c []float64, ncomp int) (ph, pl string) {
+	lit := func(v float64) string { return lit(t, v) }
+	n := len(c)
+	first := ncomp // the plain steps evaluate c[first:]
+	var p string
+	if t == "f32" {
+		c32 := make([]float32, n-first)
+		for i := range c32 {
+			c32[i] = float32(c[first+i])
+		}
+		p = f.poly32(x, c32)
+	} else {
+		p = f.poly64(x, c[first:])
+	}
+	ph, pl = p, lit(0)
+	for i := first - 1; i >= 0; i-- {
+		prod, pe := f.twoProd(t, ph, x)
+		s, se := f.twoSum(t, prod, lit(c[i]))
+		pl = f.fma(t, pl, x, f.add(t, pe, se))
+		ph = s
+	}
+	return ph, pl
+}

@@ -82,8 +82,19 @@ func hyperbolicFunc(name, t string) funcDef {
 // (k·l1 exact, and so a − k·l1), l2 the rest, whose product's rounding is
 // recovered by an fma and added by TwoSum.
 func (f *fnBuilder) reduceLn2(t, a, k string, l1, l2 float64) (r, rl string) {
+	return f.reduceLn2Minus(t, a, "", k, l1, l2)
+}
+
+// reduceLn2Minus is reduceLn2 for a − al, a double-double argument with
+// |al| ≤ ulp(a) (al may be "" for none).
+func (f *fnBuilder) reduceLn2Minus(t, a, al, k string, l1, l2 float64) (r, rl string) {
 	rh := f.fma(t, f.neg(t, k), lit(t, l1), a)
 	th, tl := f.twoProd(t, k, lit(t, l2))
+	if al != "" {
+		var se string
+		th, se = f.twoSum(t, th, al)
+		tl = f.add(t, tl, se)
+	}
 	r, e1 := f.twoSum(t, rh, f.neg(t, th))
 	return r, f.sub(t, e1, tl)
 }

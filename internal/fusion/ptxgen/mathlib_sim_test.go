@@ -30,6 +30,7 @@ type simFn struct {
 	args  []int // registers of the .param arguments
 	ret   int   // register of the .param result
 	code  []simIns
+	regs  map[string]int // register names (for debugging)
 }
 
 // simIns is one instruction: run computes it into r and returns the index
@@ -230,6 +231,7 @@ func compileSimFn(lib *simLib, name, ret string, params []string, body string) (
 		}
 	}
 	f.nregs = len(c.regs)
+	f.regs = c.regs
 	return f, nil
 }
 
