@@ -607,6 +607,14 @@ func erfcFraction(a float64) *big.Float {
 // 0^y is the caller's.
 func BigPowOf(x, y float64) *big.Float {
 	ax := math.Abs(x)
+	if fr, e := math.Frexp(ax); fr == 0.5 && y == math.Trunc(y) && math.Abs(y) < 1<<20 {
+		// A power of two to an integer power: exact.
+		r := nf().SetMantExp(fp(1), (e-1)*int(y))
+		if x < 0 && math.Mod(y, 2) != 0 {
+			r.Neg(r)
+		}
+		return r
+	}
 	if y == math.Trunc(y) && math.Abs(y) <= 64 {
 		// Exact: repeated squaring at a precision that keeps every bit.
 		n := int64(math.Abs(y))

@@ -239,7 +239,9 @@ var MathFuncs = []MathFunc{
 			return 0, false
 		}, Range: [2]float64{-5, 5}},
 	{Name: "pow", Arity: 2, Bound32: 4, Bound64: 2, Ref: math.Pow, Big: BigPowOf,
-		Special: powSpecial, Range: [2]float64{0, 4}},
+		Special: powSpecial, Range: [2]float64{0, 4},
+		Edges: []float64{-1e300, -3, -1.5, 1.5, 3, 1e300, 0x1p53, -0x1p53, 0x1p53 + 2, -(0x1p53 + 1) * 2,
+			1e-300, -1e-300, 1 + 0x1p-52, 1 - 0x1p-53, -1 - 0x1p-52, 7, -7, 0.25, 1024, -1075, 1e20, 0.999, 1.001}},
 }
 
 // MathFuncNamed is the entry of MathFuncs named name.
@@ -356,8 +358,12 @@ func (m MathFunc) Inputs(rng *rand.Rand, n int, bits int) [][2]float64 {
 			out = append(out, [2]float64{v, 0})
 		}
 	} else {
-		for _, a := range specials {
-			for _, b := range specials {
+		pairs := specials
+		for _, e := range m.Edges {
+			pairs = append(pairs, round(e))
+		}
+		for _, a := range pairs {
+			for _, b := range pairs {
 				out = append(out, [2]float64{a, b})
 			}
 		}

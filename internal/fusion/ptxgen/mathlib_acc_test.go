@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -109,4 +110,67 @@ func TestMathlibSimAccuracy(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestMathlibDeviceAccuracy runs every function of testutil.MathFuncs on
+// the default device over its inputs (on a GPU at least 10^6 per function
+// and type: testutil.MathFunc.Inputs with n = 500,000), checks CUDA's
+// bound and the special values against the exact references, and on a
+// sample that the device computes the interpreter's bits. It logs one
+// table row per function (the accuracy table of the library's doc comes
+// from a GPU run of this test).
+func TestMathlibDeviceAccuracy(t *testing.T) {
+	dev, gpu := mlDevice(t)
+	n := 1000
+	if gpu {
+		n = 500000
+	}
+	var rows []string
+	for _, m := range testutil.MathFuncs {
+		for _, bits := range []int{32, 64} {
+			fn := fmt.Sprintf("%s_f%d", m.Name, bits)
+			sig, ok := mathSigs[fn]
+			if !ok {
+				continue
+			}
+			t.Run(fn, func(t *testing.T) {
+				in := m.Inputs(rand.New(rand.NewPCG(uint64(len(fn))+100, uint64(bits))), n, bits)
+				cols := make([][]uint64, len(sig.args))
+				for k := range cols {
+					cols[k] = make([]uint64, len(in))
+					for i, v := range in {
+						if bits == 32 {
+							cols[k][i] = uint64(math.Float32bits(float32(v[k])))
+						} else {
+							cols[k][i] = math.Float64bits(v[k])
+						}
+					}
+				}
+				got := mlEval(t, dev, fn, cols...)
+				// The device's bits against the interpreter's, on a sample.
+				step := max(1, len(in)/20000)
+				var sample [][]uint64
+				var sgot []uint64
+				for k := range cols {
+					sample = append(sample, nil)
+					for i := 0; i < len(in); i += step {
+						sample[k] = append(sample[k], cols[k][i])
+					}
+				}
+				for i := 0; i < len(in); i += step {
+					sgot = append(sgot, got[i])
+				}
+				mlSameBits(t, fn, sample, sgot)
+				s := mlStats(m, bits, in, got)
+				mlCheckStats(t, m, bits, s, dev.String())
+				bound := m.Bound64
+				if bits == 32 {
+					bound = m.Bound32
+				}
+				rows = append(rows, fmt.Sprintf("| %s | %d | %.3f | %d | %g |", fn, s.N, s.MaxErr, s.MaxSteps, bound))
+			})
+		}
+	}
+	t.Logf("accuracy on %s (max error in ulps of the exact result; max distance in steps from the correctly rounded one; CUDA's bound):\n"+
+		"| function | inputs | max ulp | max steps | CUDA bound |\n|---|---|---|---|---|\n%s", dev, strings.Join(rows, "\n"))
 }

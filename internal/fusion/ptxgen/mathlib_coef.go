@@ -34,6 +34,18 @@ var exp2QF64 = []float64{
 	0x1.c2cea9983056ap-36,
 }
 
+// exp2QF32in64: 2^f = 1 + f·Q(f) for f in [−½, ½] (float32's, evaluated in float64); error 2^-40.2.
+var exp2QF32in64 = []float64{
+	0x1.62e42fef89d0ap-1,
+	0x1.ebfbdff8edddfp-3,
+	0x1.c6b08dced55a7p-5,
+	0x1.3b2ab5ed77721p-7,
+	0x1.5d874d054a5fcp-10,
+	0x1.430aa87d153e9p-13,
+	0x1.00d85420b22p-16,
+	0x1.61c4f230b40d5p-20,
+}
+
 // expGF32: e^r = 1 + r + r²/2 + r³·G(r) for |r| ≤ 0.347; error 2^-27.9.
 var expGF32 = []float32{
 	0x1.5554a2p-3,

@@ -199,6 +199,12 @@ for kind, n in (("f32", 6), ("f64", 12)):
          lambda f: abs(f) / 2 ** f if f != 0 else mp.mpf("1e-40"),
          list(range(n)), -0.5, 0.5)
 
+# 2^f = 1 + f·Q(f) to float32's needs in float64 (pow_f32).
+spec("exp2QF32in64", "f64", "2^f = 1 + f·Q(f) for f in [−½, ½] (float32's, evaluated in float64)",
+     lambda f: mp.log(2) if f == 0 else (2 ** f - 1) / f,
+     lambda f: abs(f) / 2 ** f if f != 0 else mp.mpf("1e-40"),
+     list(range(8)), -0.5, 0.5)
+
 # e^r = 1 + r + r²/2 + r³·G(r), |r| ≤ ln2/2 (+ margin): the exponential's
 # tail, for expm1, sinh, cosh and erfc (r²/2 is exact in a double-double,
 # so only the small r³·G(r) is rounded).

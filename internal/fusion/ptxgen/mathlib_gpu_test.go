@@ -29,15 +29,9 @@ var mlModels = map[string]func(a, b, c uint64) uint64{
 	"exp_f32":  unaryF32(expF32Model),
 	"log_f32":  unaryF32(logF32Model),
 	"tanh_f32": unaryF32(tanhF32Model),
-	"pow_f32": func(a, b, _ uint64) uint64 {
-		return uint64(math.Float32bits(powF32Model(math.Float32frombits(uint32(a)), math.Float32frombits(uint32(b)))))
-	},
 	"exp_f64":    unaryF64(expF64Model),
 	"log_f64":    unaryF64(logF64Model),
 	"cos2pi_f64": unaryF64(cos2piModel),
-	"pow_f64": func(a, b, _ uint64) uint64 {
-		return math.Float64bits(powF64Model(math.Float64frombits(a), math.Float64frombits(b)))
-	},
 	"rand_uniform_f32": func(a, b, c uint64) uint64 { return uint64(math.Float32bits(uniformF32Model(a, b, c))) },
 	"rand_uniform_f64": func(a, b, c uint64) uint64 { return math.Float64bits(uniformF64Model(a, b, c)) },
 	"rand_normal_f32":  func(a, b, c uint64) uint64 { return uint64(math.Float32bits(normalF32Model(a, b, c))) },
@@ -311,67 +305,6 @@ func TestMathlibDeviceUnaryF64(t *testing.T) {
 		for i, u := range us {
 			require.InDelta(t, math.Cos(2*math.Pi*u), math.Float64frombits(got[i]), 2e-15, "cos(2π·%v)", u)
 		}
-	})
-}
-
-func TestMathlibDevicePow(t *testing.T) {
-	dev, gpu := mlDevice(t)
-	var xs, ys []float64
-	for _, x := range powSpecials {
-		for _, y := range powSpecials {
-			xs, ys = append(xs, x), append(ys, y)
-		}
-	}
-	specials := len(xs)
-	n := 20000
-	if gpu {
-		n = 1000000
-	}
-	rng := rand.New(rand.NewPCG(17, 18))
-	for i := range n {
-		x, y := math.Exp(rng.Float64()*80-40), rng.Float64()*40-20
-		if i%2 == 1 {
-			x, y = -x, math.Round(y)
-		}
-		xs, ys = append(xs, x), append(ys, y)
-	}
-	t.Run("pow_f64", func(t *testing.T) {
-		cx, cy := f64Bits(xs), f64Bits(ys)
-		got := mlEval(t, dev, "pow_f64", cx, cy)
-		mlSameBits(t, "pow_f64", [][]uint64{cx, cy}, got)
-		var acc mlAccuracy
-		for i := range xs {
-			ref := math.Pow(xs[i], ys[i])
-			if i >= specials {
-				ref = refPow(xs[i], ys[i])
-			}
-			if i < specials && !math.IsInf(ref, 0) && ref != 0 && !math.IsNaN(ref) {
-				continue // finite specials: math.Pow is off for subnormal x (TestModelPow checks them)
-			}
-			acc.add(powErr(math.Float64frombits(got[i]), ref, xs[i], ys[i]), "pow(%v, %v)", xs[i], ys[i])
-		}
-		t.Logf("pow_f64 on %s: worst %.3g at %s", dev, acc.worst, acc.at)
-		assert.LessOrEqual(t, acc.worst, 1e-14, "worst at %s", acc.at)
-	})
-	t.Run("pow_f32", func(t *testing.T) {
-		x32, y32 := make([]float32, len(xs)), make([]float32, len(ys))
-		for i := range xs {
-			x32[i], y32[i] = float32(xs[i]), float32(ys[i])
-		}
-		cx, cy := f32Bits(x32), f32Bits(y32)
-		got := mlEval(t, dev, "pow_f32", cx, cy)
-		mlSameBits(t, "pow_f32", [][]uint64{cx, cy}, got)
-		var acc mlAccuracy
-		for i := range x32 {
-			x, y := float64(x32[i]), float64(y32[i])
-			ref := math.Pow(x, y)
-			if !math.IsInf(x, 0) && !math.IsInf(y, 0) && x != 0 && !math.IsNaN(x) && !math.IsNaN(y) && (x > 0 || y == math.Trunc(y)) {
-				ref = refPow(x, y)
-			}
-			acc.add(ulpErr32(math.Float32frombits(uint32(got[i])), ref), "pow(%v, %v)", x32[i], y32[i])
-		}
-		t.Logf("pow_f32 on %s: worst %.3f ulp at %s", dev, acc.worst, acc.at)
-		assert.LessOrEqual(t, acc.worst, 1.0, "worst at %s", acc.at)
 	})
 }
 
