@@ -26,12 +26,12 @@ import (
 // the functions that have one; mlModel falls back to the interpreter
 // (mathlib_sim_test.go) for the others.
 var mlModels = map[string]func(a, b, c uint64) uint64{
-	"exp_f32":  unaryF32(expF32Model),
-	"log_f32":  unaryF32(logF32Model),
-	"tanh_f32": unaryF32(tanhF32Model),
-	"exp_f64":    unaryF64(expF64Model),
-	"log_f64":    unaryF64(logF64Model),
-	"cos2pi_f64": unaryF64(cos2piModel),
+	"exp_f32":          unaryF32(expF32Model),
+	"log_f32":          unaryF32(logF32Model),
+	"tanh_f32":         unaryF32(tanhF32Model),
+	"exp_f64":          unaryF64(expF64Model),
+	"log_f64":          unaryF64(logF64Model),
+	"cos2pi_f64":       unaryF64(cos2piModel),
 	"rand_uniform_f32": func(a, b, c uint64) uint64 { return uint64(math.Float32bits(uniformF32Model(a, b, c))) },
 	"rand_uniform_f64": func(a, b, c uint64) uint64 { return math.Float64bits(uniformF64Model(a, b, c)) },
 	"rand_normal_f32":  func(a, b, c uint64) uint64 { return uint64(math.Float32bits(normalF32Model(a, b, c))) },
