@@ -149,7 +149,7 @@ func TestCallFunc(t *testing.T) {
 	assert.Contains(t, r, ".param .b32 gpuarr_cr;")
 	assert.Contains(t, r, "ld.param.f32 %f, [gpuarr_cr];")
 
-	assert.PanicsWithValue(t, `ptxgen.CallFunc: unknown math library function "sin_f32"`, func() { CallFunc("lgamma_f32", "%r", "%x") })
+	assert.PanicsWithValue(t, `ptxgen.CallFunc: unknown math library function "lgamma_f32"`, func() { CallFunc("lgamma_f32", "%r", "%x") })
 	assert.Panics(t, func() { CallFunc("exp_f32", "%r") }, "wrong argument count")
 }
 
