@@ -83,6 +83,8 @@ var mathSigs = map[string]mathSig{
 	"erf_f32": mathUnary32, "erf_f64": mathUnary64,
 	"erfc_f32": mathUnary32, "erfc_f64": mathUnary64,
 	"hypot_f32": mathBinary32, "hypot_f64": mathBinary64,
+	"floordiv_f32": mathBinary32, "floordiv_f64": mathBinary64,
+	"mod_f32": mathBinary32, "mod_f64": mathBinary64,
 	"cos2pi_f64":       mathUnary64, // cos(2π·u) for u in [0, 1): Box-Muller's
 	"rand_uniform_f32": mathRandom32, "rand_uniform_f64": mathRandom64,
 	"rand_normal_f32": mathRandom32, "rand_normal_f64": mathRandom64,
@@ -141,6 +143,10 @@ var libFuncs = sync.OnceValue(func() map[string]funcDef {
 		"erfc_f64":         erfFunc("erfc", "f64"),
 		"hypot_f32":        hypotFunc("f32"),
 		"hypot_f64":        hypotFunc("f64"),
+		"floordiv_f32":     floorDivFunc("f32"),
+		"floordiv_f64":     floorDivFunc("f64"),
+		"mod_f32":          modFunc("f32"),
+		"mod_f64":          modFunc("f64"),
 		"two_over_pi":      twoOverPiTable(), // a .const table, not a function
 		"cos2pi_f64":       cos2piF64Func(),
 		"rand_uniform_f32": randUniformF32Func(),

@@ -174,3 +174,44 @@ func TestMathlibDeviceAccuracy(t *testing.T) {
 	t.Logf("accuracy on %s (max error in ulps of the exact result; max distance in steps from the correctly rounded one; CUDA's bound):\n"+
 		"| function | inputs | max ulp | max steps | CUDA bound |\n|---|---|---|---|---|\n%s", dev, strings.Join(rows, "\n"))
 }
+
+// TestMathlibDivmodNumPy: the float floor division and remainder (NumPy's
+// // and %) against NumPy's own results, bit for bit (the sign of a zero
+// included), on the interpreter and on the device.
+func TestMathlibDivmodNumPy(t *testing.T) {
+	dev, _ := mlDevice(t)
+	for _, g := range testutil.NumPyFuncGoldens() {
+		if (g.Op != "floordiv" && g.Op != "mod") || !g.Type().IsFloat() {
+			continue
+		}
+		fn := fmt.Sprintf("%s_f%d", g.Op, g.Type().Size()*8)
+		t.Run(fn, func(t *testing.T) {
+			in := make([][2]float64, len(g.A))
+			for i := range g.A {
+				if g.Type().Size() == 4 {
+					in[i] = [2]float64{float64(math.Float32frombits(uint32(g.A[i]))), float64(math.Float32frombits(uint32(g.B[i])))}
+				} else {
+					in[i] = [2]float64{math.Float64frombits(g.A[i]), math.Float64frombits(g.B[i])}
+				}
+			}
+			for _, where := range []string{"interpreter", "device"} {
+				var got []uint64
+				if where == "device" {
+					got = mlEval(t, dev, fn, g.A, g.B)
+				} else {
+					got = mlEvalSim(t, fn, in)
+				}
+				bad := 0
+				for i := range got {
+					if !testutil.SameBits(g.Type(), got[i], g.Want[i], false) {
+						if bad < 5 {
+							t.Errorf("%s on the %s: %s(%v, %v) = %#x, NumPy %#x", g.DType, where, g.Op, in[i][0], in[i][1], got[i], g.Want[i])
+						}
+						bad++
+					}
+				}
+				assert.Zero(t, bad, "%s %s on the %s: results unlike NumPy's, of %d", g.Op, g.DType, where, len(got))
+			}
+		})
+	}
+}

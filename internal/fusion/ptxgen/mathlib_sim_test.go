@@ -674,6 +674,13 @@ func (c *simCompiler) compileOp(opc, rest string) (simIns, error) {
 		return bin(typ, func(a, b uint64) uint64 { return mask(a - b) })
 	case !isF && opc == "mul.lo."+typ:
 		return bin(typ, func(a, b uint64) uint64 { return mask(a * b) })
+	case opc == "rem.u64":
+		return bin(typ, func(a, b uint64) uint64 {
+			if b == 0 {
+				panic("mlSim: rem.u64 by 0")
+			}
+			return a % b
+		})
 	case opc == "mul.hi.u64":
 		return bin(typ, func(a, b uint64) uint64 { h, _ := mbits.Mul64(a, b); return h })
 	case opc == "mul.hi.u32":
