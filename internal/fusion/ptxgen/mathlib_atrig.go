@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // asin, acos, atan and atan2.
 //
 // asin and acos: for |x| ≤ ½, asin x = x + x³·P(x²) (minimax) and acos x =
@@ -32,23 +34,23 @@ func (f *fnBuilder) recip32(d string) string {
 }
 
 func asinAcosFunc(name, t string) funcDef {
-	c := libConsts()
+	c := mathcoef.Consts()
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
 	a := f.abs(t, x)
 	poly := func(z string) string {
 		if t == "f32" {
-			return f.poly32(z, asinPF32)
+			return f.poly32(z, mathcoef.AsinPF32)
 		}
-		return f.poly64(z, asinPF64)
+		return f.poly64(z, mathcoef.AsinPF64)
 	}
 	dd := func(hi, lo float64) (string, string) { return lit(t, hi), lit(t, lo) }
-	p2h, p2l := dd(c.pio2Hi, c.pio2Lo)
-	pih, pil := dd(c.piHi, c.piLo)
+	p2h, p2l := dd(c.Pio2Hi, c.Pio2Lo)
+	pih, pil := dd(c.PiHi, c.PiLo)
 	if t == "f32" {
-		p2h, p2l = litF32(c.pio2Hi32), litF32(c.pio2Lo32)
-		pih, pil = litF32(c.piHi32), litF32(c.piLo32)
+		p2h, p2l = litF32(c.Pio2Hi32), litF32(c.Pio2Lo32)
+		pih, pil = litF32(c.PiHi32), litF32(c.PiLo32)
 	}
 	two := lit(t, 2)
 
@@ -132,9 +134,9 @@ func (f *fnBuilder) atanCore(t, a, al string, two bool) (u, tail, c1, c3 string)
 	z := f.mul(t, u, u)
 	var P string
 	if t == "f32" {
-		P = f.poly32(z, atanPF32)
+		P = f.poly32(z, mathcoef.AtanPF32)
 	} else {
-		P = f.poly64(z, atanPF64)
+		P = f.poly64(z, mathcoef.AtanPF64)
 	}
 	tail = f.mul(t, f.mul(t, u, z), P)
 	if ul != "" {
@@ -144,15 +146,15 @@ func (f *fnBuilder) atanCore(t, a, al string, two bool) (u, tail, c1, c3 string)
 }
 
 func atanFunc(t string) funcDef {
-	c := libConsts()
+	c := mathcoef.Consts()
 	f := newFn("atan_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
 	a := f.abs(t, x)
 	u, tail, c1, c3 := f.atanCore(t, a, lit(t, 0), false)
-	p4h, p4l, p2h, p2l := litF64(c.pio4Hi), litF64(c.pio4Lo), litF64(c.pio2Hi), litF64(c.pio2Lo)
+	p4h, p4l, p2h, p2l := litF64(c.Pio4Hi), litF64(c.Pio4Lo), litF64(c.Pio2Hi), litF64(c.Pio2Lo)
 	if t == "f32" {
-		p4h, p4l, p2h, p2l = litF32(c.pio4Hi32), litF32(c.pio4Lo32), litF32(c.pio2Hi32), litF32(c.pio2Lo32)
+		p4h, p4l, p2h, p2l = litF32(c.Pio4Hi32), litF32(c.Pio4Lo32), litF32(c.Pio2Hi32), litF32(c.Pio2Lo32)
 	}
 	ch := f.sel(t, lit(t, 0), f.sel(t, p2h, p4h, c3), c1)
 	cl := f.sel(t, lit(t, 0), f.sel(t, p2l, p4l, c3), c1)
@@ -162,7 +164,7 @@ func atanFunc(t string) funcDef {
 }
 
 func atan2Func(t string) funcDef {
-	c := libConsts()
+	c := mathcoef.Consts()
 	f := newFn("atan2_" + t)
 	y, x := f.newReg(t), f.newReg(t)
 	f.load(y, 0)
@@ -209,10 +211,10 @@ func atan2Func(t string) funcDef {
 		}
 		return choose(0), choose(1)
 	}
-	consts := [5][2]float64{{0, 0}, {c.pio4Hi, c.pio4Lo}, {c.pio2Hi, c.pio2Lo}, {c.pi3o4Hi, c.pi3o4Lo}, {c.piHi, c.piLo}}
+	consts := [5][2]float64{{0, 0}, {c.Pio4Hi, c.Pio4Lo}, {c.Pio2Hi, c.Pio2Lo}, {c.Pi3o4Hi, c.Pi3o4Lo}, {c.PiHi, c.PiLo}}
 	if t == "f32" {
-		consts = [5][2]float64{{0, 0}, {float64(c.pio4Hi32), float64(c.pio4Lo32)}, {float64(c.pio2Hi32), float64(c.pio2Lo32)},
-			{float64(c.pi3o4Hi32), float64(c.pi3o4Lo32)}, {float64(c.piHi32), float64(c.piLo32)}}
+		consts = [5][2]float64{{0, 0}, {float64(c.Pio4Hi32), float64(c.Pio4Lo32)}, {float64(c.Pio2Hi32), float64(c.Pio2Lo32)},
+			{float64(c.Pi3o4Hi32), float64(c.Pi3o4Lo32)}, {float64(c.PiHi32), float64(c.PiLo32)}}
 	}
 	// index: (swap, xneg, c1) → 0:(0,0,0) π/4, 1:(0,0,1) 0, 2:(0,1,0) 3π/4,
 	// 3:(0,1,1) π, 4:(1,0,0) π/4, 5:(1,0,1) π/2, 6:(1,1,0) 3π/4, 7:(1,1,1) π/2.

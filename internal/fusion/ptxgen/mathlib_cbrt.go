@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // cbrt: |x| = 2^(3q)·m' with m' in [1, 8) (the exponent split by 3, the
 // remainder moved into the mantissa; subnormals scaled by 2^54 or 2^24
 // first), r ≈ m'^(−1/3) from a minimax first guess (2^-5.9) and Newton's
@@ -41,7 +43,7 @@ func cbrtFunc(t string) funcDef {
 		ex := f.v("b32", "shl.b32", f.v("b32", "add.s32", rem, bias), ebits)
 		mp = f.v(t, "mov.b32", f.v("b32", "or.b32", mant, ex))
 		e = f.v("b32", "add.s32", q, eadj)
-		r0 = f.poly32(mp, rcbrtRF32)
+		r0 = f.poly32(mp, mathcoef.RcbrtRF32)
 	} else {
 		bits := f.v("b64", "mov.b64", scaled)
 		e64 := f.v("b64", "shr.u64", bits, ebits)
@@ -53,7 +55,7 @@ func cbrtFunc(t string) funcDef {
 		ex = f.v("b64", "shl.b64", ex, ebits)
 		mp = f.v(t, "mov.b64", f.v("b64", "or.b64", mant, ex))
 		e = f.v("b32", "add.s32", q, eadj)
-		r0 = f.poly64(mp, rcbrtRF64)
+		r0 = f.poly64(mp, mathcoef.RcbrtRF64)
 	}
 	third := lit(t, 1.0/3)
 	r := r0

@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // erf and erfc.
 //
 // Near 0: erf x = x + x·P(x²) (minimax), for |x| < 0.875 (erf) and |x| < ½
@@ -36,13 +38,13 @@ func (f *fnBuilder) erfcLarge(t, a string) string {
 	// Q(t): its leading terms cancel; their roundings are compensated.
 	var qh, ql string
 	if t == "f32" {
-		c := make([]float64, len(erfcQF32))
-		for i, v := range erfcQF32 {
+		c := make([]float64, len(mathcoef.ErfcQF32))
+		for i, v := range mathcoef.ErfcQF32 {
 			c[i] = float64(v)
 		}
 		qh, ql = f.polyComp(t, tt, c, 3)
 	} else {
-		qh, ql = f.polyComp(t, tt, erfcQF64, 6)
+		qh, ql = f.polyComp(t, tt, mathcoef.ErfcQF64, 6)
 	}
 	// e^{−(zh + zl)} = 2^n·(1 + em + eml).
 	zh, zl := f.twoProd(t, ac, ac)
@@ -67,9 +69,9 @@ func erfFunc(name, t string) funcDef {
 	z := f.mul(t, a, a)
 	var p string
 	if t == "f32" {
-		p = f.poly32(z, erfPF32)
+		p = f.poly32(z, mathcoef.ErfPF32)
 	} else {
-		p = f.poly64(z, erfPF64)
+		p = f.poly64(z, mathcoef.ErfPF64)
 	}
 	e := f.erfcLarge(t, a)
 	one := lit(t, 1)

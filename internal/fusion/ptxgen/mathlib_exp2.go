@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // exp2: k = rint(x), f = x − k exactly (in [−½, ½]), 2^f = 1 + f·Q(f)
 // (minimax, mathlib_coef.go), times 2^k in two steps (ldexp) so that a
 // subnormal result is rounded once. x is first clamped to where the result
@@ -20,9 +22,9 @@ func exp2Func(t string) funcDef {
 	fr := f.sub(t, xc, k)
 	var q string
 	if t == "f32" {
-		q = f.poly32(fr, exp2QF32)
+		q = f.poly32(fr, mathcoef.Exp2QF32)
 	} else {
-		q = f.poly64(fr, exp2QF64)
+		q = f.poly64(fr, mathcoef.Exp2QF64)
 	}
 	p := f.fma(t, fr, q, lit(t, 1))
 	ki := f.v("b32", "cvt.rni.s32."+t, k)

@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // expm1(x) = e^x − 1.
 //
 // float64: k = rint(x·log₂e), r = x − k·ln2 as a double-double (rh, rl)
@@ -51,7 +53,7 @@ func expm1F32Func() funcDef {
 	nk := f.neg(t, k)
 	r := f.fma(t, nk, litF64(ln2Hi), xa)
 	r = f.fma(t, nk, litF64(ln2Lo), r)
-	em := f.fma(t, f.mul(t, r, r), f.poly64(r, expm1F32in64), r)
+	em := f.fma(t, f.mul(t, r, r), f.poly64(r, mathcoef.Expm1F32in64), r)
 	s := f.pow2(t, f.v("b32", "cvt.rni.s32.f64", k)) // k in [−44, 130]
 	y := f.fma(t, s, em, f.sub(t, s, litF64(1)))
 	y32 := f.v("f32", "cvt.rn.f32.f64", y)
@@ -68,9 +70,9 @@ func (f *fnBuilder) expTail(t, r, rl string) (em, eml string) {
 	h := f.mul(t, r2h, half)
 	var g string
 	if t == "f32" {
-		g = f.poly32(r, expGF32)
+		g = f.poly32(r, mathcoef.ExpGF32)
 	} else {
-		g = f.poly64(r, expGF64)
+		g = f.poly64(r, mathcoef.ExpGF64)
 	}
 	rest := f.mul(t, f.mul(t, r2h, r), g)
 	rest = f.fma(t, rl, f.add(t, r, lit(t, 1)), rest)

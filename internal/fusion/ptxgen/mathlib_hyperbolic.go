@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // sinh and cosh, for a = |x|:
 //
 // a < 1: sinh a = a + a³·S(a²) and cosh a = 1 + a²/2 + a⁴·C(a²) (minimax),
@@ -29,18 +31,18 @@ func hyperbolicFunc(name, t string) funcDef {
 		z := f.mul(t, a, a)
 		var s string
 		if t == "f32" {
-			s = f.poly32(z, sinhSF32)
+			s = f.poly32(z, mathcoef.SinhSF32)
 		} else {
-			s = f.poly64(z, sinhSF64)
+			s = f.poly64(z, mathcoef.SinhSF64)
 		}
 		small = f.fma(t, f.mul(t, a, z), s, a)
 	} else {
 		zh, zl := f.twoProd(t, a, a)
 		var c string
 		if t == "f32" {
-			c = f.poly32(zh, coshCF32)
+			c = f.poly32(zh, mathcoef.CoshCF32)
 		} else {
-			c = f.poly64(zh, coshCF64)
+			c = f.poly64(zh, mathcoef.CoshCF64)
 		}
 		half := lit(t, 0.5)
 		s, se := f.fastTwoSum(t, one, f.mul(t, zh, half))

@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // log2, log10 and log1p.
 //
 // float64: x = 2^e·m with m in [√½, √2) (subnormals scaled by 2^54 first)
@@ -72,14 +74,14 @@ func (f *fnBuilder) logSpecials(t, x, y string) string {
 
 func log2F64Func() funcDef {
 	const t = "f64"
-	c := libConsts()
+	c := mathcoef.Consts()
 	f := newFn("log2_f64")
 	x := f.newReg(t)
 	f.load(x, 0)
 	e, fr := f.logReduce64(x)
 	lh, ll := f.log1pCore64(fr)
-	p, pe := f.twoProd(t, lh, litF64(c.log2eHi))
-	q := f.fma(t, ll, litF64(c.log2eHi), f.fma(t, lh, litF64(c.log2eLo), pe))
+	p, pe := f.twoProd(t, lh, litF64(c.Log2eHi))
+	q := f.fma(t, ll, litF64(c.Log2eHi), f.fma(t, lh, litF64(c.Log2eLo), pe))
 	a, ae := f.twoSum(t, e, p)
 	y := f.add(t, a, f.add(t, ae, q))
 	return f.done(f.logSpecials(t, x, y))
@@ -87,16 +89,16 @@ func log2F64Func() funcDef {
 
 func log10F64Func() funcDef {
 	const t = "f64"
-	c := libConsts()
+	c := mathcoef.Consts()
 	f := newFn("log10_f64")
 	x := f.newReg(t)
 	f.load(x, 0)
 	e, fr := f.logReduce64(x)
 	lh, ll := f.log1pCore64(fr)
-	A := f.mul(t, e, litF64(c.log10of2Hi)) // exact: 32 × 11 bits
-	p, pe := f.twoProd(t, lh, litF64(c.log10eHi))
-	q := f.fma(t, ll, litF64(c.log10eHi), f.fma(t, lh, litF64(c.log10eLo), pe))
-	q = f.fma(t, e, litF64(c.log10of2Lo), q)
+	A := f.mul(t, e, litF64(c.Log10of2Hi)) // exact: 32 × 11 bits
+	p, pe := f.twoProd(t, lh, litF64(c.Log10eHi))
+	q := f.fma(t, ll, litF64(c.Log10eHi), f.fma(t, lh, litF64(c.Log10eLo), pe))
+	q = f.fma(t, e, litF64(c.Log10of2Lo), q)
 	a, ae := f.twoSum(t, A, p)
 	y := f.add(t, a, f.add(t, ae, q))
 	return f.done(f.logSpecials(t, x, y))
@@ -104,7 +106,7 @@ func log10F64Func() funcDef {
 
 func log1pF64Func() funcDef {
 	const t = "f64"
-	c := libConsts()
+	c := mathcoef.Consts()
 	f := newFn("log1p_f64")
 	x := f.newReg(t)
 	f.load(x, 0)
@@ -118,9 +120,9 @@ func log1pF64Func() funcDef {
 	e := f.sel(t, litF64(0), eu, small)
 	corr := f.sel(t, litF64(0), f.div(t, cu, uc), small)
 	lh, ll := f.log1pCore64(fr)
-	A := f.mul(t, e, litF64(c.ln2Hi))
+	A := f.mul(t, e, litF64(c.Ln2Hi))
 	a, ae := f.twoSum(t, A, lh)
-	tail := f.add(t, f.add(t, ae, ll), f.fma(t, e, litF64(c.ln2Lo), corr))
+	tail := f.add(t, f.add(t, ae, ll), f.fma(t, e, litF64(c.Ln2Lo), corr))
 	y := f.add(t, a, tail)
 	// Special values: x < −1 → NaN, −1 → −Inf, +Inf, ±0 and NaN as they are.
 	y = f.sel(t, "0d7FF8000000000000", y, f.setp("lt", t, x, litF64(-1)))
@@ -153,37 +155,37 @@ func (f *fnBuilder) logReduce32(x string) (e, fr string) {
 
 // log1pTail32 is f²·Q(f) = log(1+f) − f for f in [−⅓, ⅓].
 func (f *fnBuilder) log1pTail32(fr string) string {
-	return f.mul("f32", f.mul("f32", fr, fr), f.poly32(fr, logQF32))
+	return f.mul("f32", f.mul("f32", fr, fr), f.poly32(fr, mathcoef.LogQF32))
 }
 
 func log2F32Func() funcDef {
 	const t = "f32"
-	c := libConsts()
+	c := mathcoef.Consts()
 	f := newFn("log2_f32")
 	x := f.newReg(t)
 	f.load(x, 0)
 	e, fr := f.logReduce32(x)
 	rest := f.log1pTail32(fr)
-	ph, pl := f.twoProd(t, fr, litF32(c.log2eHi32))
+	ph, pl := f.twoProd(t, fr, litF32(c.Log2eHi32))
 	a, ae := f.fastTwoSum(t, e, ph)
-	tail := f.fma(t, rest, litF32(c.log2eHi32), f.fma(t, fr, litF32(c.log2eLo32), f.add(t, pl, ae)))
+	tail := f.fma(t, rest, litF32(c.Log2eHi32), f.fma(t, fr, litF32(c.Log2eLo32), f.add(t, pl, ae)))
 	y := f.add(t, a, tail)
 	return f.done(f.logSpecials(t, x, y))
 }
 
 func log10F32Func() funcDef {
 	const t = "f32"
-	c := libConsts()
+	c := mathcoef.Consts()
 	f := newFn("log10_f32")
 	x := f.newReg(t)
 	f.load(x, 0)
 	e, fr := f.logReduce32(x)
 	rest := f.log1pTail32(fr)
-	A := f.mul(t, e, litF32(c.log10of2Hi32)) // exact: 12 × 8 bits
-	ph, pl := f.twoProd(t, fr, litF32(c.log10eHi32))
+	A := f.mul(t, e, litF32(c.Log10of2Hi32)) // exact: 12 × 8 bits
+	ph, pl := f.twoProd(t, fr, litF32(c.Log10eHi32))
 	a, ae := f.fastTwoSum(t, A, ph)
-	tail := f.fma(t, e, litF32(c.log10of2Lo32), f.add(t, pl, ae))
-	tail = f.fma(t, rest, litF32(c.log10eHi32), f.fma(t, fr, litF32(c.log10eLo32), tail))
+	tail := f.fma(t, e, litF32(c.Log10of2Lo32), f.add(t, pl, ae))
+	tail = f.fma(t, rest, litF32(c.Log10eHi32), f.fma(t, fr, litF32(c.Log10eLo32), tail))
 	y := f.add(t, a, tail)
 	return f.done(f.logSpecials(t, x, y))
 }

@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // pow(x, y) = ±|x|^y, |x|^y = 2^k·e^r from y·ln|x|.
 //
 // float64: ln|x| = e·ln2 + 2·atanh(s), s = f/(2+f) (x = 2^e·(1+f), 1+f in
@@ -41,7 +43,7 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 	zl = f.fma(t, f.add(t, sh, sh), sl, zl)
 	// R = 2/3 + z·(2/5 + …), its leading term exact.
 	rt := f.mul(t, zh, f.poly64(zh, powSeries[1:]))
-	c1h, c1l := splitF64(bigQuo(bigMulInt(bigOne(), 2), bigMulInt(bigOne(), 3)), 53)
+	c1h, c1l := mathcoef.Consts().TwoThirdsHi, mathcoef.Consts().TwoThirdsLo
 	rh, rl := f.fastTwoSum(t, litF64(c1h), rt)
 	rl = f.add(t, rl, litF64(c1l))
 	// T = s·z·R.
@@ -96,7 +98,7 @@ func (f *fnBuilder) powMag32in64(ax, y string) string {
 	tt = f.v(t, "min.f64", tt, litF64(200))
 	k := f.v(t, "cvt.rni.f64.f64", tt)
 	fk := f.sub(t, tt, k)
-	p := f.fma(t, fk, f.poly64(fk, exp2QF32in64), litF64(1))
+	p := f.fma(t, fk, f.poly64(fk, mathcoef.Exp2QF32in64), litF64(1))
 	return f.mul(t, p, f.pow2(t, f.v("b32", "cvt.rni.s32.f64", k)))
 }
 

@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // tanh(x) = sign(x)·t(|x|): for a = |x| < tanhSmall an odd polynomial
 // with no cancellation (float64: a + a³·T(a²), minimax, mathlib_coef.go;
 // float32: tanh's own Taylor series), above it 1 − 2/(e^{2a}+1), which is
@@ -17,7 +19,7 @@ func tanhF64Func() funcDef {
 	a := f.abs(t, x)
 	// Small a: a + a³·T(a²).
 	a2 := f.mul(t, a, a)
-	small := f.fma(t, f.mul(t, a2, a), f.poly64(a2, tanhTF64), a)
+	small := f.fma(t, f.mul(t, a2, a), f.poly64(a2, mathcoef.TanhTF64), a)
 	// Large a: 1 − 2/(E + 1), E = e^y = 2^k·(1 + em + eml), y = 2a.
 	y := f.mul(t, f.v(t, "min.f64", a, litF64(tanhClampF64)), litF64(2))
 	k := f.v(t, "cvt.rni.f64.f64", f.mul(t, y, litF64(log2E)))

@@ -3,6 +3,8 @@ package ptxgen
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 )
 
 // sin, cos and tan.
@@ -34,7 +36,7 @@ const twoOverPiSym = "gpuarr_two_over_pi"
 // twoOverPiTable is the table's definition: a dependency of the
 // functions that read it (its own entry in the library, with no .func).
 func twoOverPiTable() funcDef {
-	words := libConsts().twoOverPi
+	words := mathcoef.Consts().TwoOverPi
 	var b strings.Builder
 	fmt.Fprintf(&b, "// 2/π's bits after the binary point, after two zero words: gpuarr math library\n")
 	fmt.Fprintf(&b, ".const .align 8 .b64 %s[%d] = {", twoOverPiSym, len(words))
@@ -50,16 +52,16 @@ func twoOverPiTable() funcDef {
 
 // trigReduce returns (r, rl, q) for x of type t (see above); q is an s32.
 func (f *fnBuilder) trigReduce(t, x string) (r, rl, q string) {
-	c := libConsts()
+	c := mathcoef.Consts()
 	r, rl, q = f.newReg(t), f.newReg(t), f.newReg("b32")
 	// Cody–Waite, computed for every x (its result is replaced on the
 	// slow path).
 	var a, b, cc, twoOverPi, thresh, inf string
 	if t == "f32" {
-		a, b, cc = litF32(c.pio2A32), litF32(c.pio2B32), litF32(c.pio2C32)
-		twoOverPi, thresh, inf = litF32(c.twoOverPi32), litF32(0x1p17), "0f7F800000"
+		a, b, cc = litF32(c.Pio2A32), litF32(c.Pio2B32), litF32(c.Pio2C32)
+		twoOverPi, thresh, inf = litF32(c.TwoOverPi32), litF32(0x1p17), "0f7F800000"
 	} else {
-		a, b, cc = litF64(c.pio2A), litF64(c.pio2B), litF64(c.pio2C)
+		a, b, cc = litF64(c.Pio2A), litF64(c.Pio2B), litF64(c.Pio2C)
 		twoOverPi, thresh, inf = litF64(2/3.141592653589793), litF64(1.6e6), "0d7FF0000000000000"
 	}
 	k := f.v(t, "cvt.rni."+t+"."+t, f.mul(t, x, twoOverPi))
@@ -97,7 +99,7 @@ func (f *fnBuilder) trigReduce(t, x string) (r, rl, q string) {
 // payneHanek reduces a finite float64 ax ≥ 2^20 (see above): ax = q·π/2 +
 // r + rl.
 func (f *fnBuilder) payneHanek(ax string) (r, rl, q string) {
-	c := libConsts()
+	c := mathcoef.Consts()
 	f.def.deps = append(f.def.deps, "two_over_pi")
 	bits := f.v("b64", "mov.b64", ax)
 	be := f.v("b32", "cvt.u32.u64", f.v("b64", "shr.u64", bits, "52"))
@@ -152,9 +154,9 @@ func (f *fnBuilder) payneHanek(ax string) (r, rl, q string) {
 	s := f.pow2(t, f.v("b32", "neg.s32", lz))
 	fh, fl := f.mul(t, hi, s), f.mul(t, lo, s)
 	// r = (fh + fl)·π/2, negative when rounded up.
-	rh, re := f.twoProd(t, fh, litF64(c.pio2Hi))
-	re = f.fma(t, fh, litF64(c.pio2Lo), re)
-	re = f.fma(t, fl, litF64(c.pio2Hi), re)
+	rh, re := f.twoProd(t, fh, litF64(c.Pio2Hi))
+	re = f.fma(t, fh, litF64(c.Pio2Lo), re)
+	re = f.fma(t, fl, litF64(c.Pio2Hi), re)
 	r, rl = f.fastTwoSum(t, rh, re)
 	r = f.sel(t, f.neg(t, r), r, up)
 	rl = f.sel(t, f.neg(t, rl), rl, up)
@@ -167,9 +169,9 @@ func (f *fnBuilder) sinCosKernel(t, r, rl string) (sh, sl, ch, cl string) {
 	zh, zl := f.twoProd(t, r, r)
 	var S, C string
 	if t == "f32" {
-		S, C = f.poly32(zh, sinSF32), f.poly32(zh, cosCF32)
+		S, C = f.poly32(zh, mathcoef.SinSF32), f.poly32(zh, mathcoef.CosCF32)
 	} else {
-		S, C = f.poly64(zh, sinSF64), f.poly64(zh, cosCF64)
+		S, C = f.poly64(zh, mathcoef.SinSF64), f.poly64(zh, mathcoef.CosCF64)
 	}
 	half := lit(t, 0.5)
 	hz := f.mul(t, zh, half)

@@ -1,4 +1,4 @@
-package ptxgen
+package mathcoef
 
 import (
 	"math"
@@ -6,10 +6,10 @@ import (
 	"sync"
 )
 
-// The library's irrational constants, computed once with math/big (π by
-// Machin's formula, ln 2 and ln 10 by atanh series) rather than typed in:
-// their float64 and float32 splits and the bits of 2/π for the reduction
-// of large trigonometric arguments (mathlib_trig.go).
+// The irrational constants of the math functions, computed once with
+// math/big (π by Machin's formula, ln 2 and ln 10 by atanh series) rather
+// than typed in: their float64 and float32 splits and the bits of 2/π for
+// the reduction of large trigonometric arguments.
 
 // bigConstPrec is the precision of the constants: enough for 2/π's bits
 // at the exponent of the largest float64 (1,024) plus the 192 bits the
@@ -75,29 +75,32 @@ func bigMulInt(a *big.Float, n int64) *big.Float {
 	return new(big.Float).SetPrec(a.Prec()).Mul(a, new(big.Float).SetInt64(n))
 }
 
-// libConsts are the splits the library uses.
-type libConstants struct {
-	// log₂e, log₁₀e, log₁₀2 (hi with 32 bits), π/2, π/4, π, 3π/4 as
-	// double-doubles; π/2 in three parts for Cody–Waite reduction (the
-	// first with 33 bits, so k·pio2A is exact for k < 2^20).
-	log2eHi, log2eLo, log10eHi, log10eLo, log10of2Hi, log10of2Lo float64
-	pio2Hi, pio2Lo, pio4Hi, pio4Lo, piHi, piLo, pi3o4Hi, pi3o4Lo float64
-	pio2A, pio2B, pio2C                                          float64
-	ln2Hi, ln2Lo                                                 float64
+// Constants are the splits the math functions use.
+type Constants struct {
+	// log₂e, log₁₀e, log₁₀2 (hi with 32 bits), π/2, π/4, π, 3π/4 and ln 2
+	// (hi with 32 bits) as double-doubles; π/2 in three parts for
+	// Cody–Waite reduction (the first with 33 bits, so k·Pio2A is exact
+	// for k < 2^20).
+	Log2eHi, Log2eLo, Log10eHi, Log10eLo, Log10of2Hi, Log10of2Lo float64
+	Pio2Hi, Pio2Lo, Pio4Hi, Pio4Lo, PiHi, PiLo, Pi3o4Hi, Pi3o4Lo float64
+	Pio2A, Pio2B, Pio2C                                          float64
+	Ln2Hi, Ln2Lo                                                 float64
+	TwoThirdsHi, TwoThirdsLo                                     float64 // 2/3, atanh's series
 
-	// float32: the same, and π/2 in three float32 parts (each exactly
-	// a float32; k·pio2A32 exact in an fma for any k).
-	log2eHi32, log2eLo32, log10eHi32, log10eLo32, log10of2Hi32, log10of2Lo32     float32
-	pio2Hi32, pio2Lo32, pio4Hi32, pio4Lo32, piHi32, piLo32, pi3o4Hi32, pi3o4Lo32 float32
-	pio2A32, pio2B32, pio2C32, twoOverPi32                                       float32
+	// float32: the same (log₁₀2's hi with 12 bits), and π/2 in three
+	// float32 parts (k·Pio2A32 is exact in an fma for any k).
+	Log2eHi32, Log2eLo32, Log10eHi32, Log10eLo32, Log10of2Hi32, Log10of2Lo32     float32
+	Pio2Hi32, Pio2Lo32, Pio4Hi32, Pio4Lo32, PiHi32, PiLo32, Pi3o4Hi32, Pi3o4Lo32 float32
+	Pio2A32, Pio2B32, Pio2C32, TwoOverPi32                                       float32
 
-	// twoOverPi are the bits of 2/π after the binary point, 64 per word,
+	// TwoOverPi are the bits of 2/π after the binary point, 64 per word,
 	// preceded by two zero words (the integer bits of 2/π's multiples of
 	// small numbers).
-	twoOverPi []uint64
+	TwoOverPi []uint64
 }
 
-var libConsts = sync.OnceValue(func() (c libConstants) {
+// Consts are the constants, computed once.
+var Consts = sync.OnceValue(func() (c Constants) {
 	k := bigConsts()
 	log2e := bigQuo(bigOne(), k.ln2)
 	log10e := bigQuo(bigOne(), k.ln10)
@@ -106,42 +109,43 @@ var libConsts = sync.OnceValue(func() (c libConstants) {
 	pio4 := new(big.Float).SetPrec(bigConstPrec).SetMantExp(k.pi, -2)
 	pi3o4 := bigMulInt(pio4, 3)
 
-	c.log2eHi, c.log2eLo = splitF64(log2e, 53)
-	c.log10eHi, c.log10eLo = splitF64(log10e, 53)
-	c.log10of2Hi, c.log10of2Lo = splitF64(log10of2, 32)
-	c.pio2Hi, c.pio2Lo = splitF64(pio2, 53)
-	c.pio4Hi, c.pio4Lo = splitF64(pio4, 53)
-	c.piHi, c.piLo = splitF64(k.pi, 53)
-	c.pi3o4Hi, c.pi3o4Lo = splitF64(pi3o4, 53)
-	c.ln2Hi, c.ln2Lo = splitF64(k.ln2, 32)
+	c.Log2eHi, c.Log2eLo = splitF64(log2e, 53)
+	c.Log10eHi, c.Log10eLo = splitF64(log10e, 53)
+	c.Log10of2Hi, c.Log10of2Lo = splitF64(log10of2, 32)
+	c.Pio2Hi, c.Pio2Lo = splitF64(pio2, 53)
+	c.Pio4Hi, c.Pio4Lo = splitF64(pio4, 53)
+	c.PiHi, c.PiLo = splitF64(k.pi, 53)
+	c.Pi3o4Hi, c.Pi3o4Lo = splitF64(pi3o4, 53)
+	c.Ln2Hi, c.Ln2Lo = splitF64(k.ln2, 32)
+	c.TwoThirdsHi, c.TwoThirdsLo = splitF64(bigQuo(bigMulInt(bigOne(), 2), bigMulInt(bigOne(), 3)), 53)
 	var rest *big.Float
-	c.pio2A, rest = splitRest(pio2, 33)
-	c.pio2B, rest = splitRest(rest, 53)
-	c.pio2C, _ = splitRest(rest, 53)
+	c.Pio2A, rest = splitRest(pio2, 33)
+	c.Pio2B, rest = splitRest(rest, 53)
+	c.Pio2C, _ = splitRest(rest, 53)
 
-	c.log2eHi32, c.log2eLo32 = splitF32(log2e, 24)
-	c.log10eHi32, c.log10eLo32 = splitF32(log10e, 24)
-	c.log10of2Hi32, c.log10of2Lo32 = splitF32(log10of2, 12)
-	c.pio2Hi32, c.pio2Lo32 = splitF32(pio2, 24)
-	c.pio4Hi32, c.pio4Lo32 = splitF32(pio4, 24)
-	c.piHi32, c.piLo32 = splitF32(k.pi, 24)
-	c.pi3o4Hi32, c.pi3o4Lo32 = splitF32(pi3o4, 24)
+	c.Log2eHi32, c.Log2eLo32 = splitF32(log2e, 24)
+	c.Log10eHi32, c.Log10eLo32 = splitF32(log10e, 24)
+	c.Log10of2Hi32, c.Log10of2Lo32 = splitF32(log10of2, 12)
+	c.Pio2Hi32, c.Pio2Lo32 = splitF32(pio2, 24)
+	c.Pio4Hi32, c.Pio4Lo32 = splitF32(pio4, 24)
+	c.PiHi32, c.PiLo32 = splitF32(k.pi, 24)
+	c.Pi3o4Hi32, c.Pi3o4Lo32 = splitF32(pi3o4, 24)
 	var a, b float64
 	a, rest = splitRest(pio2, 24)
 	b, rest = splitRest(rest, 24)
 	cc, _ := splitRest(rest, 24)
-	c.pio2A32, c.pio2B32, c.pio2C32 = float32(a), float32(b), float32(cc)
-	c.twoOverPi32 = float32(2 / math.Pi)
+	c.Pio2A32, c.Pio2B32, c.Pio2C32 = float32(a), float32(b), float32(cc)
+	c.TwoOverPi32 = float32(2 / math.Pi)
 
 	// 2/π's bits: floor(2/π · 2^(64·n)) word by word.
 	const words = 22
 	v := new(big.Float).SetPrec(bigConstPrec).Quo(new(big.Float).SetPrec(bigConstPrec).SetInt64(2), k.pi)
-	c.twoOverPi = make([]uint64, 2, words+2)
+	c.TwoOverPi = make([]uint64, 2, words+2)
 	two64 := new(big.Float).SetPrec(bigConstPrec).SetMantExp(bigOne(), 64)
 	for range words {
 		v.Mul(v, two64)
 		w, _ := v.Int(nil)
-		c.twoOverPi = append(c.twoOverPi, w.Uint64())
+		c.TwoOverPi = append(c.TwoOverPi, w.Uint64())
 		v.Sub(v, new(big.Float).SetPrec(bigConstPrec).SetInt(w))
 	}
 	return c
