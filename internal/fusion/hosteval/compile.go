@@ -250,6 +250,15 @@ func (pr *program) compileInstr(i int, in expr.Instr) error {
 	case op == expr.OpCast:
 		k := castFor(ts[0], in.T)
 		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], n) })
+	case op.Info().Class == expr.Test:
+		if in.T != dtype.Bool || !ts[0].IsFloat() {
+			return fmt.Errorf("tests a %s into %s (want a float operand, bool result)", ts[0], in.T)
+		}
+		k := testFor(op, ts[0])
+		if k == nil {
+			return fmt.Errorf("%s does not apply to %s", op, ts[0])
+		}
+		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], n) })
 	case op.Arity() == 1:
 		k := unaryFor(op, in.T)
 		if k == nil {

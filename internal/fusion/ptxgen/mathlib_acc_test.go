@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
+	"github.com/gpuarr/gpuarr/internal/fusion/hosteval"
 	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
@@ -212,6 +214,47 @@ func TestMathlibDivmodNumPy(t *testing.T) {
 				}
 				assert.Zero(t, bad, "%s %s on the %s: results unlike NumPy's, of %d", g.Op, g.DType, where, len(got))
 			}
+		})
+	}
+}
+
+// TestMathlibMatchesHost: the float64 functions that the host evaluator
+// carries over from this library (internal/fusion/hosteval's
+// mathfn64.go, operation for operation) give the same bits as the PTX on
+// the interpreter: the back ends agree exactly there.
+func TestMathlibMatchesHost(t *testing.T) {
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	for _, name := range []string{"sin", "cos", "tan", "asin", "acos", "sinh", "cosh", "log2", "log10", "atan2", "hypot", "pow"} {
+		t.Run(name, func(t *testing.T) {
+			m := testutil.MathFuncNamed(name)
+			var op expr.Op
+			for o := expr.Op(0); o.Info().Name != "op?"; o++ {
+				if o.Info().Name == name {
+					op = o
+				}
+			}
+			un, bin := hosteval.MathF64(op)
+			in := m.Inputs(rand.New(rand.NewPCG(5, uint64(len(name)))), n, 64)
+			got := mlEvalSim(t, name+"_f64", in)
+			bad := 0
+			for i, v := range in {
+				var want float64
+				if un != nil {
+					want = un(v[0])
+				} else {
+					want = bin(v[0], v[1])
+				}
+				if g := math.Float64frombits(got[i]); g != want && !(g != g && want != want) || math.Signbit(g) != math.Signbit(want) && g == g {
+					if bad < 5 {
+						t.Errorf("%s(%v, %v): PTX %v, host %v", name, v[0], v[1], g, want)
+					}
+					bad++
+				}
+			}
+			assert.Zero(t, bad, "%s: PTX and host differ, of %d", name, len(in))
 		})
 	}
 }

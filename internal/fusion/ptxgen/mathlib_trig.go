@@ -2,6 +2,7 @@ package ptxgen
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
@@ -62,7 +63,7 @@ func (f *fnBuilder) trigReduce(t, x string) (r, rl, q string) {
 		twoOverPi, thresh, inf = litF32(c.TwoOverPi32), litF32(0x1p17), "0f7F800000"
 	} else {
 		a, b, cc = litF64(c.Pio2A), litF64(c.Pio2B), litF64(c.Pio2C)
-		twoOverPi, thresh, inf = litF64(2/3.141592653589793), litF64(1.6e6), "0d7FF0000000000000"
+		twoOverPi, thresh, inf = litF64(2/math.Pi), litF64(1.6e6), "0d7FF0000000000000"
 	}
 	k := f.v(t, "cvt.rni."+t+"."+t, f.mul(t, x, twoOverPi))
 	r1 := f.fma(t, f.neg(t, k), a, x)
