@@ -26,6 +26,36 @@ const (
 	OpCast // A converted to T (see the package doc)
 	OpReal // the real part of complex A (T is its part type)
 	OpImag // the imaginary part of complex A
+	// Issue 27's elementwise functions (unary).
+	OpSin
+	OpCos
+	OpTan
+	OpAsin
+	OpAcos
+	OpAtan
+	OpSinh
+	OpCosh
+	OpAsinh
+	OpAcosh
+	OpAtanh
+	OpExp2
+	OpExpm1
+	OpLog2
+	OpLog10
+	OpLog1p
+	OpCbrt
+	OpErf
+	OpErfc
+	OpRsqrt
+	OpFloor
+	OpCeil
+	OpTrunc
+	OpRound // half to even
+	OpSign
+	OpInvert   // bitwise not
+	OpIsNaN    // Bool
+	OpIsInf    // Bool
+	OpIsFinite // Bool
 
 	// Binary (operands A, B).
 	OpAdd
@@ -44,6 +74,19 @@ const (
 	OpAnd
 	OpOr
 	OpComplex // the complex number A + B·i (T complex, A and B its part type)
+	// Issue 27's elementwise functions (binary).
+	OpAtan2 // atan2(A, B): A is y
+	OpHypot
+	OpCopysign // |A| with B's sign
+	OpFmin     // NaN-ignoring
+	OpFmax
+	OpFloorDiv // NumPy's //
+	OpMod      // NumPy's %: the sign of B
+	OpBitAnd
+	OpBitOr
+	OpBitXor
+	OpShl
+	OpShr // arithmetic for signed types
 
 	// Ternary (operands A, B, C).
 	OpFMA   // A·B + C, fused for floats (one rounding)
@@ -76,6 +119,10 @@ const (
 	// Compose: two operands of a part type; the result is its complex
 	// type.
 	Compose
+	// Integer: operands and result of the instruction's type, an integer.
+	Integer
+	// Test: one float operand; the result is Bool.
+	Test
 )
 
 // OpInfo is one row of the op table.
@@ -110,6 +157,36 @@ var ops = [numOps]OpInfo{
 	OpReal: {"real", 1, Part, false},
 	OpImag: {"imag", 1, Part, false},
 
+	OpSin:      {"sin", 1, Float, true},
+	OpCos:      {"cos", 1, Float, true},
+	OpTan:      {"tan", 1, Float, true},
+	OpAsin:     {"asin", 1, Float, true},
+	OpAcos:     {"acos", 1, Float, true},
+	OpAtan:     {"atan", 1, Float, true},
+	OpSinh:     {"sinh", 1, Float, true},
+	OpCosh:     {"cosh", 1, Float, true},
+	OpAsinh:    {"asinh", 1, Float, true},
+	OpAcosh:    {"acosh", 1, Float, true},
+	OpAtanh:    {"atanh", 1, Float, true},
+	OpExp2:     {"exp2", 1, Float, true},
+	OpExpm1:    {"expm1", 1, Float, true},
+	OpLog2:     {"log2", 1, Float, true},
+	OpLog10:    {"log10", 1, Float, true},
+	OpLog1p:    {"log1p", 1, Float, true},
+	OpCbrt:     {"cbrt", 1, Float, true},
+	OpErf:      {"erf", 1, Float, true},
+	OpErfc:     {"erfc", 1, Float, true},
+	OpRsqrt:    {"rsqrt", 1, Float, false}, // 1/sqrt, two correct roundings
+	OpFloor:    {"floor", 1, Float, false},
+	OpCeil:     {"ceil", 1, Float, false},
+	OpTrunc:    {"trunc", 1, Float, false},
+	OpRound:    {"round", 1, Float, false},
+	OpSign:     {"sign", 1, Numeric, false},
+	OpInvert:   {"invert", 1, Integer, false},
+	OpIsNaN:    {"isnan", 1, Test, false},
+	OpIsInf:    {"isinf", 1, Test, false},
+	OpIsFinite: {"isfinite", 1, Test, false},
+
 	OpAdd: {"add", 2, Numeric, false},
 	OpSub: {"sub", 2, Numeric, false},
 	OpMul: {"mul", 2, Numeric, false},
@@ -127,6 +204,18 @@ var ops = [numOps]OpInfo{
 	OpOr:  {"or", 2, Logical, false},
 
 	OpComplex: {"complex", 2, Compose, false},
+	OpAtan2:    {"atan2", 2, Float, true},
+	OpHypot:    {"hypot", 2, Float, true},
+	OpCopysign: {"copysign", 2, Float, false},
+	OpFmin:     {"fmin", 2, Numeric, false},
+	OpFmax:     {"fmax", 2, Numeric, false},
+	OpFloorDiv: {"floordiv", 2, Numeric, false},
+	OpMod:      {"mod", 2, Numeric, false},
+	OpBitAnd:   {"bitand", 2, Integer, false},
+	OpBitOr:    {"bitor", 2, Integer, false},
+	OpBitXor:   {"bitxor", 2, Integer, false},
+	OpShl:      {"shl", 2, Integer, false},
+	OpShr:      {"shr", 2, Integer, false},
 
 	OpFMA:   {"fma", 3, Numeric, false},
 	OpWhere: {"where", 3, Select, false},

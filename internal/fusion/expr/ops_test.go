@@ -25,6 +25,8 @@ func TestOpTable(t *testing.T) {
 			assert.Equal(t, 1, info.Arity, info.Name)
 		case Select:
 			assert.Equal(t, 3, info.Arity, info.Name)
+		case Test:
+			assert.Equal(t, 1, info.Arity, info.Name)
 		}
 		if info.Math {
 			assert.Equal(t, Float, info.Class, "%s: a math library function takes floats", info.Name)

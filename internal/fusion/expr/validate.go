@@ -166,6 +166,18 @@ func (p *Program) validateInstr(i int, in Instr) error {
 			return fmt.Errorf("%s yields a complex type, not %s", in.Op, in.T)
 		}
 		return all(PartType(in.T))
+	case Integer:
+		if !in.T.IsInt() {
+			return fmt.Errorf("op %s takes integers only, not %s", in.Op, in.T)
+		}
+		return all(in.T)
+	case Test:
+		if in.T != dtype.Bool {
+			return fmt.Errorf("op %s yields bool, not %s", in.Op, in.T)
+		}
+		if !ops[0].IsFloat() {
+			return fmt.Errorf("op %s takes a float, not %s", in.Op, ops[0])
+		}
 	}
 	return nil
 }

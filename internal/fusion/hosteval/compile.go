@@ -268,6 +268,15 @@ func (pr *program) compileInstr(i int, in expr.Instr) error {
 		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], fr.col[b], n) })
 	case expr.Storage(in.T) || expr.Storage(ts[0]) || expr.Storage(ts[1]) || expr.Storage(ts[2]):
 		return fmt.Errorf("%s does not apply to %s (a storage type: see expr.Storage)", op, in.T)
+	case op.Info().Class == expr.Test:
+		if in.T != dtype.Bool || !ts[0].IsFloat() {
+			return fmt.Errorf("tests a %s into %s (want a float operand, bool result)", ts[0], in.T)
+		}
+		k := testFor(op, ts[0])
+		if k == nil {
+			return fmt.Errorf("%s does not apply to %s", op, ts[0])
+		}
+		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], n) })
 	case op.Arity() == 1:
 		k := unaryFor(op, in.T)
 		if k == nil {

@@ -8,16 +8,39 @@ import (
 
 // The host's implementations of the Math ops (expr.OpInfo.Math), in
 // float64: float32 operands are widened (exactly) and the result rounded
-// to nearest, which the expr package doc's accuracy allows. A new Math op
-// is a row here, and its PTX function in internal/fusion/ptxgen's mathlib.
+// to nearest, which the expr package doc's accuracy allows. Go's math
+// package where it is within CUDA's bounds for float64, the PTX library's
+// algorithms in Go elsewhere (mathfn64.go). A new Math op is a row here,
+// and its PTX function in internal/fusion/ptxgen's mathlib.
 var (
 	unaryMath = map[expr.Op]func(float64) float64{
-		expr.OpExp:  math.Exp,
-		expr.OpLog:  logF64, // float32 values are never subnormal once converted to float64
-		expr.OpTanh: math.Tanh,
+		expr.OpExp:   expF64,
+		expr.OpLog:   logF64, // float32 values are never subnormal once converted to float64
+		expr.OpTanh:  math.Tanh,
+		expr.OpSin:   sinF64,
+		expr.OpCos:   cosF64,
+		expr.OpTan:   tanF64,
+		expr.OpAsin:  asinF64,
+		expr.OpAcos:  acosF64,
+		expr.OpAtan:  math.Atan,
+		expr.OpSinh:  sinhF64,
+		expr.OpCosh:  coshF64,
+		expr.OpAsinh: math.Asinh,
+		expr.OpAcosh: math.Acosh,
+		expr.OpAtanh: math.Atanh,
+		expr.OpExp2:  math.Exp2,
+		expr.OpExpm1: math.Expm1,
+		expr.OpLog2:  log2F64,
+		expr.OpLog10: log10F64,
+		expr.OpLog1p: math.Log1p,
+		expr.OpCbrt:  math.Cbrt,
+		expr.OpErf:   math.Erf,
+		expr.OpErfc:  math.Erfc,
 	}
 	binaryMath = map[expr.Op]func(float64, float64) float64{
-		expr.OpPow: powF64,
+		expr.OpPow:   powF64,
+		expr.OpAtan2: atan2F64,
+		expr.OpHypot: hypotF64,
 	}
 )
 
@@ -53,18 +76,10 @@ func logF64(x float64) float64 {
 	return math.Log(x)
 }
 
-// powF64 is math.Pow(x, y). For a subnormal x > 0 and a non-integer y,
-// where math.Pow would take the logarithm of x, x = m·2⁻⁵⁴ with m =
-// x·2⁵⁴ normal (exact) gives x^y = m^y · 2^(−54y), and −54y = p + e
-// exactly (e from an FMA) gives 2^(−54y) = 2^p · (1 + e·ln 2) to float64
-// precision. Negative subnormal x with a non-integer y is NaN, and
-// integer y use repeated squaring, which is right for subnormals:
-// math.Pow handles both.
-func powF64(x, y float64) float64 {
-	if x > 0 && x < minNormal && y != math.Trunc(y) {
-		p := -54 * y
-		e := math.FMA(-54, y, -p)
-		return math.Pow(x*0x1p54, y) * math.Exp2(p) * (1 + e*math.Ln2)
-	}
-	return math.Pow(x, y)
+
+// MathF64 returns the host's float64 implementation of Math op (unary or
+// binary; nil for ops that are not Math ops), so that tests can compare
+// the back ends.
+func MathF64(op expr.Op) (unary func(float64) float64, binary func(float64, float64) float64) {
+	return unaryMath[op], binaryMath[op]
 }

@@ -29,6 +29,9 @@ func isFloat[T number]() bool {
 // unaryFor returns the kernel of a unary op on t, or nil when the op does
 // not apply to t (OpCast is separate: see castFor).
 func unaryFor(op expr.Op, t dtype.DType) unaryK {
+	if k := unaryFuncFor(op, t); k != nil {
+		return k
+	}
 	switch t {
 	case dtype.Bool:
 		if op == expr.OpNot {
@@ -159,6 +162,9 @@ func mathK[T float](f func(float64) float64) unaryK {
 // binaryFor returns the kernel of a binary op whose operands have type t
 // (comparisons write Bool), or nil when the op does not apply to t.
 func binaryFor(op expr.Op, t dtype.DType) binaryK {
+	if k := binaryFuncFor(op, t); k != nil {
+		return k
+	}
 	switch t {
 	case dtype.Bool:
 		switch op {

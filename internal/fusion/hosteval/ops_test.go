@@ -28,7 +28,7 @@ type opCase struct {
 var opCases = []opCase{
 	{name: "neg", op: expr.OpNeg, ref: func(a, _, _ float64) float64 { return -a }},
 	{name: "abs", op: expr.OpAbs, ref: func(a, _, _ float64) float64 { return math.Abs(a) }},
-	{name: "exp", op: expr.OpExp, floats: true, ref: func(a, _, _ float64) float64 { return math.Exp(a) }},
+	{name: "exp", op: expr.OpExp, floats: true, ref: func(a, _, _ float64) float64 { return expF64(a) }},
 	{name: "log", op: expr.OpLog, floats: true, positive: true, ref: func(a, _, _ float64) float64 { return math.Log(a) }},
 	{name: "sqrt", op: expr.OpSqrt, floats: true, positive: true, ref: func(a, _, _ float64) float64 { return math.Sqrt(a) }},
 	{name: "tanh", op: expr.OpTanh, floats: true, ref: func(a, _, _ float64) float64 { return math.Tanh(a) }},
@@ -38,7 +38,7 @@ var opCases = []opCase{
 	{name: "div", op: expr.OpDiv, ref: func(a, b, _ float64) float64 { return a / b }},
 	{name: "min", op: expr.OpMin, ref: func(a, b, _ float64) float64 { return math.Min(a, b) }},
 	{name: "max", op: expr.OpMax, ref: func(a, b, _ float64) float64 { return math.Max(a, b) }},
-	{name: "pow", op: expr.OpPow, floats: true, positive: true, ref: func(a, b, _ float64) float64 { return math.Pow(a, b) }},
+	{name: "pow", op: expr.OpPow, floats: true, positive: true, ref: func(a, b, _ float64) float64 { return powF64(a, b) }},
 	{name: "lt", op: expr.OpLt, ref: func(a, b, _ float64) float64 { return b2f(a < b) }},
 	{name: "le", op: expr.OpLe, ref: func(a, b, _ float64) float64 { return b2f(a <= b) }},
 	{name: "gt", op: expr.OpGt, ref: func(a, b, _ float64) float64 { return b2f(a > b) }},

@@ -81,10 +81,6 @@ var (
 	expF64Coef = taylorSeries(14, 0, 1, false)
 	expF32Coef = toF32(taylorSeries(9, 0, 1, false))
 
-	// tanh_f64 below tanhSmall: expm1(y)/y = Σ y^j/(j+1)! for
-	// 0 ≤ y = 2|x| < 1.1, degree 19.
-	expm1F64Coef = taylorSeries(20, 1, 1, false)
-
 	// tanh_f32 below tanhSmall: tanh a = a + a³·T(a²), T's coefficients
 	// those of tanh's Taylor series from a³ on (−1/3, 2/15, …); 11 terms
 	// leave a truncation below 1e-10 at a = 0.55. (em/(em+2) with

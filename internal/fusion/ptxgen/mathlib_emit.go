@@ -46,6 +46,8 @@ type fnBuilder struct {
 	def  funcDef
 	head strings.Builder // signature and register declarations
 	b    strings.Builder // instructions
+
+	nregs, nlabels int // fresh registers and labels (mathlib_build.go)
 }
 
 func newFn(name string) *fnBuilder {

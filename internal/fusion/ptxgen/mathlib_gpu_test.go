@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,25 +22,41 @@ import (
 // against Go's math package; on the host backend the entry runs the model
 // itself, so there the test checks the model and the plumbing.
 
-// mlModels are the models on raw bits (a float32 in the low 32 bits).
+// mlModels are the Go models on raw bits (a float32 in the low 32 bits) of
+// the functions that have one; mlModel falls back to the interpreter
+// (mathlib_sim_test.go) for the others.
 var mlModels = map[string]func(a, b, c uint64) uint64{
-	"exp_f32":  unaryF32(expF32Model),
-	"log_f32":  unaryF32(logF32Model),
-	"tanh_f32": unaryF32(tanhF32Model),
-	"pow_f32": func(a, b, _ uint64) uint64 {
-		return uint64(math.Float32bits(powF32Model(math.Float32frombits(uint32(a)), math.Float32frombits(uint32(b)))))
-	},
-	"exp_f64":    unaryF64(expF64Model),
-	"log_f64":    unaryF64(logF64Model),
-	"tanh_f64":   unaryF64(tanhF64Model),
-	"cos2pi_f64": unaryF64(cos2piModel),
-	"pow_f64": func(a, b, _ uint64) uint64 {
-		return math.Float64bits(powF64Model(math.Float64frombits(a), math.Float64frombits(b)))
-	},
+	"exp_f32":          unaryF32(expF32Model),
+	"log_f32":          unaryF32(logF32Model),
+	"tanh_f32":         unaryF32(tanhF32Model),
+	"exp_f64":          unaryF64(expF64Model),
+	"log_f64":          unaryF64(logF64Model),
+	"cos2pi_f64":       unaryF64(cos2piModel),
 	"rand_uniform_f32": func(a, b, c uint64) uint64 { return uint64(math.Float32bits(uniformF32Model(a, b, c))) },
 	"rand_uniform_f64": func(a, b, c uint64) uint64 { return math.Float64bits(uniformF64Model(a, b, c)) },
 	"rand_normal_f32":  func(a, b, c uint64) uint64 { return uint64(math.Float32bits(normalF32Model(a, b, c))) },
 	"rand_normal_f64":  func(a, b, c uint64) uint64 { return math.Float64bits(normalF64Model(a, b, c)) },
+}
+
+// mlModel is function name's reference implementation on raw bits: its Go
+// model, or the PTX interpreter.
+func mlModel(name string) func(a, b, c uint64) uint64 {
+	if m, ok := mlModels[name]; ok {
+		return m
+	}
+	n := len(mathSigs[name].args)
+	pool := sync.Pool{New: func() any {
+		lib, err := simLibOnce()
+		if err != nil {
+			panic(err)
+		}
+		return newSimMachine(lib)
+	}}
+	return func(a, b, c uint64) uint64 {
+		m := pool.Get().(*simMachine)
+		defer pool.Put(m)
+		return m.Call(name, []uint64{a, b, c}[:n]...)
+	}
 }
 
 func unaryF32(f func(float32) float32) func(a, b, c uint64) uint64 {
@@ -93,7 +110,7 @@ func mlEvalPTX(name string) (entry, ptx string, err error) {
 
 // mlHostKernel runs the model: the host backend's stand-in for the entry.
 func mlHostKernel(name string) hostkernel.Kernel {
-	s, model := mathSigs[name], mlModels[name]
+	s, model := mathSigs[name], mlModel(name)
 	return func(l *hostkernel.Launch) error {
 		n := l.Args.U64(4)
 		var in [3][]byte
@@ -189,7 +206,7 @@ func mlEval(t *testing.T, dev *device.Device, name string, cols ...[]uint64) []u
 // NaN) and reports the first few mismatches.
 func mlSameBits(t *testing.T, name string, cols [][]uint64, got []uint64) {
 	t.Helper()
-	model, size := mlModels[name], mlSize(mathSigs[name].ret)
+	model, size := mlModel(name), mlSize(mathSigs[name].ret)
 	isNaN := func(v uint64) bool {
 		if size == 4 {
 			return math.IsNaN(float64(math.Float32frombits(uint32(v))))
@@ -288,67 +305,6 @@ func TestMathlibDeviceUnaryF64(t *testing.T) {
 		for i, u := range us {
 			require.InDelta(t, math.Cos(2*math.Pi*u), math.Float64frombits(got[i]), 2e-15, "cos(2π·%v)", u)
 		}
-	})
-}
-
-func TestMathlibDevicePow(t *testing.T) {
-	dev, gpu := mlDevice(t)
-	var xs, ys []float64
-	for _, x := range powSpecials {
-		for _, y := range powSpecials {
-			xs, ys = append(xs, x), append(ys, y)
-		}
-	}
-	specials := len(xs)
-	n := 20000
-	if gpu {
-		n = 1000000
-	}
-	rng := rand.New(rand.NewPCG(17, 18))
-	for i := range n {
-		x, y := math.Exp(rng.Float64()*80-40), rng.Float64()*40-20
-		if i%2 == 1 {
-			x, y = -x, math.Round(y)
-		}
-		xs, ys = append(xs, x), append(ys, y)
-	}
-	t.Run("pow_f64", func(t *testing.T) {
-		cx, cy := f64Bits(xs), f64Bits(ys)
-		got := mlEval(t, dev, "pow_f64", cx, cy)
-		mlSameBits(t, "pow_f64", [][]uint64{cx, cy}, got)
-		var acc mlAccuracy
-		for i := range xs {
-			ref := math.Pow(xs[i], ys[i])
-			if i >= specials {
-				ref = refPow(xs[i], ys[i])
-			}
-			if i < specials && !math.IsInf(ref, 0) && ref != 0 && !math.IsNaN(ref) {
-				continue // finite specials: math.Pow is off for subnormal x (TestModelPow checks them)
-			}
-			acc.add(powErr(math.Float64frombits(got[i]), ref, xs[i], ys[i]), "pow(%v, %v)", xs[i], ys[i])
-		}
-		t.Logf("pow_f64 on %s: worst %.3g at %s", dev, acc.worst, acc.at)
-		assert.LessOrEqual(t, acc.worst, 1e-14, "worst at %s", acc.at)
-	})
-	t.Run("pow_f32", func(t *testing.T) {
-		x32, y32 := make([]float32, len(xs)), make([]float32, len(ys))
-		for i := range xs {
-			x32[i], y32[i] = float32(xs[i]), float32(ys[i])
-		}
-		cx, cy := f32Bits(x32), f32Bits(y32)
-		got := mlEval(t, dev, "pow_f32", cx, cy)
-		mlSameBits(t, "pow_f32", [][]uint64{cx, cy}, got)
-		var acc mlAccuracy
-		for i := range x32 {
-			x, y := float64(x32[i]), float64(y32[i])
-			ref := math.Pow(x, y)
-			if !math.IsInf(x, 0) && !math.IsInf(y, 0) && x != 0 && !math.IsNaN(x) && !math.IsNaN(y) && (x > 0 || y == math.Trunc(y)) {
-				ref = refPow(x, y)
-			}
-			acc.add(ulpErr32(math.Float32frombits(uint32(got[i])), ref), "pow(%v, %v)", x32[i], y32[i])
-		}
-		t.Logf("pow_f32 on %s: worst %.3f ulp at %s", dev, acc.worst, acc.at)
-		assert.LessOrEqual(t, acc.worst, 1.0, "worst at %s", acc.at)
 	})
 }
 

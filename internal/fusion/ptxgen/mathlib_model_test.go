@@ -178,25 +178,6 @@ func logF32Model(x float32) float32 {
 	return res
 }
 
-func tanhF64Model(x float64) float64 {
-	a := math.Abs(x)
-	ac := ptxMin64(a, tanhClampF64)
-	y := ac + ac
-	em := float64(y * horner64(y, expm1F64Coef))
-	rs := em / float64(em+2)
-	e := expF64Model(y)
-	rl := 1 - float64(2/float64(e+1))
-	r := rl
-	if a < tanhSmall {
-		r = rs
-	}
-	r = math.Copysign(r, x)
-	if math.IsNaN(x) {
-		return x
-	}
-	return r
-}
-
 func tanhF32Model(x float32) float32 {
 	a := float32(math.Abs(float64(x)))
 	a2 := float32(a * a)
@@ -216,77 +197,6 @@ func tanhF32Model(x float32) float32 {
 	}
 	return r
 }
-
-func powF64Model(x, y float64) float64 {
-	ax := math.Abs(x)
-	z := float64(y * logF64Model(ax))
-	r := expF64Model(z)
-	yInt := math.Trunc(y) == y
-	h := float64(y * 0.5)
-	odd := yInt && math.Trunc(h) != h
-	if x < 0 && odd {
-		r = -r
-	}
-	if x < 0 && !yInt {
-		r = math.NaN()
-	}
-	sq := math.Sqrt(x)
-	if y == 0.5 {
-		r = sq
-	}
-	if y == -0.5 {
-		r = 1 / sq
-	}
-	inf := math.Inf(1)
-	if math.IsInf(x, 1) {
-		r = inf
-		if y < 0 {
-			r = 0
-		}
-	}
-	if math.IsInf(x, -1) { // Pow(-0, -y)
-		var v1, v2 = inf, 0.0
-		if odd {
-			v1, v2 = -inf, math.Copysign(0, -1)
-		}
-		r = v2
-		if y > 0 {
-			r = v1
-		}
-	}
-	if math.IsInf(y, 0) {
-		r = 0
-		if (ax < 1) != (y > 0) {
-			r = inf
-		}
-		if x == -1 {
-			r = 1
-		}
-	}
-	if x == 0 {
-		negOdd := math.Signbit(x) && odd
-		v1, v2 := inf, 0.0
-		if negOdd {
-			v1, v2 = -inf, x
-		}
-		r = v2
-		if y < 0 {
-			r = v1
-		}
-	}
-	if math.IsNaN(x) || math.IsNaN(y) {
-		r = math.NaN()
-	}
-	if y == 1 {
-		r = x
-	}
-	if y == 0 || x == 1 {
-		r = 1
-	}
-	return r
-}
-
-func powF32Model(x, y float32) float32 { return float32(powF64Model(float64(x), float64(y))) }
 
 func cos2piModel(u float64) float64 {
 	q := math.RoundToEven(float64(u * 4))

@@ -1,100 +1,193 @@
 package ptxgen
 
-// pow(x, y) = ±exp(y·log|x|), in float64 (pow_f32 converts and rounds):
-// the error is about 2e-16·|y·ln x| relative, within the 1e-14·max(1,
-// |y·ln x|) promised. The sign is by y's parity for x < 0, NaN for x < 0
-// and non-integer y. math.Pow's special cases are then applied in turn as
-// selects, the highest priority last (the order of math.Pow's switch):
-// y = ±½ (sqrt), x = ±Inf, y = ±Inf, x = ±0, NaN, y = 1, then y = 0 or
-// x = 1. Not matched: where math.Pow's result over- or underflows only
-// just, exp(y·ln x) may land on the last finite value or the first
-// nonzero one instead (pow(2, 1024) = 1.797…e308, not +Inf), and integer
-// powers are not always exact (pow(3, 3) may be 27·(1 ± 2⁻⁵²)).
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
-func powF64Func() funcDef {
-	f := newFn("pow_f64")
-	f.regs("f64", "%x", "%y", "%ax", "%ay", "%l", "%z", "%r", "%t", "%h", "%sq", "%v1", "%v2", "%v")
-	f.regs("b64", "%xb")
-	f.regs("pred", "%pyi", "%podd", "%pneg", "%pq", "%pq2", "%pypos", "%pyneg", "%pxlt1", "%pnx")
-	f.load("%x", 0)
-	f.load("%y", 1)
-	f.op("abs.f64 %%ax, %%x")
-	f.call("log_f64", "%l", "%ax")
-	f.op("mul.rn.f64 %%z, %%y, %%l")
-	f.call("exp_f64", "%r", "%z")
-	// y integer, y odd (|y| ≥ 2⁵³ is even: y/2 is an integer then).
-	f.op("cvt.rzi.f64.f64 %%t, %%y")
-	f.op("setp.eq.f64 %%pyi, %%t, %%y")
-	f.op("mul.rn.f64 %%h, %%y, %s", litF64(0.5))
-	f.op("cvt.rzi.f64.f64 %%t, %%h")
-	f.op("setp.ne.f64 %%podd, %%t, %%h")
-	f.op("and.pred %%podd, %%podd, %%pyi")
-	f.op("setp.lt.f64 %%pneg, %%x, %s", litF64(0))
-	f.op("and.pred %%pq, %%pneg, %%podd")
-	f.op("neg.f64 %%t, %%r")
-	f.op("selp.f64 %%r, %%t, %%r, %%pq")
-	f.op("not.pred %%pq, %%pyi")
-	f.op("and.pred %%pq, %%pq, %%pneg")
-	f.op("selp.f64 %%r, 0d7FF8000000000000, %%r, %%pq")
-	// y = ±0.5.
-	f.op("sqrt.rn.f64 %%sq, %%x")
-	f.op("setp.eq.f64 %%pq, %%y, %s", litF64(0.5))
-	f.op("selp.f64 %%r, %%sq, %%r, %%pq")
-	f.op("div.rn.f64 %%t, %s, %%sq", litF64(1))
-	f.op("setp.eq.f64 %%pq, %%y, %s", litF64(-0.5))
-	f.op("selp.f64 %%r, %%t, %%r, %%pq")
-	// x = +Inf: y < 0 → 0, else +Inf.
-	f.op("setp.lt.f64 %%pyneg, %%y, %s", litF64(0))
-	f.op("setp.gt.f64 %%pypos, %%y, %s", litF64(0))
-	f.op("selp.f64 %%v, 0d0000000000000000, 0d7FF0000000000000, %%pyneg")
-	f.op("setp.eq.f64 %%pq, %%x, 0d7FF0000000000000")
-	f.op("selp.f64 %%r, %%v, %%r, %%pq")
-	// x = −Inf: pow(−0, −y): y > 0 → (odd ? −Inf : +Inf), else (odd ? −0 : +0).
-	f.op("selp.f64 %%v1, 0dFFF0000000000000, 0d7FF0000000000000, %%podd")
-	f.op("selp.f64 %%v2, 0d8000000000000000, 0d0000000000000000, %%podd")
-	f.op("selp.f64 %%v, %%v1, %%v2, %%pypos")
-	f.op("setp.eq.f64 %%pq, %%x, 0dFFF0000000000000")
-	f.op("selp.f64 %%r, %%v, %%r, %%pq")
-	// y = ±Inf: x = −1 → 1; (|x| < 1) == (y > 0) → 0; else +Inf.
-	f.op("setp.lt.f64 %%pxlt1, %%ax, %s", litF64(1))
-	f.op("xor.pred %%pq, %%pxlt1, %%pypos")
-	f.op("selp.f64 %%v, 0d7FF0000000000000, 0d0000000000000000, %%pq")
-	f.op("setp.eq.f64 %%pq, %%x, %s", litF64(-1))
-	f.op("selp.f64 %%v, %s, %%v, %%pq", litF64(1))
-	f.op("abs.f64 %%ay, %%y")
-	f.op("setp.eq.f64 %%pq, %%ay, 0d7FF0000000000000")
-	f.op("selp.f64 %%r, %%v, %%r, %%pq")
-	// x = ±0: negOdd = signbit(x) && odd; y < 0 → (negOdd ? −Inf : +Inf),
-	// else (negOdd ? x : +0).
-	f.op("mov.b64 %%xb, %%x")
-	f.op("setp.lt.s64 %%pnx, %%xb, 0")
-	f.op("and.pred %%pnx, %%pnx, %%podd")
-	f.op("selp.f64 %%v1, 0dFFF0000000000000, 0d7FF0000000000000, %%pnx")
-	f.op("selp.f64 %%v2, %%x, 0d0000000000000000, %%pnx")
-	f.op("selp.f64 %%v, %%v1, %%v2, %%pyneg")
-	f.op("setp.eq.f64 %%pq, %%x, %s", litF64(0))
-	f.op("selp.f64 %%r, %%v, %%r, %%pq")
-	// NaN, y = 1, y = 0 or x = 1.
-	f.op("setp.nan.f64 %%pq, %%x, %%y")
-	f.op("selp.f64 %%r, 0d7FF8000000000000, %%r, %%pq")
-	f.op("setp.eq.f64 %%pq, %%y, %s", litF64(1))
-	f.op("selp.f64 %%r, %%x, %%r, %%pq")
-	f.op("setp.eq.f64 %%pq, %%y, %s", litF64(0))
-	f.op("setp.eq.f64 %%pq2, %%x, %s", litF64(1))
-	f.op("or.pred %%pq, %%pq, %%pq2")
-	f.op("selp.f64 %%r, %s, %%r, %%pq", litF64(1))
-	return f.done("%r")
+// pow(x, y) = ±|x|^y, |x|^y = 2^k·e^r from y·ln|x|.
+//
+// float64: ln|x| = e·ln2 + 2·atanh(s), s = f/(2+f) (x = 2^e·(1+f), 1+f in
+// [√½, √2)), computed as a double-double to about 2^-66 relative: s and
+// s² as double-doubles, 2·atanh(s) = 2s + s³·R(s²) with R's leading 2/3
+// exact and the series' tail in plain float64 (14 terms), the e·ln2 terms
+// added by TwoSum; then y·ln|x| as a double-double (TwoProd), reduced by
+// ln 2 (reduceLn2Minus), e^r = 1 + em (expTail) and the scaling done on the
+// double-double in two steps, so that even a subnormal result is rounded
+// about once. The error is within 1 ulp.
+//
+// float32: in float64, without double-doubles: log₂|x| = e + s·P(s²)
+// (P the atanh series times log₂e, 8 terms), t = y·log₂|x|, 2^t = 2^k·
+// (1 + f·Q(f)) with f = t − k, then rounded to float32 once: within 1 ulp.
+//
+// The common case (x > 0 finite, y finite, not 0, ±½ or 1, x not 1) is
+// that, branch-free; anything else branches to math.Pow's special cases,
+// applied as selects in the order of its switch, the highest priority
+// last: the sign by y's parity for x < 0 (NaN for x < 0 and non-integer
+// y), y = ±½ (sqrt), x = ±Inf, y = ±Inf, x = ±0, NaN, y = 1, then y = 0
+// or x = 1.
+
+// powSeries are atanh's coefficients 2/(2k+1), k = 1…14.
+var powSeries = logSeries(14)
+
+// powMag64 returns |x|^y for finite x ≠ 0 and finite y (other inputs give
+// values the special cases replace).
+func (f *fnBuilder) powMag64(ax, y string) string {
+	const t = "f64"
+	e, fr := f.logReduce64(ax)
+	// s = fr/(2+fr) as a double-double.
+	dh, dl := f.fastTwoSum(t, litF64(2), fr)
+	sh := f.div(t, fr, dh)
+	res := f.fma(t, f.neg(t, sh), dh, fr)
+	res = f.fma(t, f.neg(t, sh), dl, res)
+	sl := f.div(t, res, dh)
+	// z = s² as a double-double.
+	zh, zl := f.twoProd(t, sh, sh)
+	zl = f.fma(t, f.add(t, sh, sh), sl, zl)
+	// R = 2/3 + z·(2/5 + …), its leading term exact.
+	rt := f.mul(t, zh, f.poly64(zh, powSeries[1:]))
+	c1h, c1l := mathcoef.Consts().TwoThirdsHi, mathcoef.Consts().TwoThirdsLo
+	rh, rl := f.fastTwoSum(t, litF64(c1h), rt)
+	rl = f.add(t, rl, litF64(c1l))
+	// T = s·z·R.
+	szh, sze := f.twoProd(t, sh, zh)
+	szl := f.fma(t, sh, zl, f.fma(t, sl, zh, sze))
+	th, te := f.twoProd(t, szh, rh)
+	tl := f.fma(t, szh, rl, f.fma(t, szl, rh, te))
+	// L1 = 2s + T; L = e·ln2 + L1.
+	two := litF64(2)
+	ah, ae := f.fastTwoSum(t, f.mul(t, sh, two), th)
+	al := f.add(t, ae, f.fma(t, sl, two, tl))
+	A := f.mul(t, e, litF64(ln2Hi)) // exact
+	bh, be := f.twoProd(t, e, litF64(ln2Lo))
+	s1, s1e := f.twoSum(t, A, ah)
+	s2, s2e := f.twoSum(t, s1, bh)
+	lh, ll := f.fastTwoSum(t, s2, f.add(t, f.add(t, s1e, s2e), f.add(t, be, al)))
+	// y·L as a double-double, clamped where the result has over- or
+	// underflowed by far.
+	ph, pe := f.twoProd(t, y, lh)
+	pl := f.fma(t, y, ll, pe)
+	pc := f.v(t, "max.f64", ph, litF64(-1200))
+	pc = f.v(t, "min.f64", pc, litF64(1200))
+	pl = f.sel(t, pl, litF64(0), f.setp("eq", t, pc, ph))
+	k := f.v(t, "cvt.rni.f64.f64", f.mul(t, pc, litF64(log2E)))
+	r, rrl := f.reduceLn2Minus(t, pc, f.neg(t, pl), k, ln2Hi, ln2Lo)
+	em, eml := f.expTail(t, r, rrl)
+	qh, ql := f.fastTwoSum(t, litF64(1), em)
+	ql = f.add(t, ql, eml)
+	// 2^k·(qh + ql): for k < 0 (where the result may be subnormal) both
+	// parts scaled by 2^k1 (exact) and added with the second factor in one
+	// fma, so that it is rounded about once; for k ≥ 0 (the low part
+	// alone could overflow) the rounded sum, scaled in two steps.
+	ki := f.v("b32", "cvt.rni.s32.f64", k)
+	k1 := f.v("b32", "shr.s32", ki, "1")
+	s1p, s2p := f.pow2(t, k1), f.pow2(t, f.v("b32", "sub.s32", ki, k1))
+	u, v := f.mul(t, qh, s1p), f.mul(t, ql, s1p)
+	low := f.fma(t, u, s2p, f.mul(t, v, s2p))
+	high := f.mul(t, f.mul(t, f.add(t, qh, ql), s1p), s2p)
+	return f.sel(t, low, high, f.v("pred", "setp.lt.s32", ki, "0"))
 }
 
-func powF32Func() funcDef {
-	f := newFn("pow_f32")
-	f.regs("f32", "%x", "%y", "%r")
-	f.regs("f64", "%dx", "%dy", "%dr")
-	f.load("%x", 0)
-	f.load("%y", 1)
-	f.op("cvt.f64.f32 %%dx, %%x")
-	f.op("cvt.f64.f32 %%dy, %%y")
-	f.call("pow_f64", "%dr", "%dx", "%dy")
-	f.op("cvt.rn.f32.f64 %%r, %%dr")
-	return f.done("%r")
+// powMag32in64 returns |x|^y in float64 to about 2^-30 relative, for
+// float32 arguments widened to float64 (x finite, not 0).
+func (f *fnBuilder) powMag32in64(ax, y string) string {
+	const t = "f64"
+	e, fr := f.logReduce64(ax)
+	s := f.div(t, fr, f.add(t, fr, litF64(2)))
+	z := f.mul(t, s, s)
+	l2 := f.add(t, e, f.mul(t, s, f.poly64(z, powLog2F32in64)))
+	tt := f.mul(t, y, l2)
+	tt = f.v(t, "max.f64", tt, litF64(-200))
+	tt = f.v(t, "min.f64", tt, litF64(200))
+	k := f.v(t, "cvt.rni.f64.f64", tt)
+	fk := f.sub(t, tt, k)
+	p := f.fma(t, fk, f.poly64(fk, mathcoef.Exp2QF32in64), litF64(1))
+	return f.mul(t, p, f.pow2(t, f.v("b32", "cvt.rni.s32.f64", k)))
+}
+
+// powLog2F32in64 are log₂e·2/(2k+1), k = 0…7: log₂(1+f) = s·P(s²).
+var powLog2F32in64 = func() []float64 {
+	c := make([]float64, 8)
+	for k := range c {
+		c[k] = 2 * log2E / float64(2*k+1)
+	}
+	return c
+}()
+
+// powSpecials applies math.Pow's special cases (see above) to mag =
+// |x|^y, in float64.
+func (f *fnBuilder) powSpecials(x, y, mag string) string {
+	const t = "f64"
+	inf, ninf, nan := "0d7FF0000000000000", "0dFFF0000000000000", "0d7FF8000000000000"
+	tr := f.v(t, "cvt.rzi.f64.f64", y)
+	pyi := f.setp("eq", t, tr, y)
+	h := f.mul(t, y, litF64(0.5))
+	podd := f.v("pred", "and.pred", f.setp("ne", t, f.v(t, "cvt.rzi.f64.f64", h), h), pyi)
+	pneg := f.setp("lt", t, x, litF64(0))
+	r := f.sel(t, f.neg(t, mag), mag, f.v("pred", "and.pred", pneg, podd))
+	r = f.sel(t, nan, r, f.v("pred", "and.pred", f.v("pred", "not.pred", pyi), pneg))
+	// y = ±½.
+	sq := f.v(t, "sqrt.rn.f64", x)
+	r = f.sel(t, sq, r, f.setp("eq", t, y, litF64(0.5)))
+	r = f.sel(t, f.div(t, litF64(1), sq), r, f.setp("eq", t, y, litF64(-0.5)))
+	// x = +Inf: y < 0 → 0, else +Inf.
+	pyneg := f.setp("lt", t, y, litF64(0))
+	pypos := f.setp("gt", t, y, litF64(0))
+	r = f.sel(t, f.sel(t, litF64(0), inf, pyneg), r, f.setp("eq", t, x, inf))
+	// x = −Inf: pow(−0, −y).
+	v1 := f.sel(t, ninf, inf, podd)
+	v2 := f.sel(t, "0d8000000000000000", litF64(0), podd)
+	r = f.sel(t, f.sel(t, v1, v2, pypos), r, f.setp("eq", t, x, ninf))
+	// y = ±Inf: x = −1 → 1; (|x| < 1) == (y > 0) → 0; else +Inf.
+	ax := f.abs(t, x)
+	v := f.sel(t, inf, litF64(0), f.v("pred", "xor.pred", f.setp("lt", t, ax, litF64(1)), pypos))
+	v = f.sel(t, litF64(1), v, f.setp("eq", t, x, litF64(-1)))
+	r = f.sel(t, v, r, f.setp("eq", t, f.abs(t, y), inf))
+	// x = ±0: y < 0 → ∓Inf by sign(x)·odd, else x or +0.
+	pnx := f.v("pred", "and.pred", f.v("pred", "setp.lt.s64", f.v("b64", "mov.b64", x), "0"), podd)
+	v1 = f.sel(t, ninf, inf, pnx)
+	v2 = f.sel(t, x, litF64(0), pnx)
+	r = f.sel(t, f.sel(t, v1, v2, pyneg), r, f.setp("eq", t, x, litF64(0)))
+	// NaN, y = 1, y = 0 or x = 1.
+	r = f.sel(t, nan, r, f.setp("nan", t, x, y))
+	r = f.sel(t, x, r, f.setp("eq", t, y, litF64(1)))
+	one := f.v("pred", "or.pred", f.setp("eq", t, y, litF64(0)), f.setp("eq", t, x, litF64(1)))
+	return f.sel(t, litF64(1), r, one)
+}
+
+// powSpecialCase is the predicate of the arguments that need
+// powSpecials: not (x > 0 finite, y finite, y not 0, ±½ or 1, x ≠ 1).
+func (f *fnBuilder) powSpecialCase(x, y string) string {
+	const t = "f64"
+	inf := "0d7FF0000000000000"
+	ok := f.v("pred", "and.pred", f.setp("gt", t, x, litF64(0)), f.setp("lt", t, x, inf))
+	ok = f.v("pred", "and.pred", ok, f.setp("lt", t, f.abs(t, y), inf))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, litF64(0)))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, litF64(1)))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, f.abs(t, y), litF64(0.5)))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, x, litF64(1)))
+	return f.v("pred", "not.pred", ok)
+}
+
+func powFunc(t string) funcDef {
+	f := newFn("pow_" + t)
+	x, y := f.newReg(t), f.newReg(t)
+	f.load(x, 0)
+	f.load(y, 1)
+	xd, yd := x, y
+	if t == "f32" {
+		xd, yd = f.v("f64", "cvt.f64.f32", x), f.v("f64", "cvt.f64.f32", y)
+	}
+	ax := f.abs("f64", xd)
+	res := f.newReg("f64")
+	if t == "f32" {
+		f.set(res, "mov.f64", f.powMag32in64(ax, yd))
+	} else {
+		f.set(res, "mov.f64", f.powMag64(ax, yd))
+	}
+	done := f.label("pow_done")
+	f.branch(f.powSpecialCase(xd, yd), true, done)
+	f.set(res, "mov.f64", f.powSpecials(xd, yd, res))
+	f.place(done)
+	if t == "f32" {
+		return f.done(f.v("f32", "cvt.rn.f32.f64", res))
+	}
+	return f.done(res)
 }

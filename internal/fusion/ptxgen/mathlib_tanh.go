@@ -1,36 +1,44 @@
 package ptxgen
 
-// tanh(x) = sign(x)·t(|x|): for a = |x| < tanhSmall a series with no
-// cancellation (float64: em/(em+2) with em = expm1(2a) by its Taylor
-// series; float32: tanh's own Taylor series), above it 1 − 2/(e^{2a}+1),
-// which is ≥ 0.5 there and so loses nothing; a is clamped to where that
-// is 1 in the type. Both sides are computed and one selected: no branch.
-// ±0 keeps its sign (copysign), NaN passes through.
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
+// tanh(x) = sign(x)·t(|x|): for a = |x| < tanhSmall an odd polynomial
+// with no cancellation (float64: a + a³·T(a²), minimax, mathlib_coef.go;
+// float32: tanh's own Taylor series), above it 1 − 2/(e^{2a}+1), which is
+// ≥ 0.5 there and so loses nothing (float64: in double-double arithmetic,
+// e^{2a} = 2^k·(1 + em) from expTail, the quotient corrected by its
+// residual, rounded once); a is clamped to where that is 1 in the type.
+// Both sides are computed and one selected: no branch. ±0 keeps its sign
+// (copysign), NaN passes through.
 
 func tanhF64Func() funcDef {
+	const t = "f64"
 	f := newFn("tanh_f64")
-	f.regs("f64", "%x", "%a", "%ac", "%y", "%p", "%em", "%t", "%rs", "%e", "%rl", "%r")
-	f.regs("pred", "%pq")
-	f.load("%x", 0)
-	f.op("abs.f64 %%a, %%x")
-	f.op("min.f64 %%ac, %%a, %s", litF64(tanhClampF64))
-	f.op("add.rn.f64 %%y, %%ac, %%ac")
-	// Small a: em = expm1(y), rs = em/(em+2).
-	f.horner64("%p", "%y", expm1F64Coef)
-	f.op("mul.rn.f64 %%em, %%y, %%p")
-	f.op("add.rn.f64 %%t, %%em, %s", litF64(2))
-	f.op("div.rn.f64 %%rs, %%em, %%t")
-	// Large a: rl = 1 − 2/(e^y + 1).
-	f.call("exp_f64", "%e", "%y")
-	f.op("add.rn.f64 %%t, %%e, %s", litF64(1))
-	f.op("div.rn.f64 %%t, %s, %%t", litF64(2))
-	f.op("sub.rn.f64 %%rl, %s, %%t", litF64(1))
-	f.op("setp.lt.f64 %%pq, %%a, %s", litF64(tanhSmall))
-	f.op("selp.f64 %%r, %%rs, %%rl, %%pq")
-	f.op("copysign.f64 %%r, %%x, %%r") // the sign of x, the magnitude of r
-	f.op("setp.nan.f64 %%pq, %%x, %%x")
-	f.op("selp.f64 %%r, %%x, %%r, %%pq")
-	return f.done("%r")
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	// Small a: a + a³·T(a²).
+	a2 := f.mul(t, a, a)
+	small := f.fma(t, f.mul(t, a2, a), f.poly64(a2, mathcoef.TanhTF64), a)
+	// Large a: 1 − 2/(E + 1), E = e^y = 2^k·(1 + em + eml), y = 2a.
+	y := f.mul(t, f.v(t, "min.f64", a, litF64(tanhClampF64)), litF64(2))
+	k := f.v(t, "cvt.rni.f64.f64", f.mul(t, y, litF64(log2E)))
+	r, rl := f.reduceLn2(t, y, k, ln2Hi, ln2Lo)
+	em, eml := f.expTail(t, r, rl)
+	s := f.pow2(t, f.v("b32", "cvt.rni.s32.f64", k))
+	eh, el := f.fastTwoSum(t, s, f.mul(t, s, em))
+	el = f.fma(t, s, eml, el)
+	dh, dl := f.fastTwoSum(t, eh, litF64(1))
+	dl = f.add(t, dl, el)
+	q := f.div(t, litF64(2), dh)
+	res := f.fma(t, f.neg(t, q), dh, litF64(2))
+	res = f.fma(t, f.neg(t, q), dl, res)
+	ql := f.mul(t, f.mul(t, res, q), litF64(0.5)) // res/dh, 1/dh = q/2
+	rh, rlo := f.fastTwoSum(t, litF64(1), f.neg(t, q))
+	large := f.add(t, rh, f.sub(t, rlo, ql))
+	out := f.sel(t, small, large, f.setp("lt", t, a, litF64(tanhSmall)))
+	out = f.v(t, "copysign.f64", x, out) // the sign of x, the magnitude of out
+	return f.done(f.sel(t, x, out, f.isNaN(t, x)))
 }
 
 func tanhF32Func() funcDef {

@@ -270,6 +270,9 @@ func (g *gen) op(in expr.Instr, vals []string) string {
 	if in.Op.IsCompare() {
 		return g.compare(in.Op, g.p.Code[in.A].T, a, b)
 	}
+	if d, ok := g.funcOp(in, a, b); ok {
+		return d
+	}
 	panic(fmt.Sprintf("ptxgen: op %s has no emitter", in.Op))
 }
 

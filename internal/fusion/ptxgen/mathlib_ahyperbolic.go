@@ -1,0 +1,99 @@
+package ptxgen
+
+// asinh, acosh and atanh through log1p (mathlib_logs.go), with arguments
+// arranged so that nothing cancels (fdlibm's forms):
+//
+//	asinh a = log1p(a + a²/(1 + √(1 + a²)))             a < big
+//	        = log1p(2a − 1)  (= ln 2a, exact argument)    big ≤ a < 2^(p−1)
+//	        = log1p(2a)                                   beyond, up to 2^(emax−1)
+//	        = log1p(a) + ln 2                              for the largest a
+//	acosh x = log1p(t + √(t·(t + 2))), t = x − 1 (exact)  x < big
+//	        and the same ln 2x forms above
+//	atanh a = ½·log1p(2a + 2a²/(1 − a))                    a < ½
+//	        = ½·log1p(2a/(1 − a))                          a ≥ ½ (1 − a exact)
+//
+// with a = |x| and x's sign for asinh and atanh. big is where the
+// dropped 1/(4a²) is below 2^-p relative (2^28 for float64, 2^12 for
+// float32). Special values: asinh(±Inf) = ±Inf, acosh(x < 1) = NaN,
+// acosh(1) = 0, atanh(±1) = ±Inf, atanh(|x| > 1) = NaN, ±0 → ±0.
+
+func asinhFunc(t string) funcDef {
+	f := newFn("asinh_" + t)
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	one := lit(t, 1)
+	big, exact, huge := 0x1p28, 0x1p52, 0x1p1022
+	if t == "f32" {
+		big, exact, huge = 0x1p12, 0x1p23, 0x1p126
+	}
+	// a + a²/(1 + √(1 + a²)).
+	a2 := f.mul(t, a, a)
+	d := f.add(t, one, f.v(t, "sqrt.rn."+t, f.add(t, one, a2)))
+	mid := f.add(t, a, f.div(t, a2, d))
+	twoA := f.add(t, a, a)
+	arg := f.sel(t, f.sub(t, twoA, one), twoA, f.setp("lt", t, a, lit(t, exact)))
+	arg = f.sel(t, mid, arg, f.setp("lt", t, a, lit(t, big)))
+	pHuge := f.setp("ge", t, a, lit(t, huge))
+	arg = f.sel(t, a, arg, pHuge)
+	y := f.newReg(t)
+	f.call("log1p_"+t, y, arg)
+	y = f.sel(t, f.add(t, y, lit(t, ln2Const(t))), y, pHuge)
+	y = f.v(t, "copysign."+t, x, y)
+	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
+}
+
+func acoshFunc(t string) funcDef {
+	f := newFn("acosh_" + t)
+	x := f.newReg(t)
+	f.load(x, 0)
+	one := lit(t, 1)
+	big, exact, huge := 0x1p28, 0x1p52, 0x1p1022
+	if t == "f32" {
+		big, exact, huge = 0x1p12, 0x1p23, 0x1p126
+	}
+	tt := f.sub(t, x, one)
+	mid := f.add(t, tt, f.v(t, "sqrt.rn."+t, f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
+	twoX := f.add(t, x, x)
+	arg := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
+	arg = f.sel(t, mid, arg, f.setp("lt", t, x, lit(t, big)))
+	pHuge := f.setp("ge", t, x, lit(t, huge))
+	arg = f.sel(t, x, arg, pHuge)
+	y := f.newReg(t)
+	f.call("log1p_"+t, y, arg)
+	y = f.sel(t, f.add(t, y, lit(t, ln2Const(t))), y, pHuge)
+	// x < 1 → NaN (x = 1 gives log1p(0) = 0).
+	return f.done(f.sel(t, nanLit(t), y, f.setp("lt", t, x, one)))
+}
+
+func atanhFunc(t string) funcDef {
+	f := newFn("atanh_" + t)
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	one := lit(t, 1)
+	om := f.sub(t, one, a)
+	twoA := f.add(t, a, a)
+	arg := f.div(t, twoA, om)
+	small := f.fma(t, twoA, f.div(t, a, om), twoA)
+	arg = f.sel(t, small, arg, f.setp("lt", t, a, lit(t, 0.5)))
+	y := f.newReg(t)
+	f.call("log1p_"+t, y, arg) // a = 1: log1p(+Inf) = +Inf; a > 1: log1p(< −1) = NaN
+	y = f.mul(t, y, lit(t, 0.5))
+	y = f.v(t, "copysign."+t, x, y)
+	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
+}
+
+func ln2Const(t string) float64 {
+	if t == "f32" {
+		return float64(float32(ln2Hi + ln2Lo))
+	}
+	return ln2Hi + ln2Lo
+}
+
+func nanLit(t string) string {
+	if t == "f32" {
+		return "0f7FC00000"
+	}
+	return "0d7FF8000000000000"
+}

@@ -1,0 +1,229 @@
+package ptxgen
+
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
+// asin, acos, atan and atan2.
+//
+// asin and acos: for |x| ≤ ½, asin x = x + x³·P(x²) (minimax) and acos x =
+// π/2 − asin x; above, with z = (1 − |x|)/2 (exact) and s + sl = √z (sl the
+// square root's rounding error, from an fma and a reciprocal),
+// asin |x| = π/2 − 2·asin(s + sl), acos x = 2·asin(s + sl) for x > ½ and
+// π − 2·asin(s + sl) for x < −½; asin(s + sl) = s + s·z·P(z) + sl. The
+// constants are double-doubles and every difference is a TwoSum rounded
+// once. Outside [−1, 1], NaN (√ of a negative).
+//
+// atan: a = |x| is mapped to u with |u| ≤ tan(π/8) and a constant C:
+// u = a (C = 0) for a ≤ tan(π/8), u = (a − 1)/(a + 1) (C = π/4) up to
+// tan(3π/8), u = −1/a (C = π/2) beyond; atan a = C + u + u³·P(u²). In
+// float64 the quotient's rounding error (and a + 1's) is recovered as
+// ul and added as ul·(1 − u²) (float32 atan: the same with an approximate
+// reciprocal of the denominator).
+//
+// atan2(y, x): t = min(|y|, |x|)/max(|y|, |x|) (0 for two zeros, 1 for
+// two infinities) has atan(t) as above; by whether |y| > |x| and x's sign
+// the result is K ± atan t, K one of 0, π/4, π/2, 3π/4, π combined with
+// atan's C, with y's sign. This gives C99's special values (atan2(±0, −0)
+// = ±π, atan2(±Inf, −Inf) = ±3π/4, …); NaN in, NaN out.
+
+// recip returns about 1/d (2% relative) for a positive float32 d:
+// the exponent-flipping integer guess and one Newton step. For the
+// corrections below, which are a fraction of an ulp, that is plenty.
+func (f *fnBuilder) recip32(d string) string {
+	g := f.v("f32", "mov.b32", f.v("b32", "sub.s32", "2129859011", f.v("b32", "mov.b32", d))) // 0x7EF311C3
+	return f.mul("f32", g, f.fma("f32", f.neg("f32", d), g, litF32(2)))
+}
+
+func asinAcosFunc(name, t string) funcDef {
+	c := mathcoef.Consts()
+	f := newFn(name + "_" + t)
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	poly := func(z string) string {
+		if t == "f32" {
+			return f.poly32(z, mathcoef.AsinPF32)
+		}
+		return f.poly64(z, mathcoef.AsinPF64)
+	}
+	dd := func(hi, lo float64) (string, string) { return lit(t, hi), lit(t, lo) }
+	p2h, p2l := dd(c.Pio2Hi, c.Pio2Lo)
+	pih, pil := dd(c.PiHi, c.PiLo)
+	if t == "f32" {
+		p2h, p2l = litF32(c.Pio2Hi32), litF32(c.Pio2Lo32)
+		pih, pil = litF32(c.PiHi32), litF32(c.PiLo32)
+	}
+	two := lit(t, 2)
+
+	// |x| ≤ ½: x·z·P(z), z = x².
+	zs := f.mul(t, a, a)
+	us := f.mul(t, f.mul(t, x, zs), poly(zs)) // signed: asin x − x
+	// |x| > ½: z = (1 − |x|)/2, √z = s + sl, tail = asin(s + sl) − s.
+	z := f.mul(t, f.sub(t, lit(t, 1), a), lit(t, 0.5))
+	s := f.v(t, "sqrt.rn."+t, z)
+	two_s := f.mul(t, s, two)
+	var sl string
+	if t == "f32" {
+		sl = f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(two_s))
+	} else {
+		sl = f.div(t, f.fma(t, f.neg(t, s), s, z), two_s)
+		sl = f.sel(t, litF64(0), sl, f.setp("eq", t, s, litF64(0)))
+	}
+	tail := f.fma(t, f.mul(t, s, z), poly(z), sl)
+	small := f.setp("le", t, a, lit(t, 0.5))
+
+	var y string
+	if name == "asin" {
+		ys := f.add(t, x, us)
+		A, Ae := f.twoSum(t, p2h, f.neg(t, two_s))
+		yl := f.add(t, A, f.fma(t, f.neg(t, two), tail, f.add(t, Ae, p2l)))
+		yl = f.v(t, "copysign."+t, x, yl)
+		y = f.sel(t, ys, yl, small)
+	} else {
+		A, Ae := f.twoSum(t, p2h, f.neg(t, x))
+		ys := f.add(t, A, f.sub(t, f.add(t, Ae, p2l), us))
+		ypos := f.fma(t, two, tail, two_s)
+		B, Be := f.twoSum(t, pih, f.neg(t, two_s))
+		yneg := f.add(t, B, f.fma(t, f.neg(t, two), tail, f.add(t, Be, pil)))
+		yl := f.sel(t, yneg, ypos, f.setp("lt", t, x, lit(t, 0)))
+		y = f.sel(t, ys, yl, small)
+	}
+	return f.done(y)
+}
+
+// atanCore returns atan(a + al) for a ≥ 0 (a ≤ 1 with two set: atan2's
+// t, where the third case cannot occur) as its pieces: atan = C + u +
+// tail, C = 0 where c1, π/2 where c3 (atan only), π/4 otherwise.
+func (f *fnBuilder) atanCore(t, a, al string, two bool) (u, tail, c1, c3 string) {
+	one := lit(t, 1)
+	c1 = f.setp("le", t, a, lit(t, 0.4142135623730950))
+	am1 := f.sub(t, a, one) // exact where used
+	ap1, dl := f.twoSum(t, a, one)
+	num, den := am1, ap1
+	if !two {
+		c3 = f.setp("gt", t, a, lit(t, 2.414213562373095))
+		num = f.sel(t, lit(t, -1), am1, c3)
+		den = f.sel(t, a, ap1, c3)
+	}
+	num = f.sel(t, a, num, c1)
+	den = f.sel(t, one, den, c1)
+	u = f.div(t, num, den)
+	var ul string
+	if t == "f32" && !two {
+		// (num − u·den − u·dl)/den with an approximate 1/den (den clamped:
+		// beyond 2^24 the correction is far below an ulp of the result).
+		dlc := f.sel(t, litF32(0), f.sel(t, litF32(0), dl, c3), c1)
+		res := f.fma(t, f.neg(t, u), den, num)
+		res = f.fma(t, f.neg(t, u), dlc, res)
+		ul = f.mul(t, res, f.recip32(f.v(t, "min.f32", den, litF32(0x1p24))))
+		ul = f.sel(t, litF32(0), ul, f.isNaN(t, ul))
+	}
+	if t == "f64" {
+		// (num + al) − u·(den + dl + al'), al' = al unless c1 (den = 1);
+		// c3 (atan only) has al = 0 and an exact denominator.
+		dlc := f.sel(t, litF64(0), dl, c1)
+		if !two {
+			dlc = f.sel(t, litF64(0), dlc, c3)
+		}
+		aln := al
+		ald := f.sel(t, litF64(0), al, c1)
+		res := f.fma(t, f.neg(t, u), den, num)
+		res = f.add(t, res, f.fma(t, f.neg(t, u), f.add(t, dlc, ald), aln))
+		ul = f.div(t, res, den)
+		ul = f.sel(t, litF64(0), ul, f.isNaN(t, ul)) // a = ±Inf
+	}
+	z := f.mul(t, u, u)
+	var P string
+	if t == "f32" {
+		P = f.poly32(z, mathcoef.AtanPF32)
+	} else {
+		P = f.poly64(z, mathcoef.AtanPF64)
+	}
+	tail = f.mul(t, f.mul(t, u, z), P)
+	if ul != "" {
+		tail = f.fma(t, ul, f.sub(t, one, z), tail)
+	}
+	return u, tail, c1, c3
+}
+
+func atanFunc(t string) funcDef {
+	c := mathcoef.Consts()
+	f := newFn("atan_" + t)
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	u, tail, c1, c3 := f.atanCore(t, a, lit(t, 0), false)
+	p4h, p4l, p2h, p2l := litF64(c.Pio4Hi), litF64(c.Pio4Lo), litF64(c.Pio2Hi), litF64(c.Pio2Lo)
+	if t == "f32" {
+		p4h, p4l, p2h, p2l = litF32(c.Pio4Hi32), litF32(c.Pio4Lo32), litF32(c.Pio2Hi32), litF32(c.Pio2Lo32)
+	}
+	ch := f.sel(t, lit(t, 0), f.sel(t, p2h, p4h, c3), c1)
+	cl := f.sel(t, lit(t, 0), f.sel(t, p2l, p4l, c3), c1)
+	s, e := f.fastTwoSum(t, ch, u)
+	y := f.add(t, s, f.add(t, f.add(t, e, cl), tail))
+	return f.done(f.v(t, "copysign."+t, x, y))
+}
+
+func atan2Func(t string) funcDef {
+	c := mathcoef.Consts()
+	f := newFn("atan2_" + t)
+	y, x := f.newReg(t), f.newReg(t)
+	f.load(y, 0)
+	f.load(x, 1)
+	ay, ax := f.abs(t, y), f.abs(t, x)
+	swap := f.setp("gt", t, ay, ax)
+	mn := f.sel(t, ax, ay, swap)
+	mx := f.sel(t, ay, ax, swap)
+	inf := "0d7FF0000000000000"
+	if t == "f32" {
+		inf = "0f7F800000"
+	}
+	q := f.div(t, mn, mx)
+	bothZero := f.setp("eq", t, mx, lit(t, 0))
+	bothInf := f.v("pred", "and.pred", f.setp("eq", t, mn, inf), f.setp("eq", t, mx, inf))
+	q = f.sel(t, lit(t, 0), q, bothZero)
+	q = f.sel(t, lit(t, 1), q, bothInf)
+	ql := lit(t, 0)
+	if t == "f64" {
+		l := f.div(t, f.fma(t, f.neg(t, q), mx, mn), mx)
+		ok := f.v("pred", "and.pred", f.setp("gt", t, mx, litF64(0)), f.setp("lt", t, mx, inf))
+		ok = f.v("pred", "and.pred", ok, f.setp("lt", t, mn, inf))
+		ql = f.sel(t, l, litF64(0), ok)
+	}
+	u, tail, c1, _ := f.atanCore(t, q, ql, true)
+	// K ± C by (swap, x < 0, c1): 0, π/4, π/2, 3π/4 or π.
+	var xneg string
+	if t == "f32" {
+		xneg = f.v("pred", "setp.lt.s32", f.v("b32", "mov.b32", x), "0")
+	} else {
+		xneg = f.v("pred", "setp.lt.s64", f.v("b64", "mov.b64", x), "0")
+	}
+	pick := func(v [5][2]float64, idx [8]int) (string, string) {
+		// idx by swap·4 + xneg·2 + c1.
+		choose := func(part int) string {
+			val := func(k int) string { return lit(t, v[idx[k]][part]) }
+			l0 := f.sel(t, val(1), val(0), c1)
+			l1 := f.sel(t, val(3), val(2), c1)
+			l2 := f.sel(t, val(5), val(4), c1)
+			l3 := f.sel(t, val(7), val(6), c1)
+			m0 := f.sel(t, l1, l0, xneg)
+			m1 := f.sel(t, l3, l2, xneg)
+			return f.sel(t, m1, m0, swap)
+		}
+		return choose(0), choose(1)
+	}
+	consts := [5][2]float64{{0, 0}, {c.Pio4Hi, c.Pio4Lo}, {c.Pio2Hi, c.Pio2Lo}, {c.Pi3o4Hi, c.Pi3o4Lo}, {c.PiHi, c.PiLo}}
+	if t == "f32" {
+		consts = [5][2]float64{{0, 0}, {float64(c.Pio4Hi32), float64(c.Pio4Lo32)}, {float64(c.Pio2Hi32), float64(c.Pio2Lo32)},
+			{float64(c.Pi3o4Hi32), float64(c.Pi3o4Lo32)}, {float64(c.PiHi32), float64(c.PiLo32)}}
+	}
+	// index: (swap, xneg, c1) → 0:(0,0,0) π/4, 1:(0,0,1) 0, 2:(0,1,0) 3π/4,
+	// 3:(0,1,1) π, 4:(1,0,0) π/4, 5:(1,0,1) π/2, 6:(1,1,0) 3π/4, 7:(1,1,1) π/2.
+	kh, kl := pick(consts, [8]int{1, 0, 3, 4, 1, 2, 3, 2})
+	neg := f.v("pred", "xor.pred", swap, xneg)
+	su := f.sel(t, f.neg(t, u), u, neg)
+	st := f.sel(t, f.neg(t, tail), tail, neg)
+	s, e := f.fastTwoSum(t, kh, su)
+	r := f.add(t, s, f.add(t, f.add(t, e, kl), st))
+	r = f.v(t, "copysign."+t, y, r)
+	return f.done(f.sel(t, nanLit(t), r, f.setp("nan", t, x, y)))
+}

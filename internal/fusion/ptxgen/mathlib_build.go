@@ -1,0 +1,181 @@
+package ptxgen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Helpers for writing library functions in value style: each instruction
+// gets a fresh register of its own (declared at the top of the body), so
+// a function reads like the arithmetic it does. Literals are the litF32
+// and litF64 spellings, or integers.
+
+// newReg declares a fresh register of PTX type t ("f32", "f64", "b32",
+// "b64", "pred"; s32/u32 and s64/u64 registers are b32 and b64).
+func (f *fnBuilder) newReg(t string) string {
+	f.nregs++
+	name := fmt.Sprintf("%%v%d", f.nregs)
+	switch t {
+	case "s32", "u32":
+		t = "b32"
+	case "s64", "u64":
+		t = "b64"
+	}
+	f.regs(t, name)
+	return name
+}
+
+// v emits "opc d, args…" into a fresh register d of type t and returns d.
+func (f *fnBuilder) v(t, opc string, args ...string) string {
+	d := f.newReg(t)
+	f.op("%s %s, %s", opc, d, strings.Join(args, ", "))
+	return d
+}
+
+// set emits "opc d, args…" into the existing register d.
+func (f *fnBuilder) set(d, opc string, args ...string) {
+	f.op("%s %s, %s", opc, d, strings.Join(args, ", "))
+}
+
+// lit is v as a literal of float type t.
+func lit(t string, v float64) string {
+	if t == "f32" {
+		return litF32(float32(v))
+	}
+	return litF64(v)
+}
+
+// Float arithmetic in type t (f32 or f64), rounded to nearest.
+func (f *fnBuilder) add(t, a, b string) string    { return f.v(t, "add.rn."+t, a, b) }
+func (f *fnBuilder) sub(t, a, b string) string    { return f.v(t, "sub.rn."+t, a, b) }
+func (f *fnBuilder) mul(t, a, b string) string    { return f.v(t, "mul.rn."+t, a, b) }
+func (f *fnBuilder) div(t, a, b string) string    { return f.v(t, "div.rn."+t, a, b) }
+func (f *fnBuilder) fma(t, a, b, c string) string { return f.v(t, "fma.rn."+t, a, b, c) }
+func (f *fnBuilder) neg(t, a string) string       { return f.v(t, "neg."+t, a) }
+func (f *fnBuilder) abs(t, a string) string       { return f.v(t, "abs."+t, a) }
+
+// sel is p ? a : b.
+func (f *fnBuilder) sel(t, a, b, p string) string { return f.v(t, "selp."+t, a, b, p) }
+
+// setp is the predicate "a cmp b" (cmp as in setp: lt, le, gt, ge, eq,
+// ne, ltu, …, nan, num).
+func (f *fnBuilder) setp(cmp, t, a, b string) string { return f.v("pred", "setp."+cmp+"."+t, a, b) }
+
+// isNaN is the predicate x ≠ x.
+func (f *fnBuilder) isNaN(t, x string) string { return f.setp("nan", t, x, x) }
+
+// poly evaluates c[0] + x·(c[1] + x·(… c[n-1])) by Horner's scheme, one
+// fma per coefficient (the order the accuracy tests assume).
+func (f *fnBuilder) poly32(x string, c []float32) string {
+	p := f.v("f32", "mov.f32", litF32(c[len(c)-1]))
+	for i := len(c) - 2; i >= 0; i-- {
+		p = f.fma("f32", p, x, litF32(c[i]))
+	}
+	return p
+}
+
+func (f *fnBuilder) poly64(x string, c []float64) string {
+	p := f.v("f64", "mov.f64", litF64(c[len(c)-1]))
+	for i := len(c) - 2; i >= 0; i-- {
+		p = f.fma("f64", p, x, litF64(c[i]))
+	}
+	return p
+}
+
+// pow2 is the float 2^n of type t for an s32 register n in the type's
+// normal exponent range (its exponent field built directly).
+func (f *fnBuilder) pow2(t, n string) string {
+	if t == "f32" {
+		e := f.v("b32", "add.s32", n, "127")
+		e = f.v("b32", "shl.b32", e, "23")
+		return f.v("f32", "mov.b32", e)
+	}
+	e := f.v("b32", "add.s32", n, "1023")
+	e64 := f.v("b64", "cvt.u64.u32", e)
+	e64 = f.v("b64", "shl.b64", e64, "52")
+	return f.v("f64", "mov.b64", e64)
+}
+
+// ldexp is x·2^n for an s32 register n within ±2·(the type's normal
+// exponent range), in two exact-or-once-rounded steps: x·2^⌊n/2⌋ first
+// (exact for the x this library scales, which are near 1), then
+// ·2^(n−⌊n/2⌋), so that a subnormal result is rounded once and overflow
+// gives ±Inf.
+func (f *fnBuilder) ldexp(t, x, n string) string {
+	n1 := f.v("b32", "shr.s32", n, "1")
+	n2 := f.v("b32", "sub.s32", n, n1)
+	y := f.mul(t, x, f.pow2(t, n1))
+	return f.mul(t, y, f.pow2(t, n2))
+}
+
+// twoSum returns s = RN(a+b) and the exact error e = a + b − s (Knuth's
+// branch-free TwoSum, six operations).
+func (f *fnBuilder) twoSum(t, a, b string) (s, e string) {
+	s = f.add(t, a, b)
+	bb := f.sub(t, s, a)
+	ab := f.sub(t, s, bb)
+	e = f.add(t, f.sub(t, a, ab), f.sub(t, b, bb))
+	return s, e
+}
+
+// fastTwoSum is twoSum for |a| ≥ |b| (or a = 0): three operations.
+func (f *fnBuilder) fastTwoSum(t, a, b string) (s, e string) {
+	s = f.add(t, a, b)
+	e = f.sub(t, b, f.sub(t, s, a))
+	return s, e
+}
+
+// twoProd returns p = RN(a·b) and the exact error e = a·b − p.
+func (f *fnBuilder) twoProd(t, a, b string) (p, e string) {
+	p = f.mul(t, a, b)
+	e = f.fma(t, a, b, f.neg(t, p))
+	return p, e
+}
+
+// label is a fresh label of this function.
+func (f *fnBuilder) label(what string) string {
+	f.nlabels++
+	return fmt.Sprintf("$L_%s_%d", what, f.nlabels)
+}
+
+// branch emits "@p bra l" (or "@!p" with not).
+func (f *fnBuilder) branch(p string, not bool, l string) {
+	if not {
+		f.op("@!%s bra %s", p, l)
+		return
+	}
+	f.op("@%s bra %s", p, l)
+}
+
+// place puts label l here.
+func (f *fnBuilder) place(l string) { fmt.Fprintf(&f.b, "%s:\n", l) }
+
+// polyComp evaluates the polynomial c (lowest order first) at x by
+// Horner's scheme, the last ncomp steps compensated (Graillat, Langlois
+// and Louvet's compensated Horner: each step's product and sum errors are
+// recovered by TwoProd and TwoSum and carried in a low part), and returns
+// the result as a double-double (ph, pl). Where the terms c_i·x^i cancel,
+// this removes their rounding errors from the result.
+func (f *fnBuilder) polyComp(t, x string, c []float64, ncomp int) (ph, pl string) {
+	lit := func(v float64) string { return lit(t, v) }
+	n := len(c)
+	first := ncomp // the plain steps evaluate c[first:]
+	var p string
+	if t == "f32" {
+		c32 := make([]float32, n-first)
+		for i := range c32 {
+			c32[i] = float32(c[first+i])
+		}
+		p = f.poly32(x, c32)
+	} else {
+		p = f.poly64(x, c[first:])
+	}
+	ph, pl = p, lit(0)
+	for i := first - 1; i >= 0; i-- {
+		prod, pe := f.twoProd(t, ph, x)
+		s, se := f.twoSum(t, prod, lit(c[i]))
+		pl = f.fma(t, pl, x, f.add(t, pe, se))
+		ph = s
+	}
+	return ph, pl
+}
