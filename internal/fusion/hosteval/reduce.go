@@ -91,9 +91,12 @@ func (pr *program) reduceRange(fr *frame, ls *launch, acc accumulator, lo, hi ui
 		n := int(min(chunk, hi-pos))
 		pr.evalChunk(fr, ls, pos, n)
 		vals := fr.col[pr.value]
-		var positions []int64
+		var positions, thirds []int64
 		if pr.argPos >= 0 {
 			positions = col[int64](fr.col[pr.argPos], n)
+		}
+		if pr.third >= 0 {
+			thirds = col[int64](fr.col[pr.third], n)
 		}
 		for j := 0; j < n; {
 			i := pos + uint64(j)
@@ -111,11 +114,14 @@ func (pr *program) reduceRange(fr *frame, ls *launch, acc accumulator, lo, hi ui
 				acc.reset()
 			}
 			m := int(min(end, pos+uint64(n)) - i)
-			var seg []int64
+			var seg, seg3 []int64
 			if positions != nil {
 				seg = positions[j : j+m]
 			}
-			acc.fold(unsafe.Add(vals, uintptr(j)*size), seg, int64(i-kBase), m)
+			if thirds != nil {
+				seg3 = thirds[j : j+m]
+			}
+			acc.fold(unsafe.Add(vals, uintptr(j)*size), seg, seg3, int64(i-kBase), m)
 			j += m
 		}
 		pos += uint64(n)

@@ -254,7 +254,7 @@ func TestGenerateErrors(t *testing.T) {
 		{"rank", func(p *expr.Program) { p.Rank = 9 }, "rank 9 out of range"},
 		{"vector width", func(p *expr.Program) { p.Vector = 3 }, "vector width 3"},
 		{"vector too wide", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Float64); p.Vector = 4 }, "exceeds 16 bytes"},
-		{"vector strided", func(p *expr.Program) { p.Vector, p.Rank, p.Inputs[0].Strided = 4, 1, true }, "strided or random input in0"},
+		{"vector strided", func(p *expr.Program) { p.Vector, p.Rank, p.Inputs[0].Strided = 4, 1, true }, "strided, random or iota input in0"},
 		{"vector narrow", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int16); p.Vector = 2 }, "int16 input in0"},
 		{"random not float", func(p *expr.Program) {
 			p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Random, T: dtype.Int32, Strided: true})

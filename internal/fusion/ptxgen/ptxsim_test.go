@@ -347,7 +347,7 @@ func TestSimWideAccumulate(t *testing.T) {
 			}
 			regs[r] = u
 			want.Add(want, x)
-			g.accumulate(a, r, "")
+			g.accumulate(a, r, "", "")
 		}
 		sim := &ptxSim{t: t, regs: regs}
 		sim.run(parseSim(g.body.String()))
@@ -373,7 +373,7 @@ func TestSimWidePartialCombine(t *testing.T) {
 		regs[lo], regs[hi] = rng.Uint64(), uint64(rng.Int64N(1<<40)-1<<39)
 		x := new(big.Int).Lsh(big.NewInt(int64(regs[hi])), 64)
 		want.Add(want, x.Add(x, new(big.Int).SetUint64(regs[lo])))
-		g.accumulate(a, lo, hi)
+		g.accumulate(a, lo, hi, "")
 	}
 	sim := &ptxSim{t: t, regs: regs}
 	sim.run(parseSim(g.body.String()))
