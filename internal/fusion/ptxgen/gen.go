@@ -103,9 +103,9 @@ type gen struct {
 	dims       []string // u32 or u64 per idx64
 	outStrides []string // OutStrided: per dim, index width
 	base       []string // per input: global address (seed for Random)
-	stream  []string // per input: Random stream
-	strides [][]string
-	usesIn  []bool // input read by the code or as positions
+	stream     []string // per input: Random stream
+	strides    [][]string
+	usesIn     []bool // input read by the code or as positions
 
 	shared []string // module-scope .shared declarations
 }
