@@ -58,14 +58,16 @@
 // counts as both the least and the greatest value, so the first NaN wins.
 //
 // The moments (Var, Std, NanMean) take float values and accumulate three
-// Float64 words: the sum S, the count n and the sum of squared deviations
-// from the mean M2 (NanMean skips NaN values and needs only S and n). A
-// run of values is folded with a shift K (its first value): n, S1 =
-// Σ(x−K), S2 = Σ(x−K)², then S = n·K + S1 and M2 = S2 − S1²/n (for
-// NanMean K is 0, so S is the plain sum); two accumulators combine by
-// Chan's rule, n = na + nb, S = Sa + Sb, M2 = M2a + M2b + δ²·na·nb/n with
-// δ = Sb/nb − Sa/na (no δ term when na or nb is 0). A value of ±Inf or
-// NaN in a Var or Std group makes M2 NaN.
+// Float64 words: S, the sum of the values' deviations from the group's
+// shift K, the count n and M2, the sum of squared deviations from the
+// mean (NanMean skips NaN values, takes K = 0 and needs only S and n).
+// For Var and Std, K is the group's value at position 0 (0 for an empty
+// group), the same for every part of the group. A run of values is
+// folded into n, S = Σ(x−K) and S2 = Σ(x−K)², then M2 = S2 − S²/n; two
+// accumulators combine by Chan's rule, n = na + nb, S = Sa + Sb,
+// M2 = M2a + M2b + δ²·na·nb/n with δ = Sb/nb − Sa/na (no δ term when na
+// or nb is 0). A value of ±Inf or NaN in a Var or Std group makes M2
+// NaN. The back ends agree to within rounding, not bit for bit.
 //
 // Identities, for empty groups and for empty parts of a Partial stage:
 // Sum and Mean 0, Prod 1, Min +Inf or the type's largest value, Max -Inf

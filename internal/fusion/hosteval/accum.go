@@ -16,6 +16,7 @@ type redSpec struct {
 	rng       intRange    // integer value types: the Min and Max identities
 	positions bool        // the second words (Arg positions, Wide high words, moments' counts) come from the ArgIndex input
 	wide      bool        // a Mean of integers: 128-bit sums
+	shifts    bool        // Var or Std over values: sums of deviations from the group's first value
 	// Final stage: the result type, its size, and the conversion to it
 	// from the accumulator (Sum, Prod), the mean (float Mean: Float64),
 	// or the quotient (Wide: Int64 for an integer result, else Float64).

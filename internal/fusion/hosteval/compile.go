@@ -167,6 +167,7 @@ func (pr *program) checkReduce() error {
 		return fmt.Errorf("%s of %s values: it takes floats", p.Reduce, t)
 	}
 	pr.red = &redSpec{op: p.Reduce, stage: p.Stage, t: t, wide: p.Wide()}
+	pr.red.shifts = (p.Reduce == expr.Var || p.Reduce == expr.Std) && !(p.Stage == expr.Final && p.ArgIndex >= 0)
 	if t.IsInt() {
 		pr.red.rng = rangeOf(t)
 	}

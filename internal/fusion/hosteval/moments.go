@@ -8,15 +8,20 @@ import (
 )
 
 // moments is the accumulator of Var, Std and NanMean over values of type
-// T (expr's package doc): the sum s, count n and sum of squared
-// deviations m2, in float64. A segment of values is folded with a shift
-// (its first value; 0 for NanMean, which skips NaN) and joins the
-// accumulator by Chan's rule, as partials of a Final stage over them do.
+// T (expr's package doc): the sum s of the values' deviations from the
+// group's shift (its value at position 0; 0 for NanMean, which skips
+// NaN), the count n and the sum of squared deviations m2, in float64. A
+// segment of values is folded into such sums and joins the accumulator by
+// Chan's rule, as partials of a Final stage over them do.
 type moments[T float32 | float64] struct {
 	r        *redSpec
+	shift    float64
 	s, n, m2 float64
 	bits     uint64 // the value write converts (addressable without allocating)
 }
+
+// setShift sets the group's shift (Var and Std over values).
+func (a *moments[T]) setShift(k float64) { a.shift = k }
 
 func (a *moments[T]) reset() { a.s, a.n, a.m2 = 0, 0, 0 }
 
@@ -61,15 +66,14 @@ func (a *moments[T]) fold(vals unsafe.Pointer, pos, third []int64, _ int64, n in
 	if n == 0 {
 		return
 	}
-	k := float64(vs[0])
 	s1, s2 := 0.0, 0.0
 	for _, v := range vs {
-		d := float64(v) - k
+		d := float64(v) - a.shift
 		s1 += d
 		s2 = math.FMA(d, d, s2)
 	}
 	c := float64(n)
-	a.join(math.FMA(c, k, s1), c, s2-s1*s1/c)
+	a.join(s1, c, s2-s1*s1/c)
 }
 
 func (a *moments[T]) merge(other accumulator) {

@@ -108,6 +108,8 @@ type gen struct {
 	usesIn     []bool // input read by the code or as positions
 
 	shared []string // module-scope .shared declarations
+
+	shift string // moments: the group's shift (f64 register), see groupShift
 }
 
 func newGen(p *expr.Program) *gen {
@@ -129,7 +131,7 @@ func newGen(p *expr.Program) *gen {
 		switch in.Op {
 		case expr.OpScalar, expr.OpConst:
 			g.invariant[i] = true
-		case expr.OpInput, expr.OpRandom:
+		case expr.OpInput, expr.OpRandom, expr.OpIota:
 		default:
 			inv := true
 			for _, a := range []int32{in.A, in.B, in.C}[:in.Op.Arity()] {

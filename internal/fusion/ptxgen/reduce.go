@@ -12,7 +12,7 @@ import (
 // second 64-bit word x: the s64 position, or the high word of a 128-bit
 // sum whose low word is v (u64). Moments have three f64 words, the sum v,
 // the count x and the sum of squared deviations y, and while a thread
-// folds values, the raw shifted sums of its run (see raw).
+// folds values, the raw sums of its run (see raw).
 type acc struct {
 	t   dtype.DType
 	v   string
@@ -21,10 +21,11 @@ type acc struct {
 	raw *rawMoments
 }
 
-// rawMoments is one thread's run of values folded with a shift k: the
-// count n, s1 = Σ(x−k) and s2 = Σ(x−k)² (f64 registers); settle turns it
-// into the accumulator's words.
-type rawMoments struct{ k, s1, s2, n string }
+// rawMoments is one thread's run of values folded with the group's shift
+// (gen.shift; 0 for NanMean): the count n, s1 = Σ(x−shift) and
+// s2 = Σ(x−shift)² (f64 registers); settle turns it into the
+// accumulator's words.
+type rawMoments struct{ s1, s2, n string }
 
 // accType is the accumulator's value type.
 func (g *gen) accType() dtype.DType { return expr.AccType(g.p.Reduce, g.p.ValueType()) }
@@ -48,8 +49,8 @@ func (g *gen) newAcc() acc {
 		a.y = g.reg(clsF64)
 	}
 	if g.foldsRaw() {
-		a.raw = &rawMoments{g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64)}
-		for _, r := range []string{a.raw.k, a.raw.s1, a.raw.s2, a.raw.n} {
+		a.raw = &rawMoments{g.reg(clsF64), g.reg(clsF64), g.reg(clsF64)}
+		for _, r := range []string{a.raw.s1, a.raw.s2, a.raw.n} {
 			g.emit("mov.f64 %s, 0d0000000000000000", r)
 		}
 	}
@@ -130,8 +131,8 @@ func (g *gen) accumulate(a acc, v, x, y string) {
 const f64One = "0d3FF0000000000000"
 
 // foldRaw adds the f64 value xv to a thread's run: NanMean skips NaN and
-// keeps the shift 0 (its sum is the plain sum); Var and Std shift by the
-// run's first value.
+// sums the values themselves; Var and Std sum their deviations from the
+// group's shift.
 func (g *gen) foldRaw(m *rawMoments, xv string) {
 	if g.p.Reduce == expr.NanMean {
 		nan := g.reg(clsPred)
@@ -140,16 +141,33 @@ func (g *gen) foldRaw(m *rawMoments, xv string) {
 		g.emit("@!%s add.rn.f64 %s, %s, %s", nan, m.n, m.n, f64One)
 		return
 	}
-	first, d := g.reg(clsPred), g.reg(clsF64)
-	g.emit("setp.eq.f64 %s, %s, 0d0000000000000000", first, m.n)
-	g.emit("selp.f64 %s, %s, %s, %s", m.k, xv, m.k, first)
-	g.emit("sub.rn.f64 %s, %s, %s", d, xv, m.k)
+	d := g.reg(clsF64)
+	g.emit("sub.rn.f64 %s, %s, %s", d, xv, g.shift)
 	g.emit("add.rn.f64 %s, %s, %s", m.s1, m.s1, d)
 	g.emit("fma.rn.f64 %s, %s, %s, %s", m.s2, d, d, m.s2)
 	g.emit("add.rn.f64 %s, %s, %s", m.n, m.n, f64One)
 }
 
-// settle turns a's raw run into its words, S = n·k + s1 and
+// groupShift sets g.shift, for Var and Std over values, to the group's
+// value at position 0 (as f64; 0 for an empty group): every thread and
+// part of a group sums deviations from the same value, so their sums
+// combine by addition and their means differ by small numbers.
+func (g *gen) groupShift(gbase, glen string) {
+	if !g.foldsRaw() || g.p.Reduce == expr.NanMean {
+		return
+	}
+	g.shift = g.reg(clsF64)
+	g.emit("mov.f64 %s, 0d0000000000000000", g.shift)
+	empty := g.reg(clsPred)
+	skip := g.label("shift_end")
+	g.emit("setp.eq.u64 %s, %s, 0", empty, glen)
+	g.emit("@%s bra %s", empty, skip)
+	v := g.value(g.newElem(gbase, nil))
+	g.emit("mov.f64 %s, %s", g.shift, g.cast(g.p.ValueType(), dtype.Float64, v))
+	g.emitLabel(skip)
+}
+
+// settle turns a's raw run into its words, the sum s1, the count n and
 // M2 = s2 − s1²/n (0 for an empty run); a holds the identity before. A
 // no-op for accumulators without a raw run.
 func (g *gen) settle(a acc) {
@@ -158,7 +176,7 @@ func (g *gen) settle(a acc) {
 		return
 	}
 	g.emit("mov.f64 %s, %s", a.x, m.n)
-	g.emit("fma.rn.f64 %s, %s, %s, %s", a.v, m.n, m.k, m.s1)
+	g.emit("mov.f64 %s, %s", a.v, m.s1)
 	if g.p.Reduce == expr.NanMean {
 		return
 	}
@@ -454,14 +472,15 @@ func (g *gen) reduction() {
 	g.emit("mul.lo.u64 %s, %s, %s", gbase64, grp, glen)
 	g.emit("mad.lo.u64 %s, %s, %s, %s", k0, q, s.ntid64, s.tid64)
 	gbase := g.narrowIdx(gbase64)
+	g.groupShift(gbase, glen)
 	a := g.newAcc()
 	if g.vec > 1 {
 		g.vectorThreads(a, glen, gbase64, gbase, k0, q, s.tid64, step)
 	} else {
 		g.scalarThreads(a, glen, g.narrowIdx(glen), gbase, k0, step)
+		g.settle(a)
 	}
 
-	g.settle(a)
 	skip := g.label("item_end")
 	g.blockReduce(s, a, skip)
 	g.writeResult(a, out, out2, out3, grp, b, count)
@@ -503,7 +522,8 @@ func (g *gen) second(e *elem, k string) string {
 	return r
 }
 
-// scalarThreads: each thread reduces positions k = k0, k0+step, … < glen.
+// scalarThreads: each thread reduces positions k = k0, k0+step, … < glen
+// (the caller settles a).
 func (g *gen) scalarThreads(a acc, glen, glenI, gbase, k0, step string) {
 	end := g.label("k_end")
 	pr := g.reg(clsPred)
@@ -526,7 +546,8 @@ func (g *gen) scalarThreads(a acc, glen, glenI, gbase, k0, step string) {
 
 // vectorThreads: contiguous inputs, groups == 1. Each thread reduces
 // vectors kv = k0, k0+step, … < glen/V two at a time into two
-// accumulators; the first part's threads then take the glen mod V tail.
+// accumulators; the first part's threads then take the glen mod V tail
+// into the second, and both settle and combine into a.
 func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step string) {
 	lv := log2(g.vec)
 	a2 := g.newAcc()
@@ -593,7 +614,6 @@ func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step stri
 	g.emitLabel(tend)
 	g.settle(a)
 	g.settle(a2)
-	a.raw = nil // settled; the caller's settle does nothing
 	g.combine(a, a2.v, a2.x, a2.y)
 }
 
