@@ -19,14 +19,21 @@ import (
 // the GPU. A reduction is one kernel, or two when the result has few
 // elements (partial results, then a pass over them).
 //
-// Float sums, products and means accumulate in float64 in a tree order,
-// so float32 results are as accurate as a float64 reference rounded to
-// float32. Integer sums and products accumulate in 64 bits, and means
-// exactly (in 128 bits); Sum and Prod refuse integer types narrower than
-// 64 bits, whose results could overflow them: SumAs and ProdAs name the
-// result type, as NumPy's dtype= does. Min and Max are NaN when any
-// element is NaN. Sum of no elements is 0 and Prod 1; Min, Max, Mean,
-// ArgMin and ArgMax of no elements are errors.
+// Float sums, products and means accumulate in float64: each thread adds
+// a run of at most 2²³ elements in order (for any array a GPU holds;
+// 1,024 on the host), and runs combine in a tree. A float32 sum S of
+// elements x is therefore within 2⁻²⁴·|S| + 2⁻³⁰·Σ|x| of the exact sum
+// (the float64 error, at most (run + 64)·2⁻⁵³·Σ|x|, and one rounding to
+// float32), where NumPy's pairwise float32 sum is only bounded by about
+// (⌈log₂ n⌉ + 8)·2⁻²⁴·Σ|x|: float32 results are as accurate as a float64
+// reference rounded to float32. A float64 sum is within
+// (run + 64)·2⁻⁵³·Σ|x|. Integer sums and products accumulate in 64 bits,
+// and means exactly (in 128 bits); Sum and Prod refuse integer types
+// narrower than 64 bits, whose results could overflow them: SumAs and
+// ProdAs name the result type, as NumPy's dtype= does. Min and Max are
+// NaN when any element is NaN (NanMin and NanMax ignore NaNs). Sum of no
+// elements is 0 and Prod 1; Min, Max, Mean, ArgMin, ArgMax, Var, Std and
+// the other reductions with no identity are errors of no elements.
 
 type (
 	axisOption     int
