@@ -58,6 +58,8 @@ type langParams struct {
 	Scale    float64 `json:"scale"`
 	Ord      any     `json:"ord"`
 	Subs     string  `json:"subs"`
+	TA       string  `json:"ta"`
+	TB       string  `json:"tb"`
 }
 
 func loadLangGoldens(t *testing.T) []langCase {
@@ -218,12 +220,18 @@ func runLangCase[T gpuarr.Numeric](t *testing.T, name string, c langCase, p lang
 	}
 	want := c.Outputs[0]
 	rel := langTolerance[T]()
+	abs := rel * 1e-3
+	switch c.Op {
+	case "matmul", "dot", "einsum":
+		// Sums of products of inputs in [-2, 2]: errors scale with Σ|products|.
+		abs = rel * 16
+	}
 	check := func(got *gpuarr.Array[T], err error) {
 		t.Helper()
 		require.NoError(t, err, name)
 		defer got.Release()
 		requireShape(t, want.Shape, got, name)
-		closeTo(t, goldenFloats(want), values(t, got), rel, rel*1e-3, name)
+		closeTo(t, goldenFloats(want), values(t, got), rel, abs, name)
 	}
 	switch c.Op {
 	case "index":
@@ -336,6 +344,32 @@ func runFloat[T gpuarr.Float](t *testing.T, name string, c langCase, p langParam
 		defer got.Release()
 		requireShape(t, c.Outputs[0].Shape, got, name)
 		closeTo(t, goldenFloats(c.Outputs[0]), values(t, got), 0, 0, name)
+	case "matmul":
+		a, b := goldenView(t, in[0], p.TA), goldenView(t, in[1], p.TB)
+		check(gpuarr.Matmul(a, b))
+		// MatmulInto a transposed view of a fresh array.
+		if len(c.Outputs[0].Shape) >= 2 {
+			sh := gpuarr.Shape(c.Outputs[0].Shape)
+			tsh := append(append(gpuarr.Shape{}, sh[:len(sh)-2]...), sh[len(sh)-1], sh[len(sh)-2])
+			buf := must(gpuarr.Full[T](tsh, 5))
+			defer buf.Release()
+			cv := must(buf.Index(gpuarr.Ellipsis))
+			perm := make([]int, len(sh))
+			for i := range perm {
+				perm[i] = i
+			}
+			perm[len(sh)-1], perm[len(sh)-2] = len(sh)-2, len(sh)-1
+			ct := must(cv.Permute(perm...))
+			defer ct.Release()
+			require.NoError(t, gpuarr.MatmulInto(ct, a, b), name)
+			closeTo(t, goldenFloats(c.Outputs[0]), values(t, ct), langTolerance[T](), langTolerance[T]()*16, name+" MatmulInto a transposed view")
+		}
+	case "dot":
+		check(gpuarr.Dot(in[0], in[1]))
+	case "outer":
+		check(gpuarr.Outer(in[0], in[1]))
+	case "einsum":
+		check(gpuarr.Einsum(p.Subs, in))
 	case "norm":
 		if p.Ord != nil {
 			red = append(red, gpuarr.Ord(num(p.Ord)))
@@ -350,4 +384,28 @@ func runFloat[T gpuarr.Float](t *testing.T, name string, c langCase, p langParam
 func requireShape[T gpuarr.Numeric](t *testing.T, want []int, a *gpuarr.Array[T], msg string) {
 	t.Helper()
 	require.True(t, gpuarr.Shape(want).Equal(a.Shape()), "%s: shape %v, want %v", msg, a.Shape(), want)
+}
+
+// goldenView is the view of x the generator's transform names: "t" swaps
+// the last two axes, "f" reverses the last, "s" takes every other row.
+func goldenView[T gpuarr.Float](t *testing.T, x *gpuarr.Array[T], how string) *gpuarr.Array[T] {
+	t.Helper()
+	var v *gpuarr.Array[T]
+	switch r := x.Rank(); how {
+	case "":
+		return x
+	case "t":
+		perm := make([]int, r)
+		for i := range perm {
+			perm[i] = i
+		}
+		perm[r-1], perm[r-2] = r-2, r-1
+		v = must(x.Permute(perm...))
+	case "f":
+		v = must(x.Index(gpuarr.Ellipsis, gpuarr.Every(-1)))
+	case "s":
+		v = must(x.Index(gpuarr.Ellipsis, gpuarr.Every(2), gpuarr.Colon))
+	}
+	t.Cleanup(func() { _ = v.Release() })
+	return v
 }

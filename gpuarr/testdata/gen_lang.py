@@ -279,6 +279,62 @@ for dt in ["float32", "float64"]:
     big = np.full((5,), 1e30, dtype=dt)
     add("norm", dt, [big], [np.asarray(np.sqrt(np.sum(big.astype(np.float64) ** 2)), dtype=dt)], ord=None, axes=None, keepdims=False)
 
+# ---- Matrix products. The stored inputs are transformed before use:
+# "t" swaps the last two axes (a transposed view), "f" reverses the last
+# axis (a negative stride: compacted), "s" takes every other row of the
+# second-to-last axis (a row pitch). ----
+
+def view(x, how):
+    if how == "t":
+        return np.swapaxes(x, -1, -2)
+    if how == "f":
+        return x[..., ::-1]
+    if how == "s":
+        return x[..., ::2, :]
+    return x
+
+
+def stored(shape, how, dt):
+    # The array whose view(how) has the given shape.
+    if how == "t":
+        shape = shape[:-2] + (shape[-1], shape[-2])
+    if how == "s":
+        shape = shape[:-2] + (2 * shape[-2], shape[-1])
+    return rand(shape, dt)
+
+
+mm_shapes = [((3,), (3,)), ((4, 3), (3,)), ((3,), (3, 5)), ((2, 4, 3), (3,)), ((3,), (2, 3, 5)), ((4, 3), (3, 5)),
+             ((2, 4, 3), (2, 3, 5)), ((2, 1, 4, 3), (5, 3, 6)), ((1, 4, 3), (2, 3, 5)), ((4, 0), (0, 5)), ((0, 3), (3, 2)),
+             ((3, 2, 4, 3), (1, 3, 5)), ((6, 1, 7), (6, 7, 1)), ((1, 1), (1, 1)), ((2, 3, 1, 4), (3, 4, 2))]
+for dt in ["float32", "float64"]:
+    for sa, sb in mm_shapes:
+        for ha, hb in [("", ""), ("t", ""), ("", "t"), ("t", "t"), ("f", ""), ("s", "t")]:
+            if (ha and len(sa) < 2) or (hb and len(sb) < 2):
+                continue
+            a, b = stored(sa, ha, dt), stored(sb, hb, dt)
+            add("matmul", dt, [a, b], [np.matmul(view(a, ha), view(b, hb))], ta=ha, tb=hb)
+    for sa, sb in [((3,), (3,)), ((4, 3), (3, 5)), ((2, 4, 3), (3,)), ((2, 3), (4, 3, 5)), ((2, 2, 3), (4, 3, 5)),
+                   ((3,), (2, 3, 4)), ((2, 3, 4), (4, 2)), ((), (2, 3)), ((2, 3), ())]:
+        a, b = rand(sa, dt), rand(sb, dt)
+        add("dot", dt, [a, b], [np.asarray(np.dot(a, b))])
+    for sa, sb in [((3,), (4,)), ((2, 2), (3,)), ((0,), (2,))]:
+        a, b = rand(sa, dt), rand(sb, dt)
+        add("outer", dt, [a, b], [np.outer(a, b)])
+    for subs, shapes in [("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+                         ("i,i->", [(5,), (5,)]), ("i,i", [(5,), (5,)]), ("i,j->ij", [(3,), (4,)]), ("ij->ji", [(3, 4)]),
+                         ("ii->i", [(4, 4)]), ("ii", [(4, 4)]), ("ij->", [(3, 4)]), ("ij->j", [(3, 4)]),
+                         ("bij,bkj->bik", [(2, 3, 4), (2, 5, 4)]), ("ijk,kj->i", [(2, 3, 4), (4, 3)]),
+                         ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]), ("...ij,jk->...ik", [(2, 2, 3, 4), (4, 5)]),
+                         ("abc,cd->dba", [(2, 3, 4), (4, 5)]), ("ij,kl->ijkl", [(2, 3), (4, 5)]),
+                         ("ijk,ikl->jl", [(3, 2, 4), (3, 4, 5)]), ("bi,bi->b", [(4, 6), (4, 6)]), ("ii,i->i", [(3, 3), (3,)]),
+                         ("ij,j->i", [(3, 4), (4,)]), ("ij,ij->", [(3, 4), (3, 4)]), ("aij,ajk->aik", [(1, 3, 4), (2, 4, 2)])]:
+        ops = [rand(sh, dt) for sh in shapes]
+        try:
+            r = np.einsum(subs, *ops)
+        except ValueError:
+            continue
+        add("einsum", dt, ops, [np.asarray(r)], subs=subs)
+
 for c in cases:
     p = c["params"]
     for k, v in list(p.items()):
