@@ -36,7 +36,14 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 	dev := s.Device()
 	sms := max(dev.Info().Multiprocessors, 4)
 	bpg := 1
-	if groups < sms*4 {
+	switch {
+	case l.columns(groups, glen):
+		// One block takes a part of every group: enough parts to fill the
+		// device, each thread folding at least 16 positions.
+		l.prog.Columns = true
+		rows := reduceBlock / groups
+		bpg = max(1, min(sms*8, glen/(rows*16)))
+	case groups < sms*4:
 		bpg = max(1, min((sms*8+groups-1)/groups, (glen+reduceBlock*8-1)/(reduceBlock*8)))
 	}
 	if groups == 1 {
@@ -118,7 +125,11 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2, out3 *l
 	if !ok {
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, arg.ErrArgument)
 	}
-	cfg := gridFor(s.Device(), uint64(groups)*uint64(bpg)*reduceBlock, reduceBlock)
+	items := uint64(groups) * uint64(bpg)
+	if l.prog.Columns {
+		items = uint64(bpg) // a block takes every group of a part
+	}
+	cfg := gridFor(s.Device(), items*reduceBlock, reduceBlock)
 	o := lifetime.Claim{Call: call}
 	l.addReads(&o, s)
 	o.Add(out, tracking.Write, s)
@@ -137,4 +148,31 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2, out3 *l
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	return nil
+}
+
+// columns reports whether the reduction should run as a Columns program
+// (expr.Program.Columns): its space collapsed to [groups, glen], at most
+// 64 groups, every array operand strided, and some operand with the
+// groups innermost in memory (stride ±1 between groups) and its
+// positions apart, which the usual kernel, one group per block, would
+// read a word per 32-byte sector.
+func (l *lowered) columns(groups, glen int) bool {
+	if groups < 2 || groups > 64 || l.prog.Rank != 2 || l.dims[0] != groups || l.dims[1] != glen {
+		return false
+	}
+	inner := false
+	for i, lf := range l.leaves {
+		if l.prog.Inputs[i].Kind != expr.Memory {
+			continue
+		}
+		if !lf.strided {
+			return false
+		}
+		s0, s1 := lf.strides[0], lf.strides[1]
+		if s0 != 0 && s0 != 1 && s0 != -1 {
+			return false
+		}
+		inner = inner || s0 != 0 && s1 != 1 && s1 != -1
+	}
+	return inner
 }

@@ -108,6 +108,12 @@ type Program struct {
 	// OutStrided (elementwise only): out is addressed through dims and
 	// out strides, like a strided input, instead of contiguously.
 	OutStrided bool
+	// Columns (reductions only; Rank 2 over dims [groups, glen], every
+	// Memory input Strided, groups ≤ 256 and the block size a multiple of
+	// groups): each block takes one part of every group at once, thread t
+	// group t mod groups, so that when the groups lie innermost in memory
+	// a warp reads consecutive addresses. The results are as without it.
+	Columns bool
 
 	Reduce ReduceOp
 	Stage  Stage
@@ -319,6 +325,9 @@ func (p *Program) AppendKey(b []byte) []byte {
 	if p.OutStrided {
 		flags |= 2
 	}
+	if p.Columns {
+		flags |= 4
+	}
 	b = append(b, byte(p.Rank), byte(p.Vector), flags, byte(p.Reduce), byte(p.Stage), byte(p.ArgIndex+1),
 		byte(p.Result), byte(len(p.Inputs)), byte(len(p.Scalars)))
 	for _, in := range p.Inputs {
@@ -365,6 +374,9 @@ func (p *Program) String() string {
 	fmt.Fprintf(&b, "program %s (rank %d, vector %d, index64 %t, reduce %s, stage %d", p.EntryName(), p.Rank, p.Vector, p.Index64, p.Reduce, p.Stage)
 	if p.OutStrided {
 		b.WriteString(", strided out")
+	}
+	if p.Columns {
+		b.WriteString(", columns")
 	}
 	if p.Reduce != NoReduce && p.Result != dtype.Invalid {
 		fmt.Fprintf(&b, ", result %s", p.Result)

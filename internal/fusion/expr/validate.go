@@ -47,9 +47,23 @@ func (p *Program) Validate() error {
 	return p.validateReduce()
 }
 
-// validateOut checks OutStrided: an elementwise program of rank ≥ 1
-// without vectors.
+// validateOut checks OutStrided (an elementwise program of rank ≥ 1
+// without vectors) and Columns (a reduction of rank 2, without vectors,
+// whose memory inputs are all strided).
 func (p *Program) validateOut() error {
+	if p.Columns {
+		switch {
+		case p.Reduce == NoReduce:
+			return fmt.Errorf("expr: Columns is for reductions")
+		case p.Rank != 2 || p.Vector > 1:
+			return fmt.Errorf("expr: Columns needs rank 2 (groups, positions) and no vectors, not rank %d, vector %d", p.Rank, p.Vector)
+		}
+		for i, in := range p.Inputs {
+			if in.Kind == Memory && !in.Strided {
+				return fmt.Errorf("expr: Columns with contiguous input in%d (its index needs the flat position)", i)
+			}
+		}
+	}
 	switch {
 	case !p.OutStrided:
 		return nil

@@ -50,6 +50,15 @@
 // position to out2[b]; Wide: low word to out[b], high word to out2[b]).
 // A Final kernel must be launched with bpg = 1.
 //
+// A Columns reduction (groups innermost in memory, as when summing an
+// NHWC array over N, H and W) instead makes each block take part q of
+// every group: thread tid folds group tid mod groups, rows
+// q·RB + tid div groups stepping by bpg·RB (RB = ntid div groups), four
+// rows per iteration into two accumulators, with the element's indexes
+// known (no division); consecutive threads read consecutive groups, so a
+// warp reads whole rows. The threads of a group then combine through
+// per-thread .shared slots, and thread c writes group c's result or part.
+//
 // Every combination is commutative given positions (ties and NaNs go to
 // the lower position, position -1 loses), so threads, lanes and warps may
 // combine in any order. Each thread sums its run of about

@@ -318,3 +318,24 @@ func TestStridedOutAndIotaCode(t *testing.T) {
 	_, err := Generate(p, "")
 	assert.ErrorContains(t, err, "strided output")
 }
+
+// A Columns reduction indexes its rows without dividing (the group and
+// row of each element are known), reads four rows per iteration and
+// combines the threads of a group through per-thread .shared slots.
+func TestColumnsCode(t *testing.T) {
+	p := &expr.Program{Rank: 2, Columns: true, Reduce: expr.Var, Stage: expr.Partial, ArgIndex: -1,
+		Inputs: []expr.Input{strided(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
+	ptx := generate(t, p)
+	rows := section(t, ptx, "rows4", "rows_end")
+	assert.NotContains(t, rows, "div.", "no division per element")
+	assert.Equal(t, 4, strings.Count(section(t, ptx, "rows4", "rows1"), "ld.global.f32"))
+	for _, a := range []string{"gpuarr_col_val", "gpuarr_col_pos", "gpuarr_col_third"} {
+		assert.Contains(t, ptx, ".shared .align 8 .b8 "+a+"[2048];")
+	}
+	p.Rank = 1
+	_, err := Generate(p, "")
+	assert.ErrorContains(t, err, "Columns needs rank 2")
+	p.Rank, p.Inputs[0].Strided = 2, false
+	_, err = Generate(p, "")
+	assert.ErrorContains(t, err, "contiguous input in0")
+}

@@ -843,3 +843,110 @@ func TestGPUMoments(t *testing.T) {
 		assert.True(t, math.IsNaN(float64(got[G])), "%s of all NaN", r)
 	}
 }
+
+// TestGPUColumns runs Columns reductions (a part of every group per
+// block, groups innermost in memory: strides [1, G] over a [glen G]
+// buffer) in one stage and as partials, for Sum, ArgMax, Var and a Wide
+// Mean, against host references, with 32- and 64-bit indexes.
+func TestGPUColumns(t *testing.T) {
+	dev := cudaDevice(t)
+	stubMath(t)
+	const G, L = 12, 20011 // 256 is no multiple of 12: some threads idle
+	f := make([]float32, G*L)
+	w := make([]int32, G*L)
+	for i := range f {
+		f[i] = float32((i*7919)%1013)*0.01 - 3
+		w[i] = int32(i*2654435761) >> 3
+	}
+	at := func(g, k int) int { return k*G + g }
+	for _, idx64 := range []bool{false, true} {
+		for _, bpg := range []uint64{1, 9} {
+			stage := expr.Final
+			if bpg > 1 {
+				stage = expr.Partial
+			}
+			spec := func(in []byte, outLen, out2Len, out3Len int, third *[]byte) launchSpec {
+				return launchSpec{inputs: [][]byte{in}, dims: []uint64{G, L}, strides: [][]int64{{1, G}}, groups: G, glen: L, bpg: bpg,
+					count: L, outLen: outLen, out2Len: out2Len, out3Len: out3Len, out3: third, grid: 5}
+			}
+			prog := func(r expr.ReduceOp, t dtype.DType) *expr.Program {
+				return &expr.Program{Rank: 2, Index64: idx64, Columns: true, Reduce: r, Stage: stage, ArgIndex: -1,
+					Inputs: []expr.Input{strided(t)}, Code: []expr.Instr{in(t, 0)}}
+			}
+			// Sum: Final writes float32, Partial float64 parts.
+			out, _ := run(t, dev, prog(expr.Sum, dtype.Float32), spec(bytesOf(f), 8*G*int(bpg), 0, 0, nil))
+			for g := range G {
+				var want, got float64
+				for k := range L {
+					want += float64(f[at(g, k)])
+				}
+				if bpg == 1 {
+					got = float64(fromBytes[float32](out)[g])
+				} else {
+					for _, x := range fromBytes[float64](out)[g*int(bpg) : (g+1)*int(bpg)] {
+						got += x
+					}
+				}
+				assert.InDelta(t, want, got, 1e-6*math.Abs(want)+1e-3, "sum group %d bpg %d index64 %t", g, bpg, idx64)
+			}
+			// ArgMax: positions (Partial: per part, the best of the parts).
+			out, out2 := run(t, dev, prog(expr.ArgMax, dtype.Float32), spec(bytesOf(f), 8*G*int(bpg), 8*G*int(bpg), 0, nil))
+			for g := range G {
+				best := 0
+				for k := range L {
+					if f[at(g, k)] > f[at(g, best)] {
+						best = k
+					}
+				}
+				got := int64(-1)
+				if bpg == 1 {
+					got = fromBytes[int64](out)[g]
+				} else {
+					vals, pos := fromBytes[float32](out), fromBytes[int64](out2)
+					bv := float32(math.Inf(-1))
+					for p := g * int(bpg); p < (g+1)*int(bpg); p++ {
+						if pos[p] >= 0 && (vals[p] > bv || vals[p] == bv && pos[p] < got) {
+							bv, got = vals[p], pos[p]
+						}
+					}
+				}
+				assert.Equal(t, int64(best), got, "argmax group %d bpg %d", g, bpg)
+			}
+			// Var: three words per part.
+			var third []byte
+			out, out2 = run(t, dev, prog(expr.Var, dtype.Float32), spec(bytesOf(f), 8*G*int(bpg), 8*G*int(bpg), 8*G*int(bpg), &third))
+			for g := range G {
+				var mean, m2 float64
+				for k := range L {
+					mean += float64(f[at(g, k)])
+				}
+				mean /= L
+				for k := range L {
+					d := float64(f[at(g, k)]) - mean
+					m2 += d * d
+				}
+				if bpg == 1 {
+					assert.InEpsilon(t, m2/L, float64(fromBytes[float32](out)[g]), 1e-6, "var group %d", g)
+					continue
+				}
+				var n float64
+				for _, x := range fromBytes[float64](out2)[g*int(bpg) : (g+1)*int(bpg)] {
+					n += x
+				}
+				assert.Equal(t, float64(L), n, "var counts group %d", g)
+				assert.Len(t, third, 8*G*int(bpg))
+			}
+			// A Wide Mean of int32 (Final only: exact, truncated).
+			if bpg == 1 {
+				out, _ = run(t, dev, prog(expr.Mean, dtype.Int32), spec(bytesOf(w), 4*G, 0, 0, nil))
+				for g := range G {
+					var s int64
+					for k := range L {
+						s += int64(w[at(g, k)])
+					}
+					assert.Equal(t, int32(s/L), fromBytes[int32](out)[g], "mean group %d", g)
+				}
+			}
+		}
+	}
+}

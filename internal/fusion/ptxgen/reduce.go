@@ -1,6 +1,7 @@
 package ptxgen
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
@@ -439,6 +440,10 @@ func (g *gen) reduction() {
 		out3 = param("out3", true)
 	}
 	groups, glen, bpg, count := param("groups", false), param("glen", false), param("bpg", false), param("count", false)
+	if p.Columns {
+		g.columnReduction(out, out2, out3, groups, glen, bpg, count)
+		return
+	}
 	// One 8-byte slot per warp (at most 32 warps of 32 threads).
 	g.shared = append(g.shared, ".shared .align 8 .b8 gpuarr_red_val[256];")
 	if g.twoWords() {
@@ -737,3 +742,164 @@ func (g *gen) storeWide(base, i string, t dtype.DType, r string) {
 	g.emit("add.s64 %s, %s, %s", addr, base, off)
 	g.emit("st.global.%s [%s], %s", memType(t), addr, r)
 }
+
+// columnReduction emits the kernel of a Columns program (groups ≤ ntid,
+// Rank 2 over dims [groups, glen]): work item q < bpg is part q of every
+// group at once. Thread tid takes group c = tid mod groups and the rows
+// k ≡ q·RB + tid div groups (mod bpg·RB) of its group, RB = ntid div
+// groups rows per pass, so that consecutive threads read consecutive
+// groups (a warp reads whole rows of a group-innermost layout). Each
+// thread folds four rows per iteration into two accumulators; then the
+// threads of one group combine through .shared slots (one per thread and
+// word) and thread c writes out[c] (Final) or out[c·bpg+q] (Partial).
+func (g *gen) columnReduction(out, out2, out3, groups, glen, bpg, count string) {
+	words := g.p.Words()
+	arrays := []string{"gpuarr_col_val", "gpuarr_col_pos", "gpuarr_col_third"}[:words]
+	for _, name := range arrays {
+		g.shared = append(g.shared, fmt.Sprintf(".shared .align 8 .b8 %s[%d];", name, 8*reduceThreads))
+	}
+	g.loadParams()
+	tid, ntid, ctaid, nctaid := g.threadIDs()
+	r64 := func() string { return g.reg(clsB64) }
+	tid64, ntid64, c64, row64, rb64, used := r64(), r64(), r64(), r64(), r64(), r64()
+	g.emit("cvt.u64.u32 %s, %s", tid64, tid)
+	g.emit("cvt.u64.u32 %s, %s", ntid64, ntid)
+	g.emit("rem.u64 %s, %s, %s", c64, tid64, groups)
+	g.emit("div.u64 %s, %s, %s", row64, tid64, groups)
+	g.emit("div.u64 %s, %s, %s", rb64, ntid64, groups)
+	g.emit("mul.lo.u64 %s, %s, %s", used, rb64, groups)
+	active, lead := g.reg(clsPred), g.reg(clsPred)
+	g.emit("setp.lt.u64 %s, %s, %s", active, tid64, used)
+	g.emit("setp.lt.u64 %s, %s, %s", lead, tid64, groups)
+	step64 := r64()
+	g.emit("mul.lo.u64 %s, %s, %s", step64, bpg, rb64)
+	step := g.stepIdx(step64)
+	slot := func(array string, i64 string) string {
+		base, off, a := g.reg(clsB32), g.reg(clsB32), g.reg(clsB32)
+		i := g.reg(clsB32)
+		g.emit("cvt.u32.u64 %s, %s", i, i64)
+		g.emit("mov.u32 %s, %s", base, array)
+		g.emit("shl.b32 %s, %s, 3", off, i)
+		g.emit("add.s32 %s, %s, %s", a, base, off)
+		return a
+	}
+	b, nct := r64(), r64()
+	g.emit("cvt.u64.u32 %s, %s", b, ctaid)
+	g.emit("cvt.u64.u32 %s, %s", nct, nctaid)
+	done := g.label("done")
+	pr := g.reg(clsPred)
+	g.emit("setp.ge.u64 %s, %s, %s", pr, b, bpg)
+	g.emit("@%s bra %s", pr, done)
+
+	item := g.label("item")
+	g.emitLabel(item)
+	gbase64, k064 := r64(), r64()
+	g.emit("mul.lo.u64 %s, %s, %s", gbase64, c64, glen)
+	g.emit("mad.lo.u64 %s, %s, %s, %s", k064, b, rb64, row64)
+	gbase, c := g.narrowIdx(gbase64), g.narrowIdx(c64)
+	g.groupShift(gbase, glen)
+	a, a2 := g.newAcc(), g.newAcc()
+	end := g.label("rows_end")
+	skip := g.reg(clsPred)
+	g.emit("setp.ge.u64 %s, %s, %s", skip, k064, glen)
+	g.emit("@!%s bra %s", active, end)
+	g.emit("@%s bra %s", skip, end)
+	it := g.it()
+	glenI := g.narrowIdx(glen)
+	k := g.counter(k064)
+	// elemAt is the element (c, kk): its flat index and, known here, its
+	// indexes over dims (no division).
+	elemAt := func(kk string) *elem {
+		i := g.idxReg()
+		g.emit("add.%s %s, %s, %s", it, i, gbase, kk)
+		e := g.newElem(i, nil)
+		e.idx = []string{c, kk}
+		return e
+	}
+	four, tail := g.label("rows4"), g.label("rows1")
+	g.emitLabel(four)
+	ks := []string{k}
+	for range 3 {
+		nk, past := g.idxReg(), g.reg(clsPred)
+		g.emit("add.%s %s, %s, %s", it, nk, ks[len(ks)-1], step)
+		g.emit("setp.ge.%s %s, %s, %s", it, past, nk, glenI)
+		g.emit("@%s bra %s", past, tail)
+		ks = append(ks, nk)
+	}
+	es := make([]*elem, 4)
+	vs := make([]string, 4)
+	for j, kk := range ks {
+		es[j] = elemAt(kk)
+		vs[j] = g.value(es[j])
+	}
+	for j, kk := range ks {
+		acc := a
+		if j%2 == 1 {
+			acc = a2
+		}
+		g.accumulate(acc, vs[j], g.second(es[j], kk), g.third(es[j]))
+	}
+	more := g.reg(clsPred)
+	g.emit("add.%s %s, %s, %s", it, k, ks[3], step)
+	g.emit("setp.lt.%s %s, %s, %s", it, more, k, glenI)
+	g.emit("@%s bra %s", more, four)
+	g.emit("bra %s", end)
+	g.emitLabel(tail)
+	e := elemAt(k)
+	v := g.value(e)
+	g.accumulate(a, v, g.second(e, k), g.third(e))
+	more1 := g.reg(clsPred)
+	g.emit("add.%s %s, %s, %s", it, k, k, step)
+	g.emit("setp.lt.%s %s, %s, %s", it, more1, k, glenI)
+	g.emit("@%s bra %s", more1, tail)
+	g.emitLabel(end)
+	g.settle(a)
+	g.settle(a2)
+	g.combine(a, a2.v, a2.x, a2.y)
+
+	// The threads of one group combine through .shared: slot tid holds
+	// thread tid's accumulator; thread c < groups folds slots c, c+groups, ….
+	regsOf := func(x acc) []string { return []string{x.v, x.x, x.y}[:words] }
+	typesOf := []dtype.DType{a.t, g.p.SecondType(), dtype.Float64}[:words]
+	mine := make([]string, words)
+	for w := range words {
+		mine[w] = slot(arrays[w], tid64)
+	}
+	for w, r := range regsOf(a) {
+		g.emit("st.shared.%s [%s], %s", bits(typesOf[w]), mine[w], r)
+	}
+	g.emit("bar.sync 0")
+	itemEnd := g.label("item_end")
+	g.emit("@!%s bra %s", lead, itemEnd)
+	g.setIdentity(a)
+	row, fold := r64(), g.label("fold")
+	g.emit("mov.u64 %s, 0", row)
+	g.emitLabel(fold)
+	at := r64()
+	g.emit("mad.lo.u64 %s, %s, %s, %s", at, row, groups, tid64)
+	loaded := make([]string, 3)
+	for w := range words {
+		loaded[w] = g.regT(typesOf[w])
+		g.emit("ld.shared.%s %s, [%s]", bits(typesOf[w]), loaded[w], slot(arrays[w], at))
+	}
+	g.combine(a, loaded[0], loaded[1], loaded[2])
+	again := g.reg(clsPred)
+	g.emit("add.u64 %s, %s, 1", row, row)
+	g.emit("setp.lt.u64 %s, %s, %s", again, row, rb64)
+	g.emit("@%s bra %s", again, fold)
+	bi := r64()
+	g.emit("mad.lo.u64 %s, %s, %s, %s", bi, c64, bpg, b)
+	g.writeResult(a, out, out2, out3, c64, bi, count)
+	g.emitLabel(itemEnd)
+	g.emit("bar.sync 0") // the next item reuses the slots
+	g.emit("add.s64 %s, %s, %s", b, b, nct)
+	next := g.reg(clsPred)
+	g.emit("setp.lt.u64 %s, %s, %s", next, b, bpg)
+	g.emit("@%s bra %s", next, item)
+	g.emitLabel(done)
+	g.emit("ret")
+}
+
+// reduceThreads is the most threads a reduction block has (the .shared
+// slots of a Columns kernel are per thread).
+const reduceThreads = 256
