@@ -28,7 +28,7 @@ func Dot[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
 	ra, rb := len(a.c.Shape()), len(b.c.Shape())
 	switch {
 	case ra == 0 || rb == 0:
-		s, err := streamTaking(call, opts, a.c.Device(), 0)
+		s, err := streamTaking(call, opts, a.c.Device(), optTF32)
 		if err != nil {
 			return nil, err
 		}
