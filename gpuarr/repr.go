@@ -70,13 +70,16 @@ func (a *Array[T]) String() string {
 		texts[i] = fmt.Sprint(v)
 		width = max(width, len(texts[i]))
 	}
-	if len(sh) == 0 {
+	switch {
+	case len(sh) == 0:
 		return head + " " + texts[0]
+	case len(texts) == 0:
+		return head + " []" // as NumPy prints any empty array
 	}
 	var b strings.Builder
 	r := reprWriter{b: &b, texts: texts, width: width, shown: shown, rank: len(sh)}
 	r.block(0, 0)
-	if body := b.String(); len(texts) == 0 || !strings.Contains(body, "\n") {
+	if body := b.String(); !strings.Contains(body, "\n") {
 		return head + " " + body
 	}
 	return head + "\n" + b.String()
