@@ -6,9 +6,14 @@
 //
 // # Arrays and options
 //
-// Constructors (Empty, Zeros, Ones, Full, FromSlice) take a Shape and
-// options last; views (Reshape, Slice, Transpose, Permute, Step) share
-// their array's memory; Copy, Clone, ToSlice and CopyFromHost move data.
+// Constructors (Empty, Zeros, Ones, Full, FromSlice, the Like forms,
+// Arange, Linspace, Eye) take a Shape or their parameters and options
+// last. Views share their array's memory: Index is NumPy's basic
+// indexing (At, S, From, To, Every, Colon, NewAxis, Ellipsis; negative
+// positions and steps count from the end, as in Python), with Slice,
+// Reshape (a copy when no strides express it, as in NumPy), Ravel,
+// Transpose, Permute, Squeeze, ExpandDims, Flip, BroadcastTo and
+// Diagonal; Roll copies. Copy, Clone, ToSlice and CopyFromHost move data.
 // A call runs on the default stream of device.Default() (constructors) or
 // of the device of the array it writes, unless On(s) or OnDevice(dev) says
 // otherwise; a call given an option it does not take fails naming it.
@@ -20,11 +25,15 @@
 // cached per device by the tree's shape and types: PTX written by Go and
 // JIT-compiled by the driver, the same program run in Go on the host
 // backend. Operands broadcast with NumPy's rules; strided views are read
-// in place. Reductions (Sum, Prod, Min, Max, Mean, ArgMin, ArgMax, and
-// SumAs, ProdAs, MeanAs naming the result type) take expressions and any
-// axes (Axis, KeepDims). Matmul runs cuBLAS (gonum on the host); RNG draws
-// random numbers, the same on every backend; Launch runs kernels of your
-// own on arrays (In, Out, InOut).
+// in place, and EvalInto writes into them (NumPy's x[...] = e); Triu and
+// Tril mask by position. Reductions (Sum, Prod, Min, Max, Mean, ArgMin,
+// ArgMax, Var, Std with Ddof, NanSum, NanMean, NanMin, NanMax, Any, All,
+// LogSumExp, Norm, and SumAs, ProdAs, MeanAs, VarAs, StdAs naming the
+// result type) take expressions and any axes (Axis, KeepDims), each in
+// one fused pass (LogSumExp and the matrix norms in two or three). Matmul (vectors, broadcast stacks, any views), Dot,
+// Outer and Einsum run cuBLAS (gonum on the host); RNG draws random
+// numbers, the same on every backend; Launch runs kernels of your own on
+// arrays (In, Out, InOut).
 //
 // # Element types
 //

@@ -37,7 +37,7 @@ func TestBoolArrays(t *testing.T) {
 	m := must(gpuarr.Eval(gpuarr.Less(x, y)))
 	assert.Equal(t, []bool{true, false, false, false, false, true}, values(t, m))
 	assert.Equal(t, uint64(6), m.Bytes())
-	assert.Equal(t, "gpuarr.Array[bool][2 3] on "+m.Device().String()+" [true false false false false true]", m.String())
+	assert.Equal(t, "gpuarr.Array[bool][2 3] on "+m.Device().String()+"\n[[ true false false]\n [false false  true]]", m.String())
 	b := must(gpuarr.FromSlice([]bool{true, true, false, true, false, false}, gpuarr.Shape{2, 3}))
 	assert.Equal(t, []bool{true, true, false, true, false, false}, values(t, b))
 
@@ -213,7 +213,7 @@ func TestHalfArrays(t *testing.T) {
 		testHalf(t, halfCase[gpuarr.BFloat16]{from: gpuarr.ToBFloat16[float64], to: gpuarr.BFloat16.Float64, relUlp: 0x1p-7})
 	})
 	h := must(gpuarr.FromSlice([]gpuarr.Float16{gpuarr.ToFloat16(0.1), gpuarr.ToFloat16(65504.0)}, gpuarr.Shape{2}))
-	assert.Equal(t, "gpuarr.Array[float16][2] on "+h.Device().String()+" [0.1 65500]", h.String())
+	assert.Equal(t, "gpuarr.Array[float16][2] on "+h.Device().String()+" [  0.1 65500]", h.String())
 	bf := evalValues(t, gpuarr.Cast[gpuarr.BFloat16](h))
 	assert.Equal(t, []gpuarr.BFloat16{gpuarr.ToBFloat16(0.0999755859375), gpuarr.ToBFloat16(65504.0)}, bf)
 }

@@ -12,7 +12,26 @@
 //	Mean of integers            a float64 result          T: the exact mean (a 128-bit sum) truncated
 //	                                                      toward zero, as Go's integer division;
 //	                                                      MeanAs[float64](x) is NumPy's mean(x)
-//	Mean of no elements         NaN and a warning         an error matching ErrShape (Go has no warnings)
+//	Mean, Var, Std, NanMean,    NaN (or -Inf) and a       an error matching ErrShape (Go has no warnings)
+//	  LogSumExp of no elements    warning
+//	Var, Std of integers        a float64 result          Var and Std take floats; VarAs[float64] and
+//	                                                      StdAs[float64] are NumPy's var and std of ints
+//	nansum, nanmean, nanmin,    take any type             take floats only: integers have no NaN (use Sum,
+//	  nanmax of integers                                  Mean, Min, Max)
+//	any, all                    a bool result             uint8 1 or 0: arrays of bool are not storable yet
+//	linalg.norm of float32      squares summed in float32 summed in float64: no overflow to +Inf where the
+//	                              (+Inf past ~1.8e19)     norm fits float32
+//	linalg.norm ord=2, -2,      singular values           refused naming linalg.SVDVals (gpuarr does no
+//	  'nuc' of matrices                                   decompositions)
+//	triu, tril of a vector      broadcast to a square     an error matching ErrShape: BroadcastTo first
+//	diagonal                    a read-only view          a writable view
+//	einsum                      any number of operands;   one or two operands (contract pairwise); a summed
+//	                              broadcast summed labels label broadcasts no extent-1 axis; "ij->ji"
+//	                                                      returns a copy, not a view
+//	arange with float32 params  length and step from the  from the float32 arguments (Go has no untyped
+//	                              float64 arguments       float parameter): pass exactly representable ones
+//	str(array)                  floats as "1." and        each element as fmt's %v formats it ("1"),
+//	                              aligned at the point    right-aligned
 //	Div of integers             true division (/) or      truncation toward zero, as Go's /; x/0 is 0,
 //	                              floor division (//)     MinInt/-1 is MinInt
 //	mixed element types         promoted to a common one  Go converts nothing implicitly, and neither

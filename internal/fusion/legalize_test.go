@@ -33,7 +33,7 @@ func leafOf(t *testing.T, typ dtype.DType, sh ...int) *Node {
 // and checks that both back ends take it.
 func lowerChecked(t *testing.T, root *Node, reduction bool) *expr.Program {
 	t.Helper()
-	l, err := lowerTree(root, root.Shape(), 0, reduction)
+	l, err := lowerTree(root, root.Shape(), 0, reduction, nil)
 	require.NoError(t, err)
 	p := cloneProgram(&l.prog)
 	l.free()
@@ -129,7 +129,7 @@ func TestLegalizeComplex(t *testing.T) {
 		ops(lowerChecked(t, Unary(expr.OpCast, x, dtype.Complex128), false)))
 	assert.Equal(t, "input.int32 cast.float64 const.float64 complex.complex128",
 		ops(lowerChecked(t, Unary(expr.OpCast, leafOf(t, dtype.Int32, 2), dtype.Complex128), false)))
-	_, err := lowerTree(Unary(expr.OpCast, x, dtype.Float32), []int{8}, 0, false)
+	_, err := lowerTree(Unary(expr.OpCast, x, dtype.Float32), []int{8}, 0, false, nil)
 	require.ErrorIs(t, err, arg.ErrArgument)
 	assert.Contains(t, err.Error(), "no conversion of complex64 to float32: it would drop the imaginary part")
 }

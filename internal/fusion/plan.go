@@ -178,7 +178,7 @@ func (w *planWalk) node(n *Node, space []int) bool {
 			w.nsig += 8
 		}
 		return true
-	case expr.OpRandom:
+	case expr.OpRandom, expr.OpIota:
 		return false // indexed by position: always strided
 	}
 	if !w.put2(byte(n.op), byte(n.t)) {

@@ -14,6 +14,7 @@ const (
 	OpRandom           // a random value from Inputs[Aux] (a Random input); T is Float32 or Float64
 	OpScalar           // the scalar parameter Scalars[Aux] (T = its type)
 	OpConst            // the constant Const converted to T
+	OpIota             // the position of Inputs[Aux] (an Iota input): its strided element offset; T is Int64
 
 	// Unary (operand A).
 	OpNeg
@@ -145,6 +146,7 @@ var ops = [numOps]OpInfo{
 	OpRandom: {"random", 0, Leaf, false},
 	OpScalar: {"scalar", 0, Leaf, false},
 	OpConst:  {"const", 0, Leaf, false},
+	OpIota:   {"iota", 0, Leaf, false},
 
 	OpNeg:  {"neg", 1, Numeric, false},
 	OpAbs:  {"abs", 1, Numeric, false},
@@ -203,7 +205,7 @@ var ops = [numOps]OpInfo{
 	OpAnd: {"and", 2, Logical, false},
 	OpOr:  {"or", 2, Logical, false},
 
-	OpComplex: {"complex", 2, Compose, false},
+	OpComplex:  {"complex", 2, Compose, false},
 	OpAtan2:    {"atan2", 2, Float, true},
 	OpHypot:    {"hypot", 2, Float, true},
 	OpCopysign: {"copysign", 2, Float, false},

@@ -76,7 +76,6 @@ func logF64(x float64) float64 {
 	return math.Log(x)
 }
 
-
 // MathF64 returns the host's float64 implementation of Math op (unary or
 // binary; nil for ops that are not Math ops), so that tests can compare
 // the back ends.

@@ -73,7 +73,7 @@ func (g *gen) funcOp(in expr.Instr, a, b string) (string, bool) {
 		g.emit("%s.%s %s, %s, %s", name, bits(t), d, a, b)
 		return d, true
 	case expr.OpShl, expr.OpShr:
-		return g.normalize(t, g.shift(in.Op == expr.OpShl, t, a, b)), true
+		return g.normalize(t, g.bitShift(in.Op == expr.OpShl, t, a, b)), true
 	}
 	return "", false
 }
@@ -162,7 +162,7 @@ func (g *gen) intMod(t dtype.DType, a, b string) string {
 // unsigned value), gives 0 for <<, and 0 or −1 (by a's sign) for >>.
 // The count is clamped to the register's width, where PTX's shifts give
 // exactly that; narrow types are normalized by the caller.
-func (g *gen) shift(left bool, t dtype.DType, a, b string) string {
+func (g *gen) bitShift(left bool, t dtype.DType, a, b string) string {
 	var cnt string
 	if t.Size() == 8 {
 		c64 := g.reg(clsB64)
