@@ -1,0 +1,241 @@
+package gpuarr_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gpuarr/gpuarr/gpuarr"
+)
+
+// refTake is NumPy's take along axis k (k < 0: flattened) of a row-major
+// x, with the indices already valid (negative ones count from the end).
+func refTake[T any](x []T, xs gpuarr.Shape, idx []int64, k int) []T {
+	if k < 0 {
+		out := make([]T, len(idx))
+		for j, i := range idx {
+			if i < 0 {
+				i += int64(len(x))
+			}
+			out[j] = x[i]
+		}
+		return out
+	}
+	outer, n, inner := 1, xs[k], 1
+	for d, e := range xs {
+		if d < k {
+			outer *= e
+		} else if d > k {
+			inner *= e
+		}
+	}
+	out := make([]T, 0, outer*len(idx)*inner)
+	for o := range outer {
+		for _, i := range idx {
+			if i < 0 {
+				i += int64(n)
+			}
+			for c := range inner {
+				out = append(out, x[(o*n+int(i))*inner+c])
+			}
+		}
+	}
+	return out
+}
+
+func seq[T gpuarr.Numeric](n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = T(i%120 + 1)
+	}
+	return out
+}
+
+func testTakeType[T gpuarr.Numeric](t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		xs  gpuarr.Shape
+		is  gpuarr.Shape
+		ax  int
+		has bool
+	}{
+		{gpuarr.Shape{10}, gpuarr.Shape{7}, 0, false},
+		{gpuarr.Shape{4, 5}, gpuarr.Shape{3}, 0, true},
+		{gpuarr.Shape{4, 5}, gpuarr.Shape{2, 3}, 1, true},
+		{gpuarr.Shape{3, 4, 5}, gpuarr.Shape{6}, -2, true},
+		{gpuarr.Shape{3, 4, 5}, gpuarr.Shape{9}, 0, false},
+		{gpuarr.Shape{2, 3000}, gpuarr.Shape{5000}, 1, true}, // many columns per row
+		{gpuarr.Shape{700, 9}, gpuarr.Shape{1500}, 0, true},  // many rows of 9
+	} {
+		x := must(gpuarr.FromSlice(seq[T](c.xs.Len()), c.xs))
+		k, n := -1, c.xs.Len()
+		if c.has {
+			k = c.ax
+			if k < 0 {
+				k += len(c.xs)
+			}
+			n = c.xs[k]
+		}
+		idx := make([]int64, c.is.Len())
+		for i := range idx {
+			idx[i] = rng.Int64N(int64(2*n)) - int64(n)
+		}
+		var opts []gpuarr.Option
+		if c.has {
+			opts = append(opts, gpuarr.Axis(c.ax))
+		}
+		ix := must(gpuarr.FromSlice(idx, c.is))
+		got := must(gpuarr.Take(x, ix, opts...))
+		want := refTake(seq[T](c.xs.Len()), c.xs, idx, k)
+		assert.Equal(t, want, values(t, got), "%v take %v axis %d", c.xs, c.is, k)
+		if c.has {
+			wantShape := append(append(append(gpuarr.Shape{}, c.xs[:k]...), c.is...), c.xs[k+1:]...)
+			assert.Equal(t, wantShape, got.Shape())
+		} else {
+			assert.Equal(t, c.is, got.Shape())
+		}
+		// int32 indices give the same.
+		i32 := make([]int32, len(idx))
+		for i, v := range idx {
+			i32[i] = int32(v)
+		}
+		got32 := must(gpuarr.Take(x, must(gpuarr.FromSlice(i32, c.is)), opts...))
+		assert.Equal(t, want, values(t, got32))
+	}
+}
+
+func TestTakeEveryType(t *testing.T) {
+	t.Run("int8", testTakeType[int8])
+	t.Run("int16", testTakeType[int16])
+	t.Run("int32", testTakeType[int32])
+	t.Run("int64", testTakeType[int64])
+	t.Run("uint8", testTakeType[uint8])
+	t.Run("uint16", testTakeType[uint16])
+	t.Run("uint32", testTakeType[uint32])
+	t.Run("uint64", testTakeType[uint64])
+	t.Run("float32", testTakeType[float32])
+	t.Run("float64", testTakeType[float64])
+}
+
+func TestTakeModes(t *testing.T) {
+	x := must(gpuarr.FromSlice([]float32{10, 11, 12, 13}, gpuarr.Shape{4}))
+	idx := must(gpuarr.FromSlice([]int16{-9, -5, -1, 0, 3, 4, 9}, gpuarr.Shape{7}))
+	assert.Equal(t, []float32{10, 10, 10, 10, 13, 13, 13}, values(t, must(gpuarr.Take(x, idx, gpuarr.Clip()))))
+	assert.Equal(t, []float32{13, 13, 13, 10, 13, 10, 11}, values(t, must(gpuarr.Take(x, idx, gpuarr.Wrap()))))
+	u := must(gpuarr.FromSlice([]uint8{0, 3, 4, 255}, gpuarr.Shape{4}))
+	assert.Equal(t, []float32{10, 13, 13, 13}, values(t, must(gpuarr.Take(x, u, gpuarr.Clip()))))
+	assert.Equal(t, []float32{10, 13, 10, 13}, values(t, must(gpuarr.Take(x, u, gpuarr.Wrap()))))
+}
+
+// A bad index is reported by the next host read, naming the first bad
+// position, the index and the axis; once; and nothing outside x is read.
+func TestTakeBadIndexIsReportedAtTheNextHostRead(t *testing.T) {
+	x := must(gpuarr.FromSlice([]int32{1, 2, 3, 4, 5, 6}, gpuarr.Shape{2, 3}))
+	idx := must(gpuarr.FromSlice([]int64{0, 2, 3, -4, 7, 1}, gpuarr.Shape{6}))
+	y, err := gpuarr.Take(x, idx, gpuarr.Axis(1))
+	require.NoError(t, err, "the check is on the device: Take itself does not wait")
+	z := must(gpuarr.Eval(gpuarr.Add(y, gpuarr.Scalar[int32](1))))
+	_, err = z.ToSlice()
+	require.ErrorIs(t, err, gpuarr.ErrIndex)
+	var ie interface{ Error() string }
+	require.True(t, errors.As(err, &ie))
+	assert.Contains(t, err.Error(), "gpuarr.Take: index 3 is out of bounds for axis 1 with size 3")
+	assert.Contains(t, err.Error(), "at position 2 of the indices")
+	// Reported once: the next wait is clean.
+	require.NoError(t, gpuarr.Synchronize(gpuarr.OnDevice(x.Device())))
+	// The bad elements were skipped (zero), the good ones taken.
+	assert.Equal(t, []int32{1, 3, 0, 0, 0, 2, 4, 6, 0, 0, 0, 5}, values(t, y))
+}
+
+func TestTakeBadIndexUnsignedAndFlat(t *testing.T) {
+	x := must(gpuarr.FromSlice([]float64{1, 2, 3}, gpuarr.Shape{3}))
+	idx := must(gpuarr.FromSlice([]uint64{1, 1 << 63, 5}, gpuarr.Shape{3}))
+	_, err := gpuarr.Take(x, idx)
+	require.NoError(t, err)
+	err = gpuarr.Synchronize(gpuarr.OnDevice(x.Device()))
+	require.ErrorIs(t, err, gpuarr.ErrIndex)
+	assert.Contains(t, err.Error(), "index 9223372036854775808 is out of bounds for the flattened array of size 3")
+	assert.Contains(t, err.Error(), "at position 1 of the indices")
+}
+
+func TestTakeEmpty(t *testing.T) {
+	x := must(gpuarr.Zeros[float32](gpuarr.Shape{2, 0}))
+	idx := must(gpuarr.FromSlice([]int64{0}, gpuarr.Shape{1}))
+	_, err := gpuarr.Take(x, idx, gpuarr.Axis(1))
+	require.ErrorIs(t, err, gpuarr.ErrIndex)
+	assert.Contains(t, err.Error(), "axis 1 of float32[2 0]")
+	none := must(gpuarr.Zeros[int64](gpuarr.Shape{0}))
+	y := must(gpuarr.Take(x, none, gpuarr.Axis(1)))
+	assert.Equal(t, gpuarr.Shape{2, 0}, y.Shape())
+	_, err = gpuarr.Take(x, idx, gpuarr.Axis(2))
+	require.ErrorIs(t, err, gpuarr.ErrShape)
+}
+
+func TestTakeAlongAxis(t *testing.T) {
+	xs := gpuarr.Shape{3, 4, 2}
+	x := must(gpuarr.FromSlice(seq[int16](xs.Len()), xs))
+	idx := []int32{3, 0, -1, 2, 1, 1, 0, 0, 2, 3, 1, 0, 0, 0, 0, 0, 3, 3, 2, 1, 0, 1, 2, 3}
+	ix := must(gpuarr.FromSlice(idx, xs))
+	got := must(gpuarr.TakeAlongAxis(x, ix, gpuarr.Axis(1)))
+	xv := seq[int16](xs.Len())
+	want := make([]int16, xs.Len())
+	for o := range 3 {
+		for j := range 4 {
+			for c := range 2 {
+				i := idx[(o*4+j)*2+c]
+				if i < 0 {
+					i += 4
+				}
+				want[(o*4+j)*2+c] = xv[(o*4+int(i))*2+c]
+			}
+		}
+	}
+	assert.Equal(t, want, values(t, got))
+
+	// Fewer indices along the axis than the axis has: the result is the
+	// indices' shape.
+	ix2 := must(gpuarr.FromSlice([]int64{1, 0, 3, 2, 0, 0}, gpuarr.Shape{3, 1, 2}))
+	got2 := must(gpuarr.TakeAlongAxis(x, ix2, gpuarr.Axis(1)))
+	assert.Equal(t, gpuarr.Shape{3, 1, 2}, got2.Shape())
+	assert.Equal(t, []int16{xv[2], xv[1], xv[8+6], xv[8+5], xv[16], xv[17]}, values(t, got2))
+
+	_, err := gpuarr.TakeAlongAxis(x, ix2)
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+	_, err = gpuarr.TakeAlongAxis(x, must(gpuarr.FromSlice([]int64{0, 0}, gpuarr.Shape{2, 1, 1})), gpuarr.Axis(1))
+	require.ErrorIs(t, err, gpuarr.ErrShape)
+
+	bad := must(gpuarr.FromSlice([]int64{0, 0, 0, 9, 0, 0}, gpuarr.Shape{3, 1, 2}))
+	_, err = gpuarr.TakeAlongAxis(x, bad, gpuarr.Axis(1))
+	require.NoError(t, err)
+	err = gpuarr.Synchronize(gpuarr.OnDevice(x.Device()))
+	require.ErrorIs(t, err, gpuarr.ErrIndex)
+	assert.Contains(t, err.Error(), "gpuarr.TakeAlongAxis: index 9 is out of bounds for axis 1 with size 4")
+	assert.Contains(t, err.Error(), "at position 3")
+}
+
+func TestTakeStridedOperands(t *testing.T) {
+	x := must(gpuarr.FromSlice(seq[float32](12), gpuarr.Shape{3, 4}))
+	xt := must(x.Transpose()) // [4 3]
+	idx := must(gpuarr.FromSlice([]int64{2, 0}, gpuarr.Shape{2}))
+	got := must(gpuarr.Take(xt, idx, gpuarr.Axis(1)))
+	// xt[r][c] = x[c][r]
+	xv := seq[float32](12)
+	var want []float32
+	for r := range 4 {
+		want = append(want, xv[2*4+r], xv[0*4+r])
+	}
+	assert.Equal(t, want, values(t, got))
+}
+
+func TestTakeOptionsRefused(t *testing.T) {
+	x := must(gpuarr.FromSlice([]float32{1}, gpuarr.Shape{1}))
+	idx := must(gpuarr.FromSlice([]int64{0}, gpuarr.Shape{1}))
+	_, err := gpuarr.Take(x, idx, gpuarr.KeepDims())
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.Contains(t, err.Error(), "gpuarr.KeepDims()")
+	_, err = gpuarr.Take(x, idx, gpuarr.Axis(0), gpuarr.Axis(0))
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+}
