@@ -6,18 +6,21 @@ import (
 	"testing"
 
 	"github.com/gpuarr/gpuarr/device/hostkernel"
+	"github.com/gpuarr/gpuarr/internal/fusion"
 	ikernels "github.com/gpuarr/gpuarr/internal/kernels"
 	"github.com/gpuarr/gpuarr/internal/ptxsim"
 )
 
 // With GPUARR_PTXSIM=1 on the host backend, the kernels of the sorting,
-// scanning and indexing wing (internal/kernels) run as their PTX in the
+// indexing and joining wing (internal/kernels) and the scan kernels of the
+// fusion compiler run as their PTX in the
 // PTX interpreter (internal/ptxsim) instead of their Go twins: the same
 // tests then check, in CI, the code a GPU runs. make check runs the tests
 // of those functions this way.
 func TestMain(m *testing.M) {
 	if os.Getenv("GPUARR_PTXSIM") == "1" {
 		ikernels.HostKernelHook = simulated
+		fusion.ScanHostKernelHook = simulated
 	}
 	os.Exit(m.Run())
 }

@@ -41,17 +41,12 @@ func complete(in *instr, lanes []*thread) error {
 		}
 		return false
 	}
-	byLane := map[int]*thread{}
+	var byLane [32]*thread
 	for _, u := range lanes {
 		byLane[u.lane] = u
 	}
-	setOn := func(u *thread, o *operand, v uint64, typ ptype) {
-		// Results land in the frame the lane arrived from.
-		saved := u.frames
-		u.frames = []*frame{u.collFrame}
-		u.set(o, v, typ)
-		u.frames = saved
-	}
+	// Results land in the frame the lane arrived from.
+	setOn := func(u *thread, o *operand, v uint64, typ ptype) { setIn(u.collFrame, o, v, typ) }
 	switch base {
 	case "bar": // bar.warp.sync
 		return nil
@@ -94,8 +89,8 @@ func complete(in *instr, lanes []*thread) error {
 			if !ok {
 				j = lane
 			}
-			src, present := byLane[j]
-			if !present {
+			src := byLane[j&31]
+			if j < 0 || j > 31 || src == nil {
 				return fmt.Errorf("%q: lane %d reads lane %d, which is not in the mask %#x", in.text, lane, j, u.collMask)
 			}
 			if d.kind == opPair {

@@ -229,15 +229,18 @@ func (t *thread) valT(o *operand, typ ptype) uint64 {
 	return v & mask(typ.bits)
 }
 
-func (t *thread) set(o *operand, v uint64, typ ptype) {
+func (t *thread) set(o *operand, v uint64, typ ptype) { setIn(t.frames[len(t.frames)-1], o, v, typ) }
+
+// setIn writes a register of frame fr.
+func setIn(fr *frame, o *operand, v uint64, typ ptype) {
 	switch o.kind {
 	case opReg:
 		if typ.kind == 'p' {
 			v = b2u(v != 0)
 		}
-		t.fr().regs[o.reg] = v & mask(max(typ.bits, 1))
+		fr.regs[o.reg] = v & mask(max(typ.bits, 1))
 	case opPair: // d|p: the value to d
-		t.set(&o.sub[0], v, typ)
+		setIn(fr, &o.sub[0], v, typ)
 	}
 }
 

@@ -83,7 +83,6 @@ var (
 	reEntry  = regexp.MustCompile(`(?s)(\.visible\s+|\.weak\s+)?\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)`)
 	reFunc   = regexp.MustCompile(`(?s)(\.visible\s+|\.weak\s+)?\.func\s+(\(([^)]*)\)\s*)?([A-Za-z_$][\w$]*)\s*\(([^)]*)\)`)
 	reShared = regexp.MustCompile(`(\.extern\s+)?\.shared\s+(\.align\s+(\d+)\s+)?\.(\w+)\s+([A-Za-z_$][\w$]*)\s*(\[(\d*)\])?`)
-	reLabel  = regexp.MustCompile(`^([A-Za-z_$][\w$]*)\s*:([^:]|$)`)
 	reRegs   = regexp.MustCompile(`^(%[A-Za-z_$][\w$]*)<(\d+)>$`)
 )
 
@@ -372,12 +371,12 @@ func (m *Module) parseBody(f *function, body string) error {
 	for _, s := range stmts {
 		s = strings.TrimSpace(s)
 		for {
-			mm := reLabel.FindStringSubmatchIndex(s)
-			if mm == nil {
+			name, rest, ok := cutLabel(s)
+			if !ok {
 				break
 			}
-			f.labels[s[mm[2]:mm[3]]] = len(f.code)
-			s = strings.TrimSpace(s[mm[3]+1:])
+			f.labels[name] = len(f.code)
+			s = rest
 		}
 		if s == "" {
 			continue
@@ -629,4 +628,28 @@ func (m *Module) resolve(f *function, o *operand) error {
 		}
 	}
 	return nil
+}
+
+// cutLabel splits "name: rest" into the label and the rest.
+func cutLabel(s string) (name, rest string, ok bool) {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			i++
+			continue
+		}
+		break
+	}
+	if i == 0 {
+		return "", s, false
+	}
+	j := i
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+		j++
+	}
+	if j >= len(s) || s[j] != ':' || j+1 < len(s) && s[j+1] == ':' {
+		return "", s, false
+	}
+	return s[:i], strings.TrimSpace(s[j+1:]), true
 }

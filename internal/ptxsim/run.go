@@ -295,7 +295,8 @@ func (b *block) settle() (bool, error) {
 // its mask waits at the same instruction with the same mask.
 func (b *block) tryCollective(lanes []*thread, t *thread) (bool, error) {
 	mask := t.collMask
-	var members []*thread
+	var buf [32]*thread
+	members := buf[:0]
 	for l := 0; l < 32; l++ {
 		if mask&(1<<l) == 0 {
 			continue
