@@ -6,8 +6,11 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/fusion"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 	"github.com/gpuarr/gpuarr/internal/indexcheck"
 	"github.com/gpuarr/gpuarr/internal/kernels"
+	"github.com/gpuarr/gpuarr/internal/layout"
 )
 
 // Indexing functions pick elements by integer index arrays (Take,
@@ -138,7 +141,10 @@ func contiguous[T Numeric](a *Array[T], s *device.Stream) (*Array[T], bool, erro
 // contiguous copy. Cost: one kernel reading each index once and each
 // picked element once (an axis with trailing axes copies whole rows).
 func Take[T Numeric, I Integer](x *Array[T], indices *Array[I], opts ...Option) (*Array[T], error) {
-	const call = "Take"
+	return take("Take", x, indices, opts)
+}
+
+func take[T Numeric, I Integer](call string, x *Array[T], indices *Array[I], opts []Option) (*Array[T], error) {
 	if err := x.check(call + ": x"); err != nil {
 		return nil, err
 	}
@@ -283,6 +289,198 @@ func TakeAlongAxis[T Numeric, I Integer](x *Array[T], indices *Array[I], opts ..
 		Mode: o.mode, Along: true, Outer: outer, N: n, M: m, Inner: inner,
 		Site: indexcheck.Site{Call: call, Axis: k, Extent: n, Unsigned: dtype.Of[I]().IsUnsigned()}}
 	if err := g.Run(call, s); err != nil {
+		_ = out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// MaskedSelect returns the elements of x where m is true, in row-major
+// order, as a new 1-D array: NumPy's x[m], with x and m broadcast
+// together as torch.masked_select broadcasts them. x may be an array or
+// an expression and m any mask (a comparison, And, Or, Not of them):
+//
+//	pos, err := gpuarr.MaskedSelect(x, gpuarr.Greater(x, gpuarr.Scalar[float32](0)))
+//
+// The result's length depends on the data, so MaskedSelect waits for the
+// device once: a reduction counts the selected elements, the host reads
+// the count (as Item does), then one kernel (a single-pass scan of the
+// mask with a decoupled look-back) writes them. It runs on the default
+// stream of the device of x's first array unless an option says
+// otherwise.
+func MaskedSelect[T Numeric](x Operand[T], m Mask, opts ...Option) (*Array[T], error) {
+	const call = "MaskedSelect"
+	xn := operandNode(x)
+	switch {
+	case xn == nil || m.n == nil:
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, fusion.ErrNilExpr)
+	case xn.Err() != nil:
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, xn.Err())
+	case m.n.Err() != nil:
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, m.n.Err())
+	}
+	space, err := layout.Broadcast(xn.Shape(), m.n.Shape())
+	if err != nil {
+		return nil, arg.Shapef(call, "x %v and the mask %v do not broadcast together", xn.Shape(), m.n.Shape())
+	}
+	dev := fusion.FirstDevice(xn)
+	if dev == nil {
+		dev = fusion.FirstDevice(m.n)
+	}
+	s, err := streamFor(call, opts, dev)
+	if err != nil {
+		return nil, err
+	}
+	count, err := countTrue(call, m.n, space, s)
+	if err != nil {
+		return nil, err
+	}
+	out, err := newArray[T](call, Shape{count}, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := fusion.Compact(call, &out.c, xn, m.n, false, space, count, s); err != nil {
+		_ = out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// countTrue counts, on s, the elements of space where mask (broadcast to
+// space) is true, and reads the count (waiting for the device).
+func countTrue(call string, mask *fusion.Node, space []int, s *device.Stream) (int, error) {
+	if layout.Len(space) == 0 {
+		return 0, nil
+	}
+	c, err := newArray[int64](call, Shape{}, s)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Release()
+	all := uint64(0)
+	if len(space) > 0 {
+		all = ^uint64(0) >> (64 - len(space))
+	}
+	ones := fusion.Unary(expr.OpCast, mask, dtype.Int64)
+	if err := fusion.Reduce(call, expr.Sum, dtype.Int64, &c.c, ones, space, all, layout.Len(space), s); err != nil {
+		return 0, err
+	}
+	n, err := c.Item()
+	if err != nil {
+		return 0, fmt.Errorf("gpuarr.%s: counting the selected elements: %w", call, err)
+	}
+	return int(n), nil
+}
+
+// Compress picks the slices along Axis(k) where the 1-D mask condition
+// is true, as NumPy's compress(condition, x, axis): the result has x's
+// shape with axis k as long as the count of true elements; without Axis,
+// x is flattened first. A condition shorter than the axis counts as false
+// past its end; a true element past the axis's end is an index error
+// (ErrIndex, reported as Take's). Like MaskedSelect it waits for the
+// device once, to count.
+func Compress[T Numeric](condition Mask, x *Array[T], opts ...Option) (*Array[T], error) {
+	const call = "Compress"
+	if err := x.check(call + ": x"); err != nil {
+		return nil, err
+	}
+	if condition.n == nil {
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, fusion.ErrNilExpr)
+	}
+	if condition.n.Err() != nil {
+		return nil, fmt.Errorf("gpuarr.%s: %w", call, condition.n.Err())
+	}
+	if len(condition.n.Shape()) != 1 {
+		return nil, arg.Shapef(call, "the condition has shape %v; it must be 1-D", condition.n.Shape())
+	}
+	if _, err := readIndexOptions(call, opts); err != nil {
+		return nil, err
+	}
+	s, err := streamTaking(call, opts, x.c.Device(), optAxis)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := nonzeroFlat(call, condition.n, s)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Release()
+	return take(call, x, idx, opts)
+}
+
+// Nonzero returns the indices of x's nonzero elements (NaN counts as
+// nonzero), one int64 array per axis, as NumPy's nonzero: element i of
+// array d is the index along axis d of the i-th nonzero element in
+// row-major order. x may be an expression. Like MaskedSelect it waits for
+// the device once, to count. A scalar (rank 0) is refused: reshape it to
+// [1].
+func Nonzero[T Numeric](x Operand[T], opts ...Option) ([]*Array[int64], error) {
+	xn := operandNode(x)
+	if xn == nil {
+		return nil, fmt.Errorf("gpuarr.Nonzero: %w", fusion.ErrNilExpr)
+	}
+	if xn.Err() != nil {
+		return nil, fmt.Errorf("gpuarr.Nonzero: %w", xn.Err())
+	}
+	return nonzero("Nonzero", fusion.Unary(expr.OpCast, xn, dtype.Bool), opts)
+}
+
+// NonzeroMask is Nonzero of a mask: the indices where m is true.
+func NonzeroMask(m Mask, opts ...Option) ([]*Array[int64], error) {
+	if m.n == nil {
+		return nil, fmt.Errorf("gpuarr.NonzeroMask: %w", fusion.ErrNilExpr)
+	}
+	if m.n.Err() != nil {
+		return nil, fmt.Errorf("gpuarr.NonzeroMask: %w", m.n.Err())
+	}
+	return nonzero("NonzeroMask", m.n, opts)
+}
+
+func nonzero(call string, mask *fusion.Node, opts []Option) ([]*Array[int64], error) {
+	sh := Shape(mask.Shape())
+	if len(sh) == 0 {
+		return nil, arg.Shapef(call, "a scalar has no axes to index; reshape it to [1]")
+	}
+	s, err := streamFor(call, opts, fusion.FirstDevice(mask))
+	if err != nil {
+		return nil, err
+	}
+	flat, err := nonzeroFlat(call, mask, s)
+	if err != nil {
+		return nil, err
+	}
+	defer flat.Release()
+	// Index along axis d: (p / stride_d) mod extent_d, one fused kernel each.
+	out := make([]*Array[int64], len(sh))
+	stride := int64(1)
+	for d := len(sh) - 1; d >= 0; d-- {
+		var e Expr[int64] = Div[int64](flat, Scalar(stride))
+		if d > 0 {
+			e = Sub[int64](e, Mul[int64](Div[int64](flat, Scalar(stride*int64(sh[d]))), Scalar(int64(sh[d]))))
+		}
+		if out[d], err = Eval(e, On(s)); err != nil {
+			for _, a := range out {
+				_ = a.Release()
+			}
+			return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
+		}
+		stride *= int64(sh[d])
+	}
+	return out, nil
+}
+
+// nonzeroFlat is the flat (row-major) positions where mask is true.
+func nonzeroFlat(call string, mask *fusion.Node, s *device.Stream) (*Array[int64], error) {
+	space := mask.Shape()
+	count, err := countTrue(call, mask, space, s)
+	if err != nil {
+		return nil, err
+	}
+	out, err := newArray[int64](call, Shape{count}, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := fusion.Compact(call, &out.c, nil, mask, true, space, count, s); err != nil {
 		_ = out.Release()
 		return nil, err
 	}

@@ -239,3 +239,104 @@ func TestTakeOptionsRefused(t *testing.T) {
 	_, err = gpuarr.Take(x, idx, gpuarr.Axis(0), gpuarr.Axis(0))
 	require.ErrorIs(t, err, gpuarr.ErrArgument)
 }
+
+func testMaskedSelectType[T gpuarr.Numeric](t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, sh := range []gpuarr.Shape{{1}, {5}, {2049}, {3, 1000}, {7000}} {
+		if testing.Short() && sh.Len() > 5000 {
+			continue
+		}
+		xs := make([]T, sh.Len())
+		var want []T
+		for i := range xs {
+			xs[i] = T(rng.IntN(100))
+			if xs[i] >= 50 {
+				want = append(want, xs[i])
+			}
+		}
+		x := must(gpuarr.FromSlice(xs, sh))
+		got := must(gpuarr.MaskedSelect(x, gpuarr.GreaterEqual(x, gpuarr.Scalar(T(50)))))
+		assert.Equal(t, gpuarr.Shape{len(want)}, got.Shape())
+		if len(want) > 0 {
+			assert.Equal(t, want, values(t, got), "%v", sh)
+		}
+	}
+}
+
+func TestMaskedSelectEveryType(t *testing.T) {
+	t.Run("int8", testMaskedSelectType[int8])
+	t.Run("int16", testMaskedSelectType[int16])
+	t.Run("int32", testMaskedSelectType[int32])
+	t.Run("int64", testMaskedSelectType[int64])
+	t.Run("uint8", testMaskedSelectType[uint8])
+	t.Run("uint16", testMaskedSelectType[uint16])
+	t.Run("uint32", testMaskedSelectType[uint32])
+	t.Run("uint64", testMaskedSelectType[uint64])
+	t.Run("float32", testMaskedSelectType[float32])
+	t.Run("float64", testMaskedSelectType[float64])
+}
+
+func TestMaskedSelectBroadcastsAndExpressions(t *testing.T) {
+	x := must(gpuarr.FromSlice([]float32{1, 2, 3, 4, 5, 6}, gpuarr.Shape{2, 3}))
+	rowMask := must(gpuarr.FromSlice([]float32{1, 0, 1}, gpuarr.Shape{3}))
+	got := must(gpuarr.MaskedSelect(gpuarr.Mul(x, gpuarr.Scalar[float32](10)), gpuarr.NotEqual(rowMask, gpuarr.Scalar[float32](0))))
+	assert.Equal(t, []float32{10, 30, 40, 60}, values(t, got))
+	// A mask larger than x: x broadcasts.
+	col := must(gpuarr.FromSlice([]float32{7, 8}, gpuarr.Shape{2, 1}))
+	got = must(gpuarr.MaskedSelect(col, gpuarr.Greater(x, gpuarr.Scalar[float32](2))))
+	assert.Equal(t, []float32{7, 8, 8, 8}, values(t, got))
+	none := must(gpuarr.MaskedSelect(x, gpuarr.Greater(x, gpuarr.Scalar[float32](9))))
+	assert.Equal(t, gpuarr.Shape{0}, none.Shape())
+	_, err := gpuarr.MaskedSelect(x, gpuarr.Greater(must(gpuarr.Zeros[float32](gpuarr.Shape{4})), gpuarr.Scalar[float32](0)))
+	require.ErrorIs(t, err, gpuarr.ErrShape)
+}
+
+func TestNonzero(t *testing.T) {
+	xs := []int32{0, 3, 0, 0, 5, 6, 0, 0, 0, 0, 0, 7}
+	x := must(gpuarr.FromSlice(xs, gpuarr.Shape{2, 3, 2}))
+	idx := must(gpuarr.Nonzero(x))
+	require.Len(t, idx, 3)
+	assert.Equal(t, []int64{0, 0, 0, 1}, values(t, idx[0]))
+	assert.Equal(t, []int64{0, 2, 2, 2}, values(t, idx[1]))
+	assert.Equal(t, []int64{1, 0, 1, 1}, values(t, idx[2]))
+	nan := float64(0)
+	nan = nan / nan
+	f := must(gpuarr.FromSlice([]float64{0, nan, -0.0, 2}, gpuarr.Shape{4}))
+	fi := must(gpuarr.Nonzero(f))
+	assert.Equal(t, []int64{1, 3}, values(t, fi[0]), "NaN is nonzero, -0 is zero")
+	mi := must(gpuarr.NonzeroMask(gpuarr.Less(f, gpuarr.Scalar(1.0))))
+	assert.Equal(t, []int64{0, 2}, values(t, mi[0]))
+	_, err := gpuarr.Nonzero(must(gpuarr.FromSlice([]float32{1}, gpuarr.Shape{})))
+	require.ErrorIs(t, err, gpuarr.ErrShape)
+	// Many tiles.
+	big := make([]uint8, 10000)
+	var want []int64
+	for i := range big {
+		if i%7 == 3 {
+			big[i] = 1
+			want = append(want, int64(i))
+		}
+	}
+	bi := must(gpuarr.Nonzero(must(gpuarr.FromSlice(big, gpuarr.Shape{len(big)}))))
+	assert.Equal(t, want, values(t, bi[0]))
+}
+
+func TestCompress(t *testing.T) {
+	x := must(gpuarr.FromSlice(seq[float64](12), gpuarr.Shape{3, 4}))
+	cond := must(gpuarr.FromSlice([]uint8{1, 0, 1}, gpuarr.Shape{3}))
+	m := gpuarr.NotEqual(cond, gpuarr.Scalar[uint8](0))
+	got := must(gpuarr.Compress(m, x, gpuarr.Axis(1)))
+	assert.Equal(t, gpuarr.Shape{3, 2}, got.Shape())
+	assert.Equal(t, []float64{1, 3, 5, 7, 9, 11}, values(t, got))
+	got = must(gpuarr.Compress(m, x, gpuarr.Axis(0)))
+	assert.Equal(t, gpuarr.Shape{2, 4}, got.Shape())
+	assert.Equal(t, []float64{1, 2, 3, 4, 9, 10, 11, 12}, values(t, got))
+	got = must(gpuarr.Compress(m, x))
+	assert.Equal(t, []float64{1, 3}, values(t, got))
+	long := must(gpuarr.FromSlice([]uint8{0, 0, 0, 0, 1}, gpuarr.Shape{5}))
+	_, err := gpuarr.Compress(gpuarr.NotEqual(long, gpuarr.Scalar[uint8](0)), x, gpuarr.Axis(1))
+	require.NoError(t, err)
+	err = gpuarr.Synchronize(gpuarr.OnDevice(x.Device()))
+	require.ErrorIs(t, err, gpuarr.ErrIndex)
+	assert.Contains(t, err.Error(), "gpuarr.Compress: index 4 is out of bounds for axis 1 with size 4")
+}
