@@ -486,3 +486,164 @@ func nonzeroFlat(call string, mask *fusion.Node, s *device.Stream) (*Array[int64
 	}
 	return out, nil
 }
+
+// operandArray returns v as a contiguous array of shape sh on s: v itself
+// when it is one (and shares no memory with avoid), else v evaluated
+// (broadcast to sh) into a new array, which the caller releases
+// (release).
+func operandArray[T Numeric](call string, v Operand[T], sh Shape, avoid *Array[T], s *device.Stream) (a *Array[T], release bool, err error) {
+	if arr, ok := v.(*Array[T]); ok && arr != nil && !arr.c.IsZero() && arr.c.Contiguous() &&
+		Shape(arr.c.Shape()).Equal(sh) && !arr.c.SharesBuffer(&avoid.c) {
+		if err := arr.check(call); err != nil {
+			return nil, false, err
+		}
+		return arr, false, nil
+	}
+	n := operandNode(v)
+	if n == nil {
+		return nil, false, fmt.Errorf("gpuarr.%s: %w", call, fusion.ErrNilExpr)
+	}
+	if n.Err() != nil {
+		return nil, false, fmt.Errorf("gpuarr.%s: %w", call, n.Err())
+	}
+	if b, err := layout.Broadcast(n.Shape(), sh); err != nil || !Shape(b).Equal(sh) {
+		return nil, false, arg.Shapef(call, "the values' shape %v does not broadcast to %v", n.Shape(), sh)
+	}
+	out, err := newArray[T](call, sh, s)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := fusion.EvalInto(call, &out.c, n, s); err != nil {
+		_ = out.Release()
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+// Put writes values into x at flat indices, in place, as NumPy's put(x,
+// indices, v): x.flat[indices[j]] = v[j] for every j, row-major. v may be
+// an array or an expression broadcasting to the indices' shape (a Scalar
+// writes one value everywhere). x must be contiguous; the call runs on the
+// default stream of x's device unless an option says otherwise.
+//
+// Where indices repeat, which value lands is unspecified unless
+// Deterministic() is given: then the last one does, as in NumPy's loop.
+// Bad indices are as in Take (checked on the device and skipped, or
+// Clip(), Wrap()).
+func Put[T Numeric, I Integer](x *Array[T], indices *Array[I], v Operand[T], opts ...Option) error {
+	const call = "Put"
+	if err := x.check(call + ": x"); err != nil {
+		return err
+	}
+	if err := indices.check(call + ": indices"); err != nil {
+		return err
+	}
+	if !x.c.Contiguous() {
+		return stridedError(call, &x.c)
+	}
+	o, err := readIndexOptions(call, opts)
+	if err != nil {
+		return err
+	}
+	s, err := streamTaking(call, opts, x.c.Device(), optIndexMode|optDeterministic)
+	if err != nil {
+		return err
+	}
+	m, n := indices.c.Len(), x.c.Len()
+	if m == 0 {
+		return nil
+	}
+	if n == 0 {
+		return emptyAxisError(call, x.c.Describe(), -1)
+	}
+	src, relS, err := operandArray(call, v, Shape{m}, x, s)
+	if err != nil {
+		return err
+	}
+	if relS {
+		defer src.Release()
+	}
+	ic, relI, err := contiguous(indices, s)
+	if err != nil {
+		return err
+	}
+	if relI {
+		defer ic.Release()
+	}
+	site := indexcheck.Site{Call: call, Axis: -1, Extent: n, Unsigned: dtype.Of[I]().IsUnsigned()}
+	sc := kernels.Scatter{X: &x.c, Idx: &ic.c, Src: &src.c, T: dtype.Of[T](), IdxType: dtype.Of[I](),
+		Mode: o.mode, Outer: 1, N: n, M: m, Inner: 1, Site: site, Deterministic: o.deterministic}
+	return sc.Run(call, s)
+}
+
+// IndexAdd adds values into x at indices along Axis(k) (axis 0 without it),
+// in place: x[..., indices[j], ...] += values[..., j, ...], as PyTorch's
+// index_add_ and NumPy's add.at(x, (slice(None),)*k + (indices,), values).
+// indices is 1-D; values (an array or an expression) broadcasts to x's shape
+// with axis k of len(indices). Repeated indices all add. x must be
+// contiguous; the call runs on the default stream of x's device unless an
+// option says otherwise.
+//
+// The adds are atomic, so float sums over repeated indices depend on
+// timing; Deterministic() adds them in index order instead (sorting the
+// indices first), as NumPy's add.at does. Integers wrap. Bad indices are
+// as in Take.
+func IndexAdd[T Numeric, I Integer](x *Array[T], indices *Array[I], values Operand[T], opts ...Option) error {
+	const call = "IndexAdd"
+	if err := x.check(call + ": x"); err != nil {
+		return err
+	}
+	if err := indices.check(call + ": indices"); err != nil {
+		return err
+	}
+	if !x.c.Contiguous() {
+		return stridedError(call, &x.c)
+	}
+	if len(indices.c.Shape()) != 1 {
+		return arg.Shapef(call, "indices %s must be 1-D", indices.c.Describe())
+	}
+	o, err := readIndexOptions(call, opts)
+	if err != nil {
+		return err
+	}
+	s, err := streamTaking(call, opts, x.c.Device(), optAxis|optDeterministic)
+	if err != nil {
+		return err
+	}
+	xs := x.c.Shape()
+	if len(xs) == 0 {
+		return arg.Shapef(call, "x is a scalar; IndexAdd needs an axis")
+	}
+	k, err := normAxis(call, o.axis, xs)
+	if err != nil {
+		return err
+	}
+	outer, n, inner := around(xs, k)
+	m := indices.c.Len()
+	srcShape := append(Shape{}, xs...)
+	srcShape[k] = m
+	if srcShape.Len() == 0 {
+		return nil
+	}
+	if n == 0 {
+		return emptyAxisError(call, x.c.Describe(), k)
+	}
+	src, relS, err := operandArray(call, values, srcShape, x, s)
+	if err != nil {
+		return err
+	}
+	if relS {
+		defer src.Release()
+	}
+	ic, relI, err := contiguous(indices, s)
+	if err != nil {
+		return err
+	}
+	if relI {
+		defer ic.Release()
+	}
+	site := indexcheck.Site{Call: call, Axis: k, Extent: n, Unsigned: dtype.Of[I]().IsUnsigned()}
+	sc := kernels.Scatter{X: &x.c, Idx: &ic.c, Src: &src.c, T: dtype.Of[T](), IdxType: dtype.Of[I](),
+		Mode: kernels.ModeRaise, Add: true, Outer: outer, N: n, M: m, Inner: inner, Site: site, Deterministic: o.deterministic}
+	return sc.Run(call, s)
+}

@@ -340,3 +340,102 @@ func TestCompress(t *testing.T) {
 	require.ErrorIs(t, err, gpuarr.ErrIndex)
 	assert.Contains(t, err.Error(), "gpuarr.Compress: index 4 is out of bounds for axis 1 with size 4")
 }
+
+func testIndexAddType[T gpuarr.Numeric](t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, c := range []struct {
+		xs gpuarr.Shape
+		k  int
+		m  int
+	}{
+		{gpuarr.Shape{10}, 0, 25}, {gpuarr.Shape{4, 6}, 1, 9}, {gpuarr.Shape{5, 3, 4}, 1, 7}, {gpuarr.Shape{300, 5}, 0, 1000},
+		{gpuarr.Shape{3, 3000}, 1, 5000},
+	} {
+		if testing.Short() && c.m > 1000 {
+			continue
+		}
+		xv := seq[T](c.xs.Len())
+		x := must(gpuarr.FromSlice(xv, c.xs))
+		n := c.xs[c.k]
+		idx := make([]int32, c.m)
+		for i := range idx {
+			idx[i] = int32(rng.IntN(2*n) - n)
+		}
+		ss := append(gpuarr.Shape{}, c.xs...)
+		ss[c.k] = c.m
+		sv := make([]T, ss.Len())
+		for i := range sv {
+			sv[i] = T(rng.IntN(5))
+		}
+		require.NoError(t, gpuarr.IndexAdd(x, must(gpuarr.FromSlice(idx, gpuarr.Shape{c.m})), must(gpuarr.FromSlice(sv, ss)), gpuarr.Axis(c.k)))
+		want := append([]T{}, xv...)
+		outer, inner := 1, 1
+		for d, e := range c.xs {
+			if d < c.k {
+				outer *= e
+			} else if d > c.k {
+				inner *= e
+			}
+		}
+		for o := range outer {
+			for j, p := range idx {
+				if p < 0 {
+					p += int32(n)
+				}
+				for i := range inner {
+					want[(o*n+int(p))*inner+i] += sv[(o*c.m+j)*inner+i]
+				}
+			}
+		}
+		assert.Equal(t, want, values(t, x), "%v axis %d", c.xs, c.k)
+	}
+}
+
+func TestIndexAddEveryType(t *testing.T) {
+	t.Run("int8", testIndexAddType[int8])
+	t.Run("int16", testIndexAddType[int16])
+	t.Run("int32", testIndexAddType[int32])
+	t.Run("int64", testIndexAddType[int64])
+	t.Run("uint8", testIndexAddType[uint8])
+	t.Run("uint16", testIndexAddType[uint16])
+	t.Run("uint32", testIndexAddType[uint32])
+	t.Run("uint64", testIndexAddType[uint64])
+	t.Run("float32", testIndexAddType[float32])
+	t.Run("float64", testIndexAddType[float64])
+}
+
+func TestIndexAddScalarAndBadIndex(t *testing.T) {
+	x := must(gpuarr.Zeros[float32](gpuarr.Shape{3, 2}))
+	idx := must(gpuarr.FromSlice([]int64{0, 2, 2, -3}, gpuarr.Shape{4}))
+	require.NoError(t, gpuarr.IndexAdd(x, idx, gpuarr.Scalar[float32](1.5)))
+	assert.Equal(t, []float32{3, 3, 0, 0, 3, 3}, values(t, x))
+	bad := must(gpuarr.FromSlice([]int64{1, 3, -4, 0}, gpuarr.Shape{4}))
+	require.NoError(t, gpuarr.IndexAdd(x, bad, gpuarr.Scalar[float32](1)))
+	_, err := x.ToSlice()
+	require.ErrorIs(t, err, gpuarr.ErrIndex)
+	assert.Contains(t, err.Error(), "gpuarr.IndexAdd: index 3 is out of bounds for axis 0 with size 3")
+	assert.Contains(t, err.Error(), "at position 1")
+	assert.Equal(t, []float32{4, 4, 1, 1, 3, 3}, values(t, x), "the good indices added, the bad skipped")
+	_, err = x.Transpose()
+	require.NoError(t, err)
+	xt := must(x.Transpose())
+	require.ErrorIs(t, gpuarr.IndexAdd(xt, idx, gpuarr.Scalar[float32](1)), gpuarr.ErrArgument)
+	require.ErrorIs(t, gpuarr.IndexAdd(x, must(gpuarr.Zeros[int64](gpuarr.Shape{2, 2})), gpuarr.Scalar[float32](1)), gpuarr.ErrShape)
+}
+
+func TestPut(t *testing.T) {
+	x := must(gpuarr.FromSlice(seq[int16](6), gpuarr.Shape{2, 3}))
+	require.NoError(t, gpuarr.Put(x, must(gpuarr.FromSlice([]uint8{5, 0}, gpuarr.Shape{2})), must(gpuarr.FromSlice([]int16{-1, -2}, gpuarr.Shape{2}))))
+	assert.Equal(t, []int16{-2, 2, 3, 4, 5, -1}, values(t, x))
+	require.NoError(t, gpuarr.Put(x, must(gpuarr.FromSlice([]int64{-1, 7, 8}, gpuarr.Shape{3})), gpuarr.Scalar[int16](9), gpuarr.Wrap()))
+	assert.Equal(t, []int16{-2, 9, 9, 4, 5, 9}, values(t, x))
+	require.NoError(t, gpuarr.Put(x, must(gpuarr.FromSlice([]int64{2, 6}, gpuarr.Shape{2})), gpuarr.Scalar[int16](0)))
+	err := gpuarr.Synchronize(gpuarr.OnDevice(x.Device()))
+	require.ErrorIs(t, err, gpuarr.ErrIndex)
+	assert.Contains(t, err.Error(), "gpuarr.Put: index 6 is out of bounds for the flattened array of size 6")
+	assert.Equal(t, []int16{-2, 9, 0, 4, 5, 9}, values(t, x))
+	// The values may be x itself: read before written.
+	y := must(gpuarr.FromSlice([]float64{1, 2, 3}, gpuarr.Shape{3}))
+	require.NoError(t, gpuarr.Put(y, must(gpuarr.FromSlice([]int32{2, 1, 0}, gpuarr.Shape{3})), y))
+	assert.Equal(t, []float64{3, 2, 1}, values(t, y))
+}

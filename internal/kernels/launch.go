@@ -12,6 +12,7 @@ import (
 // The kernel generators, by kind.
 const (
 	kGather kind = iota
+	kScatter
 	numKinds
 )
 
