@@ -13,6 +13,9 @@ import (
 const (
 	kGather kind = iota
 	kScatter
+	kRadixUp
+	kRadixDown
+	kBlockSort
 	numKinds
 )
 
