@@ -39,15 +39,15 @@ const (
 
 // Sort kernel flags (variant.b).
 const (
-	sfRawIn     = 1 << iota // keys in are values of the element type (keyOf on load)
-	sfDesc                  // descending
-	sfSegDigit              // the digit is of the element's row (position / L), not of its key
-	sfVals                  // u32 positions travel with the keys
-	sfGenVals               // positions are generated (the element's index), not loaded
-	sfKeysOut               // write keys (transformed)
-	sfKeysDecoded           // write keys decoded to the element type (with sfKeysOut)
-	sfValsOut               // write positions (u32)
-	sfValsFinal             // write positions as int64 indices within the row (position mod L)
+	sfRawIn       = 1 << iota // keys in are values of the element type (keyOf on load)
+	sfDesc                    // descending
+	sfSegDigit                // the digit is of the element's row (position / L), not of its key
+	sfVals                    // u32 positions travel with the keys
+	sfGenVals                 // positions are generated (the element's index), not loaded
+	sfKeysOut                 // write keys (transformed)
+	sfKeysDecoded             // write keys decoded to the element type (with sfKeysOut)
+	sfValsOut                 // write positions (u32)
+	sfValsFinal               // write positions as int64 indices within the row (position mod L)
 )
 
 // sortShared is the shared memory of the ranking and the tile it sorts.
