@@ -217,3 +217,326 @@ func sortLines[T Numeric](call string, x *Array[T], k int, desc, wantKeys, wantI
 	}
 	return back(keys, idx)
 }
+
+// TopK returns the k largest elements along Axis(k) (the last axis
+// without one), largest first, and their indices: values and int64
+// positions of x's shape with that axis of extent k, as PyTorch's
+// topk(sorted=True). Smallest() picks the k smallest, smallest first.
+// The order is Sort's (Descending for the largest): equal elements in
+// index order, NaNs after every number, so a NaN is picked only when
+// fewer than k numbers remain (PyTorch counts NaN as the largest). It
+// costs a sort of each line.
+func TopK[T Numeric](x *Array[T], k int, opts ...Option) (*Array[T], *Array[int64], error) {
+	const call = "TopK"
+	if err := x.check(call); err != nil {
+		return nil, nil, err
+	}
+	axis, seen, smallest := -1, false, false
+	for _, o := range opts {
+		switch o := o.(type) {
+		case axisOption:
+			if seen {
+				return nil, nil, fmt.Errorf("gpuarr.%s takes one Axis: %w", call, ErrArgument)
+			}
+			axis, seen = int(o), true
+		case smallestOption:
+			smallest = true
+		}
+	}
+	s, err := streamTaking(call, opts, x.c.Device(), optAxis|optSmallest)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t := dtype.Of[T](); t.IsComplex() {
+		return nil, nil, fmt.Errorf("gpuarr.%s: %s elements have no order: %w", call, t, ErrArgument)
+	}
+	sh := Shape(x.c.Shape())
+	if len(sh) == 0 {
+		return nil, nil, arg.Shapef(call, "%s is a scalar; TopK needs an axis", x.c.Describe())
+	}
+	ax, err := normAxis(call, axis, sh)
+	if err != nil {
+		return nil, nil, err
+	}
+	if k < 0 || k > sh[ax] {
+		return nil, nil, fmt.Errorf("gpuarr.%s: k = %d is outside [0, %d], the extent of axis %d of %s: %w",
+			call, k, sh[ax], ax, x.c.Describe(), ErrArgument)
+	}
+	keys, idx, err := sortLines(call, x, ax, !smallest, true, true, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer keys.Release()
+	defer idx.Release()
+	kv, err := keys.Step(ax, 0, k, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	iv, err := idx.Step(ax, 0, k, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals, err := Eval[T](kv, On(s))
+	if err != nil {
+		return nil, nil, err
+	}
+	inds, err := Eval[int64](iv, On(s))
+	if err != nil {
+		_ = vals.Release()
+		return nil, nil, err
+	}
+	return vals, inds, nil
+}
+
+// SearchSorted returns, for each element of v, the position in the sorted
+// 1-D array a where it would be inserted to keep a sorted, as NumPy's
+// searchsorted(a, v): before the elements equal to it, or, with Right(),
+// after them. The order is Sort's (NaN last). The result has v's shape
+// and type int64. a must be sorted ascending (it is not checked: an
+// unsorted a gives unspecified positions, as in NumPy).
+func SearchSorted[T Numeric](a *Array[T], v *Array[T], opts ...Option) (*Array[int64], error) {
+	const call = "SearchSorted"
+	if err := a.check(call + ": a"); err != nil {
+		return nil, err
+	}
+	if err := v.check(call + ": v"); err != nil {
+		return nil, err
+	}
+	right := false
+	for _, o := range opts {
+		if _, ok := o.(rightOption); ok {
+			right = true
+		}
+	}
+	s, err := streamTaking(call, opts, a.c.Device(), optRight)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.c.Shape()) != 1 {
+		return nil, arg.Shapef(call, "a %s must be 1-D", a.c.Describe())
+	}
+	out, err := newArray[int64](call, Shape(v.c.Shape()), s)
+	if err != nil {
+		return nil, err
+	}
+	ac, relA, err := contiguous(a, s)
+	if err != nil {
+		_ = out.Release()
+		return nil, err
+	}
+	if relA {
+		defer ac.Release()
+	}
+	vc, relV, err := contiguous(v, s)
+	if err != nil {
+		_ = out.Release()
+		return nil, err
+	}
+	if relV {
+		defer vc.Release()
+	}
+	srch := kernels.Search{A: &ac.c, V: &vc.c, Out: &out.c, T: dtype.Of[T](), N: ac.c.Len(), M: vc.c.Len(), Right: right}
+	if err := srch.Run(call, s); err != nil {
+		_ = out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// UniqueAllResult is what UniqueAll returns: NumPy's unique_all.
+type UniqueAllResult[T Numeric] struct {
+	// Values are x's distinct elements, sorted (NaNs, all equal here,
+	// last; -0 as +0).
+	Values *Array[T]
+	// Indices are the flat positions in x of each value's first
+	// occurrence.
+	Indices *Array[int64]
+	// InverseIndices has x's shape: the position in Values of each of x's
+	// elements (Take(Values, InverseIndices) is x, up to -0 and NaN
+	// payloads).
+	InverseIndices *Array[int64]
+	// Counts are how often each value occurs.
+	Counts *Array[int64]
+}
+
+// Release releases the result's arrays.
+func (r UniqueAllResult[T]) Release() {
+	_ = r.Values.Release()
+	_ = r.Indices.Release()
+	_ = r.InverseIndices.Release()
+	_ = r.Counts.Release()
+}
+
+// Unique returns x's distinct elements, sorted, as a 1-D array: NumPy's
+// unique(x) (x flattened; NaNs are equal to each other, as with NumPy's
+// equal_nan=True). It waits for the device once, to learn how many there
+// are; it costs a sort of x.
+func Unique[T Numeric](x *Array[T], opts ...Option) (*Array[T], error) {
+	r, err := unique("Unique", x, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	return r.Values, nil
+}
+
+// UniqueAll is Unique with the first occurrences, the inverse and the
+// counts, as NumPy's unique_all.
+func UniqueAll[T Numeric](x *Array[T], opts ...Option) (UniqueAllResult[T], error) {
+	return unique("UniqueAll", x, opts, true)
+}
+
+func unique[T Numeric](call string, x *Array[T], opts []Option, all bool) (res UniqueAllResult[T], err error) {
+	if err := x.check(call); err != nil {
+		return res, err
+	}
+	s, err := streamFor(call, opts, x.c.Device())
+	if err != nil {
+		return res, err
+	}
+	if t := dtype.Of[T](); t.IsComplex() {
+		return res, fmt.Errorf("gpuarr.%s: %s elements have no order: %w", call, t, ErrArgument)
+	}
+	n := x.c.Len()
+	fail := func(e error) (UniqueAllResult[T], error) {
+		res.Release()
+		return UniqueAllResult[T]{}, e
+	}
+	if n == 0 {
+		if res.Values, err = newArray[T](call, Shape{0}, s); err != nil {
+			return fail(err)
+		}
+		if all {
+			for _, p := range []**Array[int64]{&res.Indices, &res.Counts} {
+				if *p, err = newArray[int64](call, Shape{0}, s); err != nil {
+					return fail(err)
+				}
+			}
+			if res.InverseIndices, err = newArray[int64](call, Shape(x.c.Shape()), s); err != nil {
+				return fail(err)
+			}
+		}
+		return res, nil
+	}
+	xc, rel, err := contiguous(x, s)
+	if err != nil {
+		return res, err
+	}
+	if rel {
+		defer xc.Release()
+	}
+	flat, err := xc.Reshape(Shape{n})
+	if err != nil {
+		return res, err
+	}
+	defer flat.Release()
+	keys, perm, err := sortLines(call, flat, 0, false, true, all, s)
+	if err != nil {
+		return res, err
+	}
+	defer keys.Release()
+	defer perm.Release()
+	// A run of equal keys starts where a key differs from the one before
+	// (two NaNs are equal).
+	a, err := keys.Slice(1, n)
+	if err != nil {
+		return res, err
+	}
+	defer a.Release()
+	b, err := keys.Slice(0, n-1)
+	if err != nil {
+		return res, err
+	}
+	defer b.Release()
+	differs := NotEqual(a, b).And(Equal[T](a, a).Or(Equal[T](b, b)))
+	later, err := nonzeroFlat(call, differs.n, s)
+	if err != nil {
+		return res, err
+	}
+	defer later.Release()
+	u := later.c.Len() + 1
+	starts, err := Zeros[int64](Shape{u}, On(s))
+	if err != nil {
+		return res, err
+	}
+	defer starts.Release()
+	if u > 1 {
+		tail, err := starts.Slice(1, u)
+		if err != nil {
+			return res, err
+		}
+		err = EvalInto(tail, Add[int64](later, Scalar[int64](1)), On(s))
+		_ = tail.Release()
+		if err != nil {
+			return res, err
+		}
+	}
+	if res.Values, err = take(call, keys, starts, []Option{On(s)}); err != nil {
+		return fail(err)
+	}
+	if !all {
+		return res, nil
+	}
+	if res.Indices, err = take(call, perm, starts, []Option{On(s)}); err != nil {
+		return fail(err)
+	}
+	next, err := Full(Shape{u}, int64(n), On(s))
+	if err != nil {
+		return fail(err)
+	}
+	defer next.Release()
+	if u > 1 {
+		head, err := next.Slice(0, u-1)
+		if err != nil {
+			return fail(err)
+		}
+		tail, err := starts.Slice(1, u)
+		if err != nil {
+			_ = head.Release()
+			return fail(err)
+		}
+		err = EvalInto(head, tail, On(s))
+		_, _ = head.Release(), tail.Release()
+		if err != nil {
+			return fail(err)
+		}
+	}
+	if res.Counts, err = Eval(Sub[int64](next, starts), On(s)); err != nil {
+		return fail(err)
+	}
+	// The run of sorted position i is the number of run starts up to i,
+	// less one; the inverse puts it at the element's position.
+	runs, err := Zeros[int64](Shape{n}, On(s))
+	if err != nil {
+		return fail(err)
+	}
+	defer runs.Release()
+	if n > 1 {
+		c, err := CumsumAs[int64](FromMask[uint8](differs), On(s))
+		if err != nil {
+			return fail(err)
+		}
+		tail, err := runs.Slice(1, n)
+		if err == nil {
+			err = Copy(tail, c, On(s))
+			_ = tail.Release()
+		}
+		_ = c.Release()
+		if err != nil {
+			return fail(err)
+		}
+	}
+	inv, err := newArray[int64](call, Shape{n}, s)
+	if err != nil {
+		return fail(err)
+	}
+	if err := Put(inv, perm, runs, On(s)); err != nil {
+		_ = inv.Release()
+		return fail(err)
+	}
+	res.InverseIndices, err = inv.Reshape(Shape(x.c.Shape()))
+	_ = inv.Release()
+	if err != nil {
+		return fail(err)
+	}
+	return res, nil
+}

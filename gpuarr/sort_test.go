@@ -216,3 +216,124 @@ func TestSortStridedView(t *testing.T) {
 	assert.Equal(t, []int32{2, 5, 1, 6, 0, 4}, values(t, must(gpuarr.Sort(xt))))
 	assert.Equal(t, []int32{1, 0, 4, 2, 5, 6}, values(t, must(gpuarr.Sort(xt, gpuarr.Axis(0)))))
 }
+
+func testTopKType[T gpuarr.Numeric](t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, c := range []struct {
+		sh   gpuarr.Shape
+		k, K int
+	}{{gpuarr.Shape{50}, 0, 7}, {gpuarr.Shape{4, 300}, 1, 10}, {gpuarr.Shape{30, 4}, 0, 30}, {gpuarr.Shape{3000}, -1, 100}} {
+		if testing.Short() && c.sh.Len() > 2048 {
+			continue
+		}
+		xs := sortValues[T](rng, c.sh.Len())
+		x := must(gpuarr.FromSlice(xs, c.sh))
+		for _, smallest := range []bool{false, true} {
+			opts := []gpuarr.Option{gpuarr.Axis(c.k)}
+			if smallest {
+				opts = append(opts, gpuarr.Smallest())
+			}
+			v, idx, err := gpuarr.TopK(x, c.K, opts...)
+			require.NoError(t, err)
+			full := append([]gpuarr.Option{gpuarr.Axis(c.k)}, map[bool][]gpuarr.Option{false: {gpuarr.Descending()}, true: nil}[smallest]...)
+			fv := must(gpuarr.Sort(x, full...))
+			fi := must(gpuarr.Argsort(x, full...))
+			k := c.k
+			if k < 0 {
+				k += len(c.sh)
+			}
+			want := must(fv.Step(k, 0, c.K, 1))
+			wantI := must(fi.Step(k, 0, c.K, 1))
+			assert.Equal(t, want.Shape(), v.Shape())
+			wv, gv := values(t, want), values(t, v)
+			for i := range wv {
+				if wv[i] != wv[i] {
+					assert.True(t, gv[i] != gv[i])
+				} else {
+					assert.Equal(t, wv[i], gv[i])
+				}
+			}
+			assert.Equal(t, values(t, wantI), values(t, idx))
+		}
+	}
+}
+
+func TestTopK(t *testing.T) {
+	t.Run("float32", testTopKType[float32])
+	t.Run("int64", testTopKType[int64])
+	t.Run("uint8", testTopKType[uint8])
+	x := must(gpuarr.FromSlice([]float64{3, 1, math.NaN(), 3, 2}, gpuarr.Shape{5}))
+	v, i, err := gpuarr.TopK(x, 3)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{3, 3, 2}, values(t, v))
+	assert.Equal(t, []int64{0, 3, 4}, values(t, i), "ties in index order, NaN not a number to pick")
+	_, _, err = gpuarr.TopK(x, 6)
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+}
+
+func TestSearchSorted(t *testing.T) {
+	a := must(gpuarr.FromSlice([]float32{1, 2, 2, 3, float32(math.Inf(1)), float32(math.NaN())}, gpuarr.Shape{6}))
+	v := must(gpuarr.FromSlice([]float32{0, 2, 2.5, 3, 100, float32(math.Inf(1)), float32(math.NaN()), float32(math.Copysign(0, -1))}, gpuarr.Shape{2, 4}))
+	left := must(gpuarr.SearchSorted(a, v))
+	assert.Equal(t, gpuarr.Shape{2, 4}, left.Shape())
+	assert.Equal(t, []int64{0, 1, 3, 3, 4, 4, 5, 0}, values(t, left))
+	right := must(gpuarr.SearchSorted(a, v, gpuarr.Right()))
+	assert.Equal(t, []int64{0, 3, 3, 4, 4, 5, 6, 0}, values(t, right))
+	// Many queries over a long array.
+	rng := rand.New(rand.NewPCG(17, 18))
+	as := make([]int32, 5000)
+	for i := range as {
+		as[i] = int32(rng.IntN(1000))
+	}
+	slices.Sort(as)
+	qs := make([]int32, 3000)
+	for i := range qs {
+		qs[i] = int32(rng.IntN(1100) - 50)
+	}
+	got := values(t, must(gpuarr.SearchSorted(must(gpuarr.FromSlice(as, gpuarr.Shape{5000})), must(gpuarr.FromSlice(qs, gpuarr.Shape{3000})))))
+	for i, q := range qs {
+		want, _ := slices.BinarySearch(as, q)
+		require.Equal(t, int64(want), got[i], "query %d = %d", i, q)
+	}
+	_, err := gpuarr.SearchSorted(must(gpuarr.Zeros[int32](gpuarr.Shape{2, 2})), must(gpuarr.Zeros[int32](gpuarr.Shape{1})))
+	require.ErrorIs(t, err, gpuarr.ErrShape)
+}
+
+func TestUnique(t *testing.T) {
+	nan := math.NaN()
+	xs := []float64{3, 1, nan, 3, math.Copysign(0, -1), 1, nan, 0, 7}
+	x := must(gpuarr.FromSlice(xs, gpuarr.Shape{3, 3}))
+	r, err := gpuarr.UniqueAll(x)
+	require.NoError(t, err)
+	vals := values(t, r.Values)
+	require.Len(t, vals, 5)
+	assert.Equal(t, []float64{0, 1, 3, 7}, vals[:4])
+	assert.True(t, math.IsNaN(vals[4]))
+	assert.Equal(t, []int64{4, 1, 0, 8, 2}, values(t, r.Indices), "first occurrences")
+	assert.Equal(t, []int64{2, 2, 2, 1, 2}, values(t, r.Counts))
+	assert.Equal(t, gpuarr.Shape{3, 3}, r.InverseIndices.Shape())
+	assert.Equal(t, []int64{2, 1, 4, 2, 0, 1, 4, 0, 3}, values(t, r.InverseIndices))
+	u := must(gpuarr.Unique(must(gpuarr.FromSlice([]uint8{5, 5, 5}, gpuarr.Shape{3}))))
+	assert.Equal(t, []uint8{5}, values(t, u))
+	e, err := gpuarr.UniqueAll(must(gpuarr.Zeros[int32](gpuarr.Shape{0, 2})))
+	require.NoError(t, err)
+	assert.Equal(t, gpuarr.Shape{0}, e.Values.Shape())
+	assert.Equal(t, gpuarr.Shape{0, 2}, e.InverseIndices.Shape())
+	// Many values, many tiles.
+	rng := rand.New(rand.NewPCG(19, 20))
+	big := make([]int16, 6000)
+	for i := range big {
+		big[i] = int16(rng.IntN(500))
+	}
+	br, err := gpuarr.UniqueAll(must(gpuarr.FromSlice(big, gpuarr.Shape{6000})))
+	require.NoError(t, err)
+	want := slices.Clone(big)
+	slices.Sort(want)
+	want = slices.Compact(want)
+	assert.Equal(t, want, values(t, br.Values))
+	inv := values(t, br.InverseIndices)
+	bv := values(t, br.Values)
+	for i, v := range big {
+		require.Equal(t, v, bv[inv[i]])
+	}
+}

@@ -16,6 +16,7 @@ const (
 	kRadixUp
 	kRadixDown
 	kBlockSort
+	kSearch
 	numKinds
 )
 
