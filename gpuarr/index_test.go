@@ -439,3 +439,55 @@ func TestPut(t *testing.T) {
 	require.NoError(t, gpuarr.Put(y, must(gpuarr.FromSlice([]int32{2, 1, 0}, gpuarr.Shape{3})), y))
 	assert.Equal(t, []float64{3, 2, 1}, values(t, y))
 }
+
+func TestDeterministicScatter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	// Put: the last of repeated indices lands, as NumPy's loop.
+	n, m := 50, 3000
+	idx := make([]int64, m)
+	vals := make([]float32, m)
+	want := make([]float32, n)
+	for j := range idx {
+		idx[j] = rng.Int64N(int64(2*n)) - int64(n)
+		vals[j] = float32(j)
+		p := idx[j]
+		if p < 0 {
+			p += int64(n)
+		}
+		want[p] = vals[j]
+	}
+	x := must(gpuarr.Zeros[float32](gpuarr.Shape{n}))
+	ix := must(gpuarr.FromSlice(idx, gpuarr.Shape{m}))
+	require.NoError(t, gpuarr.Put(x, ix, must(gpuarr.FromSlice(vals, gpuarr.Shape{m})), gpuarr.Deterministic()))
+	assert.Equal(t, want, values(t, x))
+
+	// IndexAdd: float32 sums in index order, bit for bit, rows of 3.
+	src := make([]float32, m*3)
+	for i := range src {
+		src[i] = float32(rng.NormFloat64()) * 1e3
+	}
+	wantSum := make([]float32, n*3)
+	for i := range wantSum {
+		wantSum[i] = 0.5
+	}
+	for j, p := range idx {
+		if p < 0 {
+			p += int64(n)
+		}
+		for c := range 3 {
+			wantSum[int(p)*3+c] += src[j*3+c]
+		}
+	}
+	y := must(gpuarr.Full(gpuarr.Shape{n, 3}, float32(0.5)))
+	require.NoError(t, gpuarr.IndexAdd(y, ix, must(gpuarr.FromSlice(src, gpuarr.Shape{m, 3})), gpuarr.Deterministic()))
+	assert.Equal(t, wantSum, values(t, y))
+
+	// Along the last axis, int8, with a bad index reported.
+	z := must(gpuarr.Zeros[int8](gpuarr.Shape{2, 4}))
+	bad := must(gpuarr.FromSlice([]int32{3, 3, 9, 0}, gpuarr.Shape{4}))
+	require.NoError(t, gpuarr.IndexAdd(z, bad, gpuarr.Scalar[int8](100), gpuarr.Axis(1), gpuarr.Deterministic()))
+	_, err := z.ToSlice()
+	require.ErrorIs(t, err, gpuarr.ErrIndex)
+	assert.Contains(t, err.Error(), "index 9 is out of bounds for axis 1 with size 4 (valid: -4 to 3), at position 2")
+	assert.Equal(t, []int8{100, 0, 0, -56, 100, 0, 0, -56}, values(t, z), "200 wraps in int8")
+}

@@ -17,6 +17,8 @@ const (
 	kRadixDown
 	kBlockSort
 	kSearch
+	kResolve
+	kOrdered
 	numKinds
 )
 

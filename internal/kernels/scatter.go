@@ -313,6 +313,9 @@ func (a *Scatter) Run(call string, s *device.Stream) error {
 			return errArgument(call, "IndexAdd of %s elements is not supported", a.T)
 		}
 	}
+	if a.Deterministic {
+		return a.deterministic(call, s, op)
+	}
 	k, err := kernel(s.Device(), scatterVariant(a.T, a.IdxType, a.Mode, layout, op))
 	if err != nil {
 		return wrap(call, err)
