@@ -19,6 +19,10 @@ const (
 	kSearch
 	kResolve
 	kOrdered
+	kRowCopy
+	kPad
+	kBincount
+	kHistogram
 	numKinds
 )
 

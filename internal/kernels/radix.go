@@ -114,10 +114,12 @@ func (g *sortGen) wcntAt(w, d string) string {
 // dstart and its count in dcount, and ends after a bar.sync.
 func (g *sortGen) rank(digits, valid []string) []string {
 	// Clear the warps' counters.
+	zero := g.r32()
+	g.op("mov.u32 %s, 0", zero)
 	for i := range sortWarps {
 		j := g.r32()
 		g.op("add.u32 %s, %s, %d", j, g.tid, i*sortBlock)
-		g.op("st.shared.u32 [%s], 0", g.at32(g.sh.wcnt, j, 4))
+		g.op("st.shared.u32 [%s], %s", g.at32(g.sh.wcnt, j, 4), zero)
 	}
 	g.op("bar.sync 0")
 	local := make([]string, len(digits))
@@ -263,7 +265,9 @@ func radixUpsweepPTX(v variant, entry, header string) string {
 	n, tpb, nblocks, rowLen, shift := g.param("u64", "n"), g.param("u64", "tpb"), g.param("u64", "nblocks"), g.param("u32", "L"), g.param("u32", "shift")
 	g.setup(false)
 	hist := g.sh.dcount // the block's counts
-	g.op("st.shared.u32 [%s], 0", g.at32(hist, g.tid, 4))
+	zero := g.r32()
+	g.op("mov.u32 %s, 0", zero)
+	g.op("st.shared.u32 [%s], %s", g.at32(hist, g.tid, 4), zero)
 	g.op("bar.sync 0")
 	b := g.wide(g.special("ctaid.x"))
 	tiles := g.r64()

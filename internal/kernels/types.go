@@ -197,7 +197,7 @@ func (g *ptx) sub1(n string) string {
 const badIndexFunc = `.func gpuarr_k_badindex(.param .b64 bi_slot, .param .b64 bi_pos, .param .b64 bi_val)
 {
 	.reg .pred %q<4>;
-	.reg .b32 %w<3>;
+	.reg .b32 %w<5>;
 	.reg .b64 %x<8>;
 	ld.param.b64 %x1, [bi_slot];
 	ld.param.b64 %x2, [bi_pos];
@@ -208,15 +208,17 @@ const badIndexFunc = `.func gpuarr_k_badindex(.param .b64 bi_slot, .param .b64 b
 	atom.global.min.u64 %x5, [%x1], %x2;
 	setp.ge.u64 %q2, %x2, %x5;
 	@%q2 bra $L_bi_done;
+	mov.b32 %w3, 0;
+	mov.b32 %w4, 1;
 $L_bi_lock:
-	atom.global.cas.b32 %w1, [%x1+16], 0, 1;
+	atom.global.cas.b32 %w1, [%x1+16], %w3, %w4;
 	setp.ne.u32 %q3, %w1, 0;
 	@%q3 bra $L_bi_lock;
 	ld.volatile.global.u64 %x6, [%x1];
 	setp.eq.u64 %q3, %x6, %x2;
 	@%q3 st.volatile.global.u64 [%x1+8], %x3;
 	membar.gl;
-	atom.global.exch.b32 %w2, [%x1+16], 0;
+	atom.global.exch.b32 %w2, [%x1+16], %w3;
 $L_bi_done:
 	ret;
 }`

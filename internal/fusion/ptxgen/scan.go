@@ -290,7 +290,7 @@ func (g *scanGen) flagBits(h string) string {
 
 func (g *scanGen) falsePred() string {
 	p := g.reg(clsPred)
-	g.emit("setp.ne.u32 %s, 0, 0", p)
+	g.emit("setp.ne.u32 %s, %s, %s", p, g.lane, g.lane)
 	return p
 }
 
@@ -326,8 +326,9 @@ func (g *scanGen) kernel() {
 	// The tile: the next one from the counter.
 	tileSh := g.reg(clsB32)
 	g.emit("mov.u32 %s, gpuarr_scan_tile", tileSh)
-	t0 := g.reg(clsB64)
-	g.emit("@%s atom.global.add.u64 %s, [%s], 1", tid0, t0, state)
+	t0, one := g.reg(clsB64), g.reg(clsB64)
+	g.emit("mov.u64 %s, 1", one)
+	g.emit("@%s atom.global.add.u64 %s, [%s], %s", tid0, t0, state, one)
 	g.emit("@%s st.shared.u64 [%s], %s", tid0, tileSh, t0)
 	g.emit("bar.sync 0")
 	tile := g.reg(clsB64)
