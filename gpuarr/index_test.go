@@ -55,6 +55,7 @@ func seq[T gpuarr.Numeric](n int) []T {
 }
 
 func testTakeType[T gpuarr.Numeric](t *testing.T) {
+	thinInSim(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
 		xs  gpuarr.Shape
@@ -241,6 +242,7 @@ func TestTakeOptionsRefused(t *testing.T) {
 }
 
 func testMaskedSelectType[T gpuarr.Numeric](t *testing.T) {
+	thinInSim(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, sh := range []gpuarr.Shape{{1}, {5}, {2049}, {3, 1000}, {7000}} {
 		if testing.Short() && sh.Len() > 5000 {
@@ -342,6 +344,7 @@ func TestCompress(t *testing.T) {
 }
 
 func testIndexAddType[T gpuarr.Numeric](t *testing.T) {
+	thinInSim(t)
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, c := range []struct {
 		xs gpuarr.Shape

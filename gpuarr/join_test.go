@@ -12,6 +12,7 @@ import (
 )
 
 func testConcatenateType[T gpuarr.Numeric](t *testing.T) {
+	thinInSim(t)
 	a := must(gpuarr.FromSlice(seq[T](6), gpuarr.Shape{2, 3}))
 	b := must(gpuarr.FromSlice([]T{7, 8, 9}, gpuarr.Shape{1, 3}))
 	got := must(gpuarr.Concatenate([]*gpuarr.Array[T]{a, b}))

@@ -3,6 +3,7 @@ package gpuarr_test
 import (
 	"hash/fnv"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gpuarr/gpuarr/device/hostkernel"
@@ -35,4 +36,20 @@ func simulated(entry, ptx string, _ hostkernel.Kernel) hostkernel.Kernel {
 	h := fnv.New64a()
 	h.Write([]byte(entry))
 	return mod.HostKernel(entry, h.Sum64()|1)
+}
+
+// thinInSim skips, when the kernels run in the PTX interpreter in -short
+// mode, a per-type subtest whose kernels another type's cover (the same
+// width and signedness class): int8, uint16, int32, uint64, float32 and
+// float64 remain.
+func thinInSim(t *testing.T) {
+	t.Helper()
+	if os.Getenv("GPUARR_PTXSIM") != "1" || !testing.Short() {
+		return
+	}
+	for _, sfx := range []string{"/int16", "/uint8", "/uint32", "/int64"} {
+		if strings.HasSuffix(t.Name(), sfx) {
+			t.Skip("the PTX interpreter in -short mode runs int8, uint16, int32, uint64, float32 and float64")
+		}
+	}
 }

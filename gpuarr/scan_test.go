@@ -185,6 +185,7 @@ var scanShapes = []struct {
 }
 
 func testScanType[T gpuarr.Numeric](t *testing.T) {
+	thinInSim(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, kind := range []scanKind{kSum, kProd, kMax, kMin} {
 		for _, c := range scanShapes {

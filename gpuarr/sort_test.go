@@ -133,6 +133,7 @@ func checkSorted[T gpuarr.Numeric](t *testing.T, xs []T, sh gpuarr.Shape, k int,
 }
 
 func testSortType[T gpuarr.Numeric](t *testing.T) {
+	thinInSim(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, c := range sortShapes {
 		if testing.Short() && c.sh.Len() > 5000 {

@@ -208,7 +208,7 @@ func sext(v uint64, w int) int64 {
 func (t *thread) val(o *operand) uint64 {
 	switch o.kind {
 	case opReg:
-		return t.fr().regs[o.reg]
+		return t.cur.regs[o.reg]
 	case opImm:
 		return o.imm
 	case opSpecial:
@@ -229,7 +229,7 @@ func (t *thread) valT(o *operand, typ ptype) uint64 {
 	return v & mask(typ.bits)
 }
 
-func (t *thread) set(o *operand, v uint64, typ ptype) { setIn(t.frames[len(t.frames)-1], o, v, typ) }
+func (t *thread) set(o *operand, v uint64, typ ptype) { setIn(t.cur, o, v, typ) }
 
 // setIn writes a register of frame fr.
 func setIn(fr *frame, o *operand, v uint64, typ ptype) {
@@ -1265,6 +1265,7 @@ func (m *Module) compileCall(f *function, in *instr) (func(*thread) error, error
 			fr.retTo = append(fr.retTo, slot)
 		}
 		t.frames = append(t.frames, fr)
+		t.cur = fr
 		return nil
 	}, nil
 }

@@ -210,6 +210,10 @@ func Parse(src string) (*Module, error) {
 				return nil, fmt.Errorf("ptxsim: %s: %q: %w", f.name, in.text, err)
 			}
 			in.exec = ex
+			switch strings.Split(in.opcode, ".")[0] {
+			case "bra", "call", "ret", "exit":
+				in.control = true
+			}
 		}
 	}
 	return m, nil
@@ -302,6 +306,8 @@ type instr struct {
 	exec   func(t *thread) error
 	// branch target (bra), set by compile
 	target int
+	// control: exec moves pc itself (branches, calls, returns, exit)
+	control bool
 }
 
 type opKind uint8

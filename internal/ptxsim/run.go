@@ -105,6 +105,7 @@ type thread struct {
 	lane   int
 	warp   int
 	frames []*frame
+	cur    *frame // the innermost frame
 	state  tstate
 	// A pending warp collective: its instruction and the values it
 	// brought; the result is written when every lane has come.
@@ -215,6 +216,7 @@ func (g *grid_) newBlock(linear int) *block {
 			fr.params[g.entry.locals[p.name]] = g.l.Params[k]
 		}
 		t.frames = []*frame{fr}
+		t.cur = fr
 		b.threads = append(b.threads, t)
 	}
 	b.live = n
@@ -334,7 +336,7 @@ func (b *block) tryCollective(lanes []*thread, t *thread) (bool, error) {
 
 // step executes one instruction.
 func (t *thread) step() error {
-	fr := t.frames[len(t.frames)-1]
+	fr := t.cur
 	if fr.pc >= len(fr.f.code) {
 		return t.ret()
 	}
@@ -343,18 +345,18 @@ func (t *thread) step() error {
 		fr.pc++
 		return nil
 	}
-	before := fr.pc
+	if in.control {
+		// Branches, calls and returns move pc themselves.
+		return in.exec(t)
+	}
 	if err := in.exec(t); err != nil {
 		return err
 	}
-	// exec moves pc itself for branches, calls, returns and waits.
-	if t.state == running && len(t.frames) > 0 && t.frames[len(t.frames)-1] == fr && fr.pc == before && !isControl(in) {
+	if t.state == running {
 		fr.pc++
 	}
 	return nil
 }
-
-func isControl(in *instr) bool { return in.target >= 0 || strings.HasPrefix(in.opcode, "call") }
 
 // ret returns from the current frame (or ends the thread).
 func (t *thread) ret() error {
@@ -366,6 +368,7 @@ func (t *thread) ret() error {
 		return nil
 	}
 	caller := t.frames[len(t.frames)-1]
+	t.cur = caller
 	for i, p := range fr.f.ret {
 		if i < len(fr.retTo) {
 			caller.params[fr.retTo[i]] = fr.params[fr.f.locals[p.name]]
@@ -381,7 +384,7 @@ func (t *thread) exit() {
 	t.b.live--
 }
 
-func (t *thread) fr() *frame { return t.frames[len(t.frames)-1] }
+func (t *thread) fr() *frame { return t.cur }
 
 // memCache resolves global addresses through Memory, keeping the windows
 // it was granted so that each access does not ask again.
