@@ -3,6 +3,8 @@ package gpuarr_test
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -493,4 +495,102 @@ func TestDeterministicScatter(t *testing.T) {
 	require.ErrorIs(t, err, gpuarr.ErrIndex)
 	assert.Contains(t, err.Error(), "index 9 is out of bounds for axis 1 with size 4 (valid: -4 to 3), at position 2")
 	assert.Equal(t, []int8{100, 0, 0, -56, 100, 0, 0, -56}, values(t, z), "200 wraps in int8")
+}
+
+// Goroutines on their own streams add into one shared array (IndexAdd,
+// with atomics and deterministic) and compact their own data written by
+// another stream: with the host backend's checking mode (random delays in
+// stream work, poisoned freed memory) a missing order between the streams
+// shows as a wrong count or a wrong selection.
+func TestScatterAndCompactionStress(t *testing.T) {
+	dev := testDevice(t)
+	const workers, rounds, bins, m = 6, 8, 97, 1500
+	streams := newStreams(t, dev, workers)
+	acc := must(gpuarr.Zeros[int64](gpuarr.Shape{bins}))
+	defer acc.Release()
+	want := make([]int64, bins)
+	idxs := make([][][]int32, workers)
+	rng := rand.New(rand.NewPCG(41, 42))
+	for w := range idxs {
+		idxs[w] = make([][]int32, rounds)
+		for r := range idxs[w] {
+			idxs[w][r] = make([]int32, m)
+			for i := range idxs[w][r] {
+				v := rng.IntN(bins)
+				idxs[w][r][i] = int32(v)
+				want[v] += int64(w + 1)
+			}
+		}
+	}
+	// First only the adds: the host read of acc at the end must wait for
+	// every stream's writes to it.
+	run := func(work func(w int, on gpuarr.Option) error) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make(chan error, workers)
+		for w := range workers {
+			wg.Go(func() {
+				if err := work(w, gpuarr.On(streams[w])); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+	}
+	run(func(w int, on gpuarr.Option) error {
+		for r := range rounds {
+			ix, err := gpuarr.FromSlice(idxs[w][r], gpuarr.Shape{m}, on)
+			if err != nil {
+				return err
+			}
+			opts := []gpuarr.Option{on}
+			if r%2 == 1 {
+				opts = append(opts, gpuarr.Deterministic())
+			}
+			if err := gpuarr.IndexAdd(acc, ix, gpuarr.Scalar(int64(w+1)), opts...); err != nil {
+				return err
+			}
+			_ = ix.Release()
+		}
+		return nil
+	})
+	assert.Equal(t, want, values(t, acc))
+
+	// Then selections of data written on another stream.
+	run(func(w int, on gpuarr.Option) error {
+		other := gpuarr.On(streams[(w+1)%workers])
+		for r := range rounds {
+			ix, err := gpuarr.FromSlice(idxs[w][r], gpuarr.Shape{m}, other)
+			if err != nil {
+				return err
+			}
+			data, err := gpuarr.Eval(gpuarr.Cast[float32](ix), other)
+			if err != nil {
+				return err
+			}
+			sel, err := gpuarr.MaskedSelect(data, gpuarr.Less(data, gpuarr.Scalar[float32](10)), on)
+			if err != nil {
+				return err
+			}
+			got, err := sel.ToSlice()
+			if err != nil {
+				return err
+			}
+			var exp []float32
+			for _, v := range idxs[w][r] {
+				if v < 10 {
+					exp = append(exp, float32(v))
+				}
+			}
+			if !slices.Equal(exp, got) {
+				t.Errorf("worker %d round %d: selected %d elements, want %d", w, r, len(got), len(exp))
+			}
+			_, _, _ = ix.Release(), data.Release(), sel.Release()
+		}
+		return nil
+	})
 }
