@@ -24,7 +24,12 @@
 // SumAs, ProdAs, MeanAs naming the result type) take expressions and any
 // axes (Axis, KeepDims). Matmul runs cuBLAS (gonum on the host); RNG draws
 // random numbers, the same on every backend; Launch runs kernels of your
-// own on arrays (In, Out, InOut).
+// own on arrays (In, Out, InOut). Sorting (Sort, Argsort, TopK, Unique,
+// SearchSorted), scans (Cumsum, Cumprod, Cummax, Cummin, taking
+// expressions), indexing (Take, TakeAlongAxis, Put, IndexAdd,
+// MaskedSelect, Compress, Nonzero) and joining (Concatenate, Stack, Split,
+// Pad, Bincount, Histogram) are generated kernels too; bad indices are
+// checked on the device and reported by the next host wait (see Take).
 //
 // # Streams and ordering
 //

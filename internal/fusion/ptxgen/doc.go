@@ -55,6 +55,12 @@
 // combine in any order. Each thread sums sequentially, so for float
 // accuracy the caller keeps glen / (bpg·ntid) to a few thousand elements.
 //
+// # Scan kernels
+//
+// GenerateScan writes the scan of an elementwise program (expr.Scan): a
+// single pass with a decoupled look-back over tiles of expr.ScanTile
+// elements, rows handled as segments; see scan.go.
+//
 // # Semantics
 //
 // As documented in package expr: float arithmetic with .rn (never
