@@ -276,17 +276,17 @@ func (m PadMode) String() string {
 // than the axis repeats the mode's pattern. Modes other than PadConstant
 // need every padded axis to have elements. One kernel writes the result.
 func Pad[T Numeric](x *Array[T], widths [][2]int, mode PadMode, opts ...Option) (*Array[T], error) {
-	return pad("Pad", x, widths, mode, 0, opts)
+	return pad("Pad", x, widths, mode, [2]uint64{}, opts)
 }
 
 // PadWith is Pad with PadConstant filling with value.
 func PadWith[T Numeric](x *Array[T], widths [][2]int, value T, opts ...Option) (*Array[T], error) {
-	var bits uint64
-	*(*T)(unsafe.Pointer(&bits)) = value
+	var bits [2]uint64 // room for any element type's bits
+	*(*T)(unsafe.Pointer(&bits[0])) = value
 	return pad("PadWith", x, widths, PadConstant, bits, opts)
 }
 
-func pad[T Numeric](call string, x *Array[T], widths [][2]int, mode PadMode, value uint64, opts []Option) (*Array[T], error) {
+func pad[T Numeric](call string, x *Array[T], widths [][2]int, mode PadMode, value [2]uint64, opts []Option) (*Array[T], error) {
 	if err := x.check(call); err != nil {
 		return nil, err
 	}

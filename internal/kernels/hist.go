@@ -371,6 +371,11 @@ func (a *Count) Run(call string, s *device.Stream) error {
 	if a.N == 0 || a.NBins == 0 {
 		return nil
 	}
+	for _, t := range []dtype.DType{a.T, a.WT} {
+		if t != dtype.Invalid && !countable(t) {
+			return errArgument(call, "counting %s values is not supported", t)
+		}
+	}
 	shared := int32(0)
 	if a.NBins <= histShared {
 		shared = 1
@@ -414,3 +419,7 @@ func (g *ptx) one64() string {
 	g.op("mov.u64 %s, 1", r)
 	return r
 }
+
+// countable reports whether the counting kernels read values of type t
+// (toF64 converts them).
+func countable(t dtype.DType) bool { return t.IsInt() || t == dtype.Float32 || t == dtype.Float64 }

@@ -19,8 +19,8 @@ import (
 //	         clamp; reflect: period 2(n-1), mirrored without the edge;
 //	         symmetric: period 2n, mirrored with it; wrap: mod n) or, for
 //	         the constant mode outside, the value: params out, x, total,
-//	         value (the element's bits), then per axis out extent, in
-//	         extent, before (u64). Variant: a = element size, b = mode, c =
+//	         value, value_hi (the element's bits, low and high 8 bytes),
+//	         then per axis out extent, in extent, before (u64). Variant: a = element size, b = mode, c =
 //	         rank.
 
 // Pad modes, as NumPy's pad modes.
@@ -149,7 +149,7 @@ func padPTX(v variant, entry, header string) string {
 	size, mode, rank := int(v.a), int(v.b), int(v.c)
 	g := newPTX(entry)
 	out, x := g.global("out"), g.global("x")
-	total, value := g.param("u64", "total"), g.param("u64", "value")
+	total, value, valueHi := g.param("u64", "total"), g.param("u64", "value"), g.param("u64", "value_hi")
 	od, xd, bef := make([]string, rank), make([]string, rank), make([]string, rank)
 	for d := range rank {
 		od[d] = g.param("u64", "odim"+itoa(d))
@@ -238,7 +238,7 @@ func padPTX(v variant, entry, header string) string {
 		_, cls, _ := moveType(size)
 		if size == 16 {
 			g.op("@%s mov.b64 %s, %s", out, val[0], value)
-			g.op("@%s mov.b64 %s, 0", out, val[1])
+			g.op("@%s mov.b64 %s, %s", out, val[1], valueHi)
 		} else if cls == clsB64 {
 			g.op("@%s mov.b64 %s, %s", out, val[0], value)
 		} else {
@@ -258,11 +258,11 @@ func padHost(v variant) hostkernel.Kernel {
 	size, mode, rank := int(v.a), int(v.b), int(v.c)
 	return func(l *hostkernel.Launch) error {
 		a := &l.Args
-		total, value := a.U64(2), a.U64(3)
+		total, value, valueHi := a.U64(2), a.U64(3), a.U64(4)
 		od, xd, bef := make([]int64, rank), make([]int64, rank), make([]int64, rank)
 		xn := int64(1)
 		for d := range rank {
-			od[d], xd[d], bef[d] = int64(a.U64(4+3*d)), int64(a.U64(5+3*d)), int64(a.U64(6+3*d))
+			od[d], xd[d], bef[d] = int64(a.U64(5+3*d)), int64(a.U64(6+3*d)), int64(a.U64(7+3*d))
 			xn *= xd[d]
 		}
 		out, err := bytesAt(l, a.Ptr(0), total, uint64(size))
@@ -274,8 +274,8 @@ func padHost(v variant) hostkernel.Kernel {
 			return err
 		}
 		var vb [16]byte
-		for k := range min(size, 8) {
-			vb[k] = byte(value >> (8 * k))
+		for k := range 8 {
+			vb[k], vb[8+k] = byte(value>>(8*k)), byte(valueHi>>(8*k))
 		}
 		l.ParallelFor(total, func(lo, hi uint64) {
 			for i := lo; i < hi; i++ {
@@ -330,13 +330,14 @@ func padHost(v variant) hostkernel.Kernel {
 }
 
 // Pad is one Pad: X (contiguous, dims XDims) into Out (dims ODims), with
-// Before elements before each axis, by Mode; Value is the constant's bits.
+// Before elements before each axis, by Mode; Value is the constant's bits
+// (an element of up to 16 bytes, little-endian).
 type Pad struct {
 	Out, X       *lifetime.Handle
 	Size, Mode   int
 	ODims, XDims []int
 	Before       []int
-	Value        uint64
+	Value        [2]uint64
 }
 
 // Run queues the pad on s.
@@ -349,7 +350,7 @@ func (a *Pad) Run(call string, s *device.Stream) error {
 	if err != nil {
 		return wrap(call, err)
 	}
-	args := []any{a.Out.Ptr(), a.X.Ptr(), uint64(total), a.Value}
+	args := []any{a.Out.Ptr(), a.X.Ptr(), uint64(total), a.Value[0], a.Value[1]}
 	for d := range a.ODims {
 		args = append(args, uint64(a.ODims[d]), uint64(a.XDims[d]), uint64(a.Before[d]))
 	}

@@ -135,7 +135,10 @@ func scatterPTX(v variant, entry, header string) string {
 // atomicAdd adds v (the element's bits as loadElem loaded them) to the
 // element of type t at addr, atomically (under guard when not empty).
 // Types without an atomic add of their width (8 and 16 bits) use a
-// compare-and-swap loop on the 32-bit word holding them.
+// compare-and-swap loop on the aligned 32-bit word holding them: its other
+// bytes are swapped back unchanged (a concurrent store to them fails the
+// swap, which retries), and the word lies inside the array's allocation,
+// whose blocks the pools align and round to whole words.
 func (g *ptx) atomicAdd(t dtype.DType, addr, v, guard string) {
 	pre := ""
 	if guard != "" {
