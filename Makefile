@@ -10,12 +10,12 @@ BENCH_OUT ?= bench/results
 # bench/kernels compare with) exist only in builds with this tag.
 BENCH_TAGS ?= gpuarrbench
 
-.PHONY: all check test-short test fmt-check vet imports test-race test-host-check test-programs fuzz mutate demo bench gpu-bundle gpu-results help
+.PHONY: all check test-short test fmt-check vet imports test-race test-host-check test-programs test-ptxsim fuzz mutate demo bench gpu-bundle gpu-results help
 
 all: test
 
 help:
-	@echo "make check        the inner loop, a few minutes: gofmt check, go vet, backend import check, go test -short, the array packages on 2 checking host devices"
+	@echo "make check        the inner loop, a few minutes: gofmt check, go vet, backend import check, go test -short, the array packages on 2 checking host devices, the sort/scan/index kernels' PTX in the PTX interpreter"
 	@echo "make test         CI's suite: gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, 10^4 random user programs, bounded fuzz"
 	@echo "make mutate       apply each deliberate synchronization/lifetime bug of .ci/mutate to a copy of the tree: the tests and bench/stress must catch every one"
 	@echo "make demo         gpuarr info and the vecadd example on the default device"
@@ -23,7 +23,7 @@ help:
 	@echo "make gpu-bundle   test binaries, programs and scripts into .gpu/ for a GPU machine (bash .gpu/run.sh)"
 	@echo "make gpu-results DIR=...   unpack a GPU run's results.tar.gz, its bench JSON and summary into bench/results/<gpu>/run-<commit>/"
 
-test: fmt-check vet imports test-race test-host-check test-programs fuzz
+test: fmt-check vet imports test-race test-host-check test-programs test-ptxsim fuzz
 
 # The inner loop: what catches most mistakes in a few minutes. No race
 # detector, -short (the long stress tests shrink), and the checking host
@@ -34,6 +34,16 @@ check: fmt-check vet imports test-short
 test-short:
 	$(GO) test -short ./...
 	GPUARR_HOST_DEVICES=2 GPUARR_HOST_CHECK=1 $(GO) test -short -count=1 ./gpuarr/... ./unified/... ./collective/...
+	GPUARR_PTXSIM=1 $(GO) test -short -count=1 -run '$(PTXSIM_TESTS)' ./gpuarr/
+
+# The tests of sorting, scanning, indexing and joining (issue 29) with
+# their kernels' PTX run in the PTX interpreter (internal/ptxsim) instead
+# of the Go twins, so that CI checks the code a GPU runs: make check runs
+# them -short (fewer sizes and types), make test in full.
+PTXSIM_TESTS = Take|Put|IndexAdd|Deterministic|MaskedSelect|Nonzero|Compress|Scan|Cum|Sort|TopK|SearchSorted|Unique|Concatenate|Stack|Pad|Bincount|Histogram
+
+test-ptxsim:
+	GPUARR_PTXSIM=1 $(GO) test -count=1 -timeout 30m -run '$(PTXSIM_TESTS)' ./gpuarr/
 
 fmt-check:
 	@files=$$(gofmt -l .); \

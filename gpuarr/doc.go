@@ -30,10 +30,16 @@
 // ArgMax, Var, Std with Ddof, NanSum, NanMean, NanMin, NanMax, Any, All,
 // LogSumExp, Norm, and SumAs, ProdAs, MeanAs, VarAs, StdAs naming the
 // result type) take expressions and any axes (Axis, KeepDims), each in
-// one fused pass (LogSumExp and the matrix norms in two or three). Matmul (vectors, broadcast stacks, any views), Dot,
-// Outer and Einsum run cuBLAS (gonum on the host); RNG draws random
-// numbers, the same on every backend; Launch runs kernels of your own on
-// arrays (In, Out, InOut).
+// one fused pass (LogSumExp and the matrix norms in two or three). Matmul
+// (vectors, broadcast stacks, any views), Dot, Outer and Einsum run
+// cuBLAS (gonum on the host); RNG draws random numbers, the same on every
+// backend; Launch runs kernels of your own on arrays (In, Out, InOut).
+// Sorting (Sort, Argsort, TopK, Unique, SearchSorted), scans (Cumsum,
+// Cumprod, Cummax, Cummin, taking expressions), indexing by arrays (Take,
+// TakeAlongAxis, Put, IndexAdd, MaskedSelect, Compress, Nonzero) and
+// joining (Concatenate, Stack, Split, Pad, Bincount, Histogram) are
+// generated kernels too; bad indices are checked on the device and
+// reported by the next host wait (see Take).
 //
 // # Element types
 //

@@ -3,6 +3,7 @@ package gpuarr
 import (
 	"fmt"
 
+	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/fusion"
@@ -34,17 +35,12 @@ func CountNonzero[T Element](x Operand[T], opts ...Option) (*Array[int64], error
 	return reduceTo[int64](call, expr.Sum, fusion.Unary(expr.OpCast, m, dtype.Int64), opts, false)
 }
 
-// Nonzero returns the indices of the elements of x that are not zero
-// (see CountNonzero), like NumPy's nonzero: one int64 array per axis of
-// x, each as long as the count, so that element j of the result names the
-// j-th nonzero element in row-major order by its index along every axis.
-// x has at least one axis (NumPy refuses 0-d arrays too: ErrShape).
-//
-// The mask x != 0 is computed on the device, then copied to the host,
-// which finds the positions (the result's length must be known to
-// allocate it): its cost is a device-to-host copy of one byte an element
-// and an upload of the indices. It runs on the default stream of x's
-// device unless an Option says otherwise.
+// Nonzero returns the indices of x's nonzero elements (see CountNonzero;
+// NaN counts as nonzero), one int64 array per axis, as NumPy's nonzero: element i of
+// array d is the index along axis d of the i-th nonzero element in
+// row-major order. x may be an expression. Like MaskedSelect it waits for
+// the device once, to count. A scalar (rank 0) is refused: reshape it to
+// [1].
 func Nonzero[T Element](x Operand[T], opts ...Option) ([]*Array[int64], error) {
 	const call = "Nonzero"
 	m := nonzeroNode(call, x)
@@ -54,55 +50,67 @@ func Nonzero[T Element](x Operand[T], opts ...Option) ([]*Array[int64], error) {
 	if m.Err() != nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, m.Err())
 	}
-	sh := Shape(m.Shape())
+	return nonzeroIndices(call, m, opts)
+}
+
+// NonzeroMask is Nonzero of a mask: the indices where m is true.
+func NonzeroMask(m Mask, opts ...Option) ([]*Array[int64], error) {
+	if m.n == nil {
+		return nil, fmt.Errorf("gpuarr.NonzeroMask: %w", fusion.ErrNilExpr)
+	}
+	if m.n.Err() != nil {
+		return nil, fmt.Errorf("gpuarr.NonzeroMask: %w", m.n.Err())
+	}
+	return nonzeroIndices("NonzeroMask", m.n, opts)
+}
+
+func nonzeroIndices(call string, mask *fusion.Node, opts []Option) ([]*Array[int64], error) {
+	sh := Shape(mask.Shape())
 	if len(sh) == 0 {
 		return nil, arg.Shapef(call, "the operand is 0-d: it has no axis to index (reshape it to [1])")
 	}
-	s, err := streamFor(call, opts, fusion.FirstDevice(m))
+	s, err := streamFor(call, opts, fusion.FirstDevice(mask))
 	if err != nil {
 		return nil, err
 	}
-	mask, err := Eval[bool](Mask{m}, On(s))
+	flat, err := nonzeroFlat(call, mask, s)
 	if err != nil {
-		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
+		return nil, err
 	}
-	defer mask.Release()
-	bits, err := mask.ToSlice()
-	if err != nil {
-		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
-	}
-	count := 0
-	for _, b := range bits {
-		if b {
-			count++
-		}
-	}
-	idx := make([][]int64, len(sh))
-	for d := range idx {
-		idx[d] = make([]int64, 0, count)
-	}
-	pos := make([]int64, len(sh)) // the row-major index of element i
-	for i, b := range bits {
-		if b {
-			for d := range sh {
-				idx[d] = append(idx[d], pos[d])
-			}
-		}
-		for d := len(sh) - 1; d >= 0 && i+1 < len(bits); d-- {
-			if pos[d]++; pos[d] < int64(sh[d]) {
-				break
-			}
-			pos[d] = 0
-		}
-	}
+	defer flat.Release()
+	// Index along axis d: (p / stride_d) mod extent_d, one fused kernel each.
 	out := make([]*Array[int64], len(sh))
-	for d := range out {
-		if out[d], err = FromSlice(idx[d], Shape{count}, On(s)); err != nil {
-			for _, a := range out[:d] {
+	stride := int64(1)
+	for d := len(sh) - 1; d >= 0; d-- {
+		var e Expr[int64] = Div[int64](flat, Scalar(stride))
+		if d > 0 {
+			e = Sub[int64](e, Mul[int64](Div[int64](flat, Scalar(stride*int64(sh[d]))), Scalar(int64(sh[d]))))
+		}
+		if out[d], err = Eval(e, On(s)); err != nil {
+			for _, a := range out {
 				_ = a.Release()
 			}
 			return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
 		}
+		stride *= int64(sh[d])
+	}
+	return out, nil
+}
+
+// nonzeroFlat is the flat (row-major) positions where mask is true.
+func nonzeroFlat(call string, mask *fusion.Node, s *device.Stream) (*Array[int64], error) {
+	space := mask.Shape()
+	count, err := countTrue(call, mask, space, s)
+	if err != nil {
+		return nil, err
+	}
+	out, err := newArray[int64](call, Shape{count}, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := fusion.Compact(call, &out.c, nil, mask, true, space, count, s); err != nil {
+		_ = out.Release()
+		return nil, err
 	}
 	return out, nil
 }

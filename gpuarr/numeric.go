@@ -90,3 +90,8 @@ func ToFloat16[F Float](f F) Float16 { return half.ToFloat16(f) }
 
 // ToBFloat16 rounds f to the nearest BFloat16, ties to even.
 func ToBFloat16[F Float](f F) BFloat16 { return half.ToBFloat16(f) }
+
+// Integer is the integer element types: what index arrays hold.
+type Integer interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}

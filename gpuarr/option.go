@@ -30,16 +30,24 @@ type Option interface{ isOption() }
 
 // optionKind classifies options, so that each call can refuse the ones it
 // does not take.
-type optionKind uint8
+type optionKind uint32
 
 const (
-	optStream   optionKind = 1 << iota // On, OnDevice: every call
-	optAxis                            // Axis: reductions
-	optKeepDims                        // KeepDims: reductions
-	optTF32                            // TF32: Matmul, MatmulInto
-	optDdof                            // Ddof: Var, Std
-	optOrd                             // Ord: Norm
-	optEndpoint                        // Endpoint: Linspace
+	optStream        optionKind = 1 << iota // On, OnDevice: every call
+	optAxis                                 // Axis: reductions, Roll, sorts, scans, indexing, joins
+	optKeepDims                             // KeepDims: reductions
+	optTF32                                 // TF32: Matmul, MatmulInto, Dot, Einsum
+	optDdof                                 // Ddof: Var, Std
+	optOrd                                  // Ord: Norm
+	optEndpoint                             // Endpoint: Linspace
+	optIndexMode                            // Clip, Wrap: Take, TakeAlongAxis, Put
+	optDeterministic                        // Deterministic: Put, IndexAdd
+	optDescending                           // Descending: Sort, Argsort
+	optSmallest                             // Smallest: TopK
+	optRight                                // Right: SearchSorted
+	optExclusive                            // Exclusive: the scans
+	optMinLength                            // MinLength: Bincount
+	optRange                                // HistRange: Histogram
 )
 
 // kindOf is o's kind.
@@ -59,6 +67,22 @@ func kindOf(o Option) optionKind {
 		return optOrd
 	case endpointOption:
 		return optEndpoint
+	case indexModeOption:
+		return optIndexMode
+	case deterministicOption:
+		return optDeterministic
+	case descendingOption:
+		return optDescending
+	case smallestOption:
+		return optSmallest
+	case rightOption:
+		return optRight
+	case exclusiveOption:
+		return optExclusive
+	case minLengthOption:
+		return optMinLength
+	case rangeOption:
+		return optRange
 	}
 	return 0
 }
@@ -75,7 +99,8 @@ func optionName(o Option) string {
 func optionUsers(k optionKind) string {
 	switch k {
 	case optAxis:
-		return "the reductions (Sum, Prod, Mean, Min, Max, ArgMin, ArgMax, Var, Std, the Nan reductions, Any, All, LogSumExp, Norm and their As forms) and Roll"
+		return "the reductions (Sum, Prod, Mean, Min, Max, ArgMin, ArgMax, Var, Std, the Nan reductions, Any, All, LogSumExp, Norm and their As forms), Roll, " +
+			"the sorts, the scans, the indexing functions (Take, TakeAlongAxis, IndexAdd, Compress) and the joins"
 	case optKeepDims:
 		return "the reductions (Sum, Prod, Mean, Min, Max, ArgMin, ArgMax, Var, Std, the Nan reductions, Any, All, LogSumExp, Norm and their As forms)"
 	case optTF32:
@@ -86,6 +111,22 @@ func optionUsers(k optionKind) string {
 		return "Norm"
 	case optEndpoint:
 		return "Linspace"
+	case optIndexMode:
+		return "Take, TakeAlongAxis and Put"
+	case optDeterministic:
+		return "Put and IndexAdd"
+	case optDescending:
+		return "Sort and Argsort"
+	case optSmallest:
+		return "TopK"
+	case optRight:
+		return "SearchSorted"
+	case optExclusive:
+		return "the scans (Cumsum, CumsumAs, Cumprod, CumprodAs, Cummax, Cummin)"
+	case optMinLength:
+		return "Bincount and BincountWeights"
+	case optRange:
+		return "Histogram"
 	}
 	return "no call"
 }

@@ -7,9 +7,10 @@
 //
 // Package gpuarr builds trees of Nodes (Leaf, Scalar, Const, Random,
 // Unary, Apply: broadcasting with NumPy's rules) and materializes them
-// with EvalInto (elementwise) or Reduce (any axes, fused map-reduce). Both
-// claim their arrays through internal/lifetime, so they are ordered like
-// every array operation. Lowering (lower.go) turns a tree into an
+// with EvalInto (elementwise), Reduce (any axes, fused map-reduce) or Scan
+// and Compact (fused map-scan along an axis, and stream compaction by a
+// mask: scan.go, expr.Scan). They claim their arrays through
+// internal/lifetime, so they are ordered like every array operation. Lowering (lower.go) turns a tree into an
 // expr.Program and its parameters (addresses, dims, strides, scalar
 // values); the program's key finds its kernel in the device's cache
 // (kernels.go), compiled on first use: ptxgen's PTX loaded by the driver,

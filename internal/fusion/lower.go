@@ -103,13 +103,25 @@ func (l *lowered) free() {
 // destination's steps over space, nil for a contiguous one. The caller
 // frees the result.
 func lowerTree(root *Node, space []int, reduced uint64, reduction bool, outStrides []int) (*lowered, error) {
+	return lowerWith(space, reduced, outStrides, func(l *lowered) error {
+		k, err := l.build(root)
+		if err != nil {
+			return err
+		}
+		l.finish(k, reduction)
+		return nil
+	})
+}
+
+// lowerWith is lowerTree with the instructions appended by build (several
+// roots: a compaction's value and flag), which must leave the value the
+// program computes as its last instruction.
+func lowerWith(space []int, reduced uint64, outStrides []int, build func(l *lowered) error) (*lowered, error) {
 	l := newLowered(space)
-	k, err := l.build(root)
-	if err != nil {
+	if err := build(l); err != nil {
 		l.free()
 		return nil, err
 	}
-	l.finish(k, reduction)
 	permuted := !trailingAxes(reduced, len(space))
 	anyStrided := outStrides != nil
 	for i := range l.leaves {

@@ -78,6 +78,12 @@
 // evaluates first; runs and warps then combine by Chan's rule, three
 // words per accumulator (a third .shared slot array).
 //
+// # Scan kernels
+//
+// GenerateScan writes the scan of an elementwise program (expr.Scan): a
+// single pass with a decoupled look-back over tiles of expr.ScanTile
+// elements, rows handled as segments; see scan.go.
+//
 // # Semantics
 //
 // As documented in package expr: float arithmetic with .rn (never
