@@ -31,9 +31,15 @@
 // GPUARR_HARD_MEMORY_LIMIT and GPUARR_SOFT_MEMORY_LIMIT (bytes, "512MB",
 // "4GiB", "80%" of the device), GPUARR_MEMORY_TRACE=N (trace N events).
 // Status(dev) renders its statistics. DefaultManaged(dev) is the managed
-// memory beside it (package unified's arrays), charged to the same hard
-// limit and climbing the same ladder; ManagedUse reports it. Both announce
-// each allocation to the process-wide Pressure first (SetPressure: package
+// memory beside it (package unified's arrays, and every array under
+// GPUARR_DEFAULT_MEMORY=unified): a caching pool over Managed(dev), whose
+// new segments are refused when the device's free memory cannot hold them
+// (OversubscribeError), charged to the same hard limit and to the
+// host-memory account (SetHostAccount), and which climbs the same ladder;
+// uncached in checking mode and under GPUARR_MEMORY_POOL=none.
+// DefaultManagedOversubscribing is its uncached twin without the refusal;
+// ManagedUsage reports both. Both default resources announce each
+// allocation to the process-wide Pressure first (SetPressure: package
 // gcpressure's eager collection).
 //
 // # Seeing memory
@@ -117,8 +123,10 @@
 // One file per concept: resource.go (the interface, and the upstream
 // embedded by adaptors, which forwards what an adaptor does not change),
 // one file per resource or adaptor (direct.go, driverpool.go, limit.go,
-// reclaim.go, stats.go, trace.go), default.go and env.go (the per-device
-// default from the environment), status.go (the report an OOM carries),
+// reclaim.go, stats.go, trace.go, managed.go), default.go and env.go (the
+// per-device default from the environment), manageddefault.go (the
+// per-device managed memory), managedroom.go (the refusal to
+// oversubscribe), managedhost.go (the host-memory account), status.go (the report an OOM carries),
 // profile.go (sampling), pprof.go (the profile's writer), stacks.go (call
 // stacks), metrics.go (Metrics), record.go (the programs' -gpumemprofile
 // and -gpumemtrace).

@@ -21,7 +21,8 @@ var ErrNotManaged = errors.New("not a unified array")
 func notManagedError(call, describe string) error {
 	return fmt.Errorf("unified.%s: %s: its memory is device memory, which the CPU cannot address; "+
 		"allocate it in unified memory (unified.Empty/Zeros/FromSlice, or make unified memory the default for every array: "+
-		"%s=unified, or gpuarr.SetDefaultMemory(dev, gpuarr.UnifiedMemory)), or copy it to the host with ToSlice: %w",
+		"%s=unified, or gpuarr.SetDefaultMemory(dev, gpuarr.UnifiedMemory); arrays a graph capture allocates stay device memory), "+
+		"or copy it to the host with ToSlice: %w",
 		call, describe, gpuarr.EnvDefaultMemory, ErrNotManaged)
 }
 
