@@ -10,20 +10,20 @@ BENCH_OUT ?= bench/results
 # bench/kernels compare with) exist only in builds with this tag.
 BENCH_TAGS ?= gpuarrbench
 
-.PHONY: all check test-short test fmt-check vet imports test-race test-host-check test-programs test-ptxsim fuzz mutate demo bench gpu-bundle gpu-results help
+.PHONY: all check test-short test fmt-check vet imports test-race test-host-check test-unified test-programs test-ptxsim fuzz mutate demo bench gpu-bundle gpu-results help
 
 all: test
 
 help:
-	@echo "make check        the inner loop, a few minutes: gofmt check, go vet, backend import check, go test -short, the array packages on 2 checking host devices, the sort/scan/index kernels' PTX in the PTX interpreter"
-	@echo "make test         CI's suite: gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, 10^4 random user programs, bounded fuzz"
+	@echo "make check        the inner loop, a few minutes: gofmt check, go vet, backend import check, go test -short, the array packages on 2 checking host devices and with unified memory as the default, the sort/scan/index kernels' PTX in the PTX interpreter"
+	@echo "make test         CI's suite: gofmt check, go vet, backend import check, go test -race, again on 2 checking host devices, again with unified memory as the default, 10^4 random user programs, the PTX interpreter tests, bounded fuzz"
 	@echo "make mutate       apply each deliberate synchronization/lifetime bug of .ci/mutate to a copy of the tree: the tests and bench/stress must catch every one"
 	@echo "make demo         gpuarr info and the vecadd example on the default device"
 	@echo "make bench        every benchmark program under bench/ on the default device, JSON to $(BENCH_OUT)"
 	@echo "make gpu-bundle   test binaries, programs and scripts into .gpu/ for a GPU machine (bash .gpu/run.sh)"
 	@echo "make gpu-results DIR=...   unpack a GPU run's results.tar.gz, its bench JSON and summary into bench/results/<gpu>/run-<commit>/"
 
-test: fmt-check vet imports test-race test-host-check test-programs test-ptxsim fuzz
+test: fmt-check vet imports test-race test-host-check test-unified test-programs test-ptxsim fuzz
 
 # The inner loop: what catches most mistakes in a few minutes. No race
 # detector, -short (the long stress tests shrink), and the checking host
@@ -34,6 +34,7 @@ check: fmt-check vet imports test-short
 test-short:
 	$(GO) test -short ./...
 	GPUARR_HOST_DEVICES=2 GPUARR_HOST_CHECK=1 $(GO) test -short -count=1 ./gpuarr/... ./unified/... ./collective/...
+	GPUARR_DEFAULT_MEMORY=unified $(GO) test -short -count=1 ./gpuarr/... ./unified/...
 	GPUARR_PTXSIM=1 $(GO) test -short -count=1 -run '$(PTXSIM_TESTS)' ./gpuarr/
 
 # The tests of sorting, scanning, indexing and joining (issue 29) with
@@ -68,6 +69,18 @@ test-race:
 test-host-check:
 	GPUARR_HOST_DEVICES=2 GPUARR_HOST_CHECK=1 $(GO) test -race -count=1 ./...
 	GPUARR_HOST_DEVICES=4 GPUARR_HOST_CHECK=1 $(GO) test -race -count=1 ./collective/... ./examples/multigpu/... ./examples/ddp/...
+
+# The suite again with unified memory as every array's default memory
+# (GPUARR_DEFAULT_MEMORY=unified: the managed caching pool under every
+# test): the whole suite without -race (the runs above race-check the same
+# code on device memory; this keeps CI's time), the packages whose paths
+# the default memory changes under -race, and the array packages on two
+# checking host devices (managed memory uncached there, so freed memory is
+# quarantined).
+test-unified:
+	GPUARR_DEFAULT_MEMORY=unified $(GO) test -count=1 ./...
+	GPUARR_DEFAULT_MEMORY=unified $(GO) test -race -count=1 ./gpuarr/... ./unified/... ./internal/lifetime/...
+	GPUARR_DEFAULT_MEMORY=unified GPUARR_HOST_DEVICES=2 GPUARR_HOST_CHECK=1 $(GO) test -count=1 ./gpuarr/... ./unified/... ./linalg/...
 
 # The randomized user-program test (unified/programs_test.go) at full
 # length: 10^4 trials on two checking host devices, without -race (the

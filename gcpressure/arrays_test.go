@@ -36,6 +36,12 @@ func TestArraysBeyondTheHardLimit(t *testing.T) {
 	require.NoError(t, err)
 	limit := res.Stats().HardLimit
 	require.Positive(t, limit, "TestMain sets a hard limit")
+	if m, err := gpuarr.DefaultMemory(dev); err == nil && m == gpuarr.UnifiedMemory {
+		// GPUARR_DEFAULT_MEMORY=unified: the arrays come from the managed
+		// pool, charged to the same limit; its OOMs are the ones to watch.
+		res, err = memory.DefaultManaged(dev)
+		require.NoError(t, err)
+	}
 	const steps = 16 // arrays per limit's worth
 	n := int(limit / steps / 4)
 

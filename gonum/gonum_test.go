@@ -110,7 +110,17 @@ func TestBorrowRefuses(t *testing.T) {
 	defer dev.Release()
 	called := false
 	f := func(*mat.Dense) error { called = true; return nil }
-	require.ErrorIs(t, gonum.Borrow(dev, f), unified.ErrNotManaged)
+	// gpuarr's own arrays are device memory, unless unified memory is
+	// the default (GPUARR_DEFAULT_MEMORY=unified): then they lend too.
+	mem, err := dev.Memory()
+	require.NoError(t, err)
+	if mem == gpuarr.UnifiedMemory {
+		require.NoError(t, gonum.Borrow(dev, f))
+		require.True(t, called, "a unified array by default lends its matrix")
+		called = false
+	} else {
+		require.ErrorIs(t, gonum.Borrow(dev, f), unified.ErrNotManaged)
+	}
 	u, err := unified.Zeros[float64](gpuarr.Shape{4, 3})
 	require.NoError(t, err)
 	defer u.Release()

@@ -72,6 +72,9 @@
 // Arrays allocate from memory.Default of their device, whose allocations
 // package gcpressure watches: under memory pressure the GC runs first, so
 // that unreachable arrays give their memory back before it is needed.
+// SetDefaultMemory (or GPUARR_DEFAULT_MEMORY=unified) makes every array a
+// device allocates unified memory instead, which CPU code reads in place
+// (package unified): for porting a program to the GPU a piece at a time.
 // Release returns an array's memory at once, is idempotent, and makes every
 // later use of the handle an error matching ErrReleased; an array never
 // released is freed once the GC finds it unreachable. Either way the

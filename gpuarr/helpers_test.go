@@ -43,6 +43,11 @@ func settledAllocated(t testing.TB, dev *device.Device) uint64 {
 func allocated(t testing.TB, dev *device.Device) uint64 {
 	t.Helper()
 	res, err := memory.Default(dev)
+	if m, merr := gpuarr.DefaultMemory(dev); merr == nil && m == gpuarr.UnifiedMemory {
+		// Arrays' memory is the device's managed memory
+		// (GPUARR_DEFAULT_MEMORY=unified).
+		res, err = memory.DefaultManaged(dev)
+	}
 	require.NoError(t, err)
 	return res.Stats().AllocatedBytes.Current
 }

@@ -1,6 +1,9 @@
 package gpuarr
 
-import "github.com/gpuarr/gpuarr/device"
+import (
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
+)
 
 // blasWorkspace allocates the device workspace the BLAS of s asks a
 // product to bring (device.Stream.BLASWorkspace), as an array from the
@@ -8,11 +11,16 @@ import "github.com/gpuarr/gpuarr/device"
 // and the workspace counts against the memory limits and the eager
 // collection like any array. The product claims it as an operand written
 // on s and releases it once queued, so the pool reuses it in s's order.
-// Nil when the backend takes none.
+// It is device memory whatever the device's default memory (no CPU code
+// reads it). Nil when the backend takes none.
 func blasWorkspace(call string, s *device.Stream) (*Array[uint8], error) {
 	n := s.BLASWorkspace()
 	if n == 0 {
 		return nil, nil
 	}
-	return newArray[uint8](call, Shape{int(n)}, s)
+	a := new(Array[uint8])
+	if err := a.c.MakeScratch(call, s, []int{int(n)}, dtype.Uint8.Elem()); err != nil {
+		return nil, err
+	}
+	return a, nil
 }

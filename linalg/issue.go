@@ -55,7 +55,8 @@ type step struct {
 // largest any step's first call asks (the calls of one step have one
 // shape), one array from the pool of s's device written on s and released
 // once queued, so it counts against the limits and the eager collection
-// like any array and the pool reuses it in s's order.
+// like any array and the pool reuses it in s's order (device memory
+// whatever the default memory: arrayhook.Workspace).
 func issue(call string, s *device.Stream, uses []arrayhook.Use, steps ...step) error {
 	var need uint64
 	for _, st := range steps {
@@ -72,7 +73,7 @@ func issue(call string, s *device.Stream, uses []arrayhook.Use, steps ...step) e
 	var work *gpuarr.Array[uint8]
 	if need > 0 {
 		var err error
-		if work, err = gpuarr.Empty[uint8](gpuarr.Shape{int(need)}, gpuarr.On(s)); err != nil {
+		if work, err = arrayhook.Workspace(call, s, int(need)); err != nil {
 			return fmt.Errorf("the solver's %d-byte workspace: %w", need, err)
 		}
 		defer work.Release()
@@ -106,7 +107,7 @@ func gemms(call string, s *device.Stream, uses []arrayhook.Use, n int, gemm func
 	var work *gpuarr.Array[uint8]
 	if need := s.BLASWorkspace(); need > 0 {
 		var err error
-		if work, err = gpuarr.Empty[uint8](gpuarr.Shape{int(need)}, gpuarr.On(s)); err != nil {
+		if work, err = arrayhook.Workspace(call, s, int(need)); err != nil {
 			return fmt.Errorf("the BLAS workspace: %w", err)
 		}
 		defer work.Release()

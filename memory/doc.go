@@ -27,8 +27,14 @@
 // "4GiB", "80%" of the device), GPUARR_EXPANDABLE_SEGMENTS=1 (the pool on
 // Expandable), GPUARR_MEMORY_TRACE=N (trace N events); a malformed value
 // is an error matching device.ErrBadConfig. DefaultManaged(dev) is the
-// managed memory beside it (package unified's arrays), charged to the same
-// hard limit. Both announce each allocation to the process-wide Pressure
+// managed memory beside it (package unified's arrays, and every array
+// under GPUARR_DEFAULT_MEMORY=unified): a caching pool over Managed(dev)
+// (uncached in checking mode and under GPUARR_MEMORY_POOL=none) whose new
+// segments are refused when the device's free memory cannot hold them
+// (OversubscribeError), charged to the same hard limit and to the
+// host-memory account (SetHostAccount); DefaultManagedOversubscribing is
+// its uncached twin without the refusal, ManagedUsage reports both. Both
+// default resources announce each allocation to the process-wide Pressure
 // before making it (SetPressure: package gcpressure's eager collection).
 // Status(dev) renders the default resource's statistics.
 //

@@ -61,11 +61,11 @@ func (l *ladder) climb(cause error) (b *Block, err error, failed bool) {
 }
 
 // ReclaimUntil climbs the exhaustion ladder for need bytes on dev for
-// memory that no resource hands out: package unified's room for a managed
-// allocation (the driver's free memory), page-locked host memory. It runs
+// memory that no resource hands out (page-locked host memory). It runs
 // the process-wide reclaimer's levels (SetReclaimer) and asks try after
 // each, stopping at the first true; if none was, dev's default resource
-// gives its cached segments back and try is asked a last time. It reports
+// and its managed pool (DefaultManaged) give their cached segments back
+// and try is asked a last time. It reports
 // try's last answer. try may allocate: it is the retry.
 func ReclaimUntil(dev *device.Device, need uint64, try func() bool) bool {
 	if r := globalReclaimer(); r != nil {
@@ -81,6 +81,7 @@ func ReclaimUntil(dev *device.Device, need uint64, try func() bool) bool {
 	if def, err := Default(dev); err == nil {
 		_ = def.EmptyCache() // a failure leaves the memory where it was; try says what came of it
 	}
+	emptyManagedCache(dev)
 	return try()
 }
 

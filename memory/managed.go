@@ -3,92 +3,42 @@ package memory
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 )
 
 // managed is the Managed resource.
 type managed struct {
-	dev  *device.Device
-	hard func() (limit, used uint64) // the default resource's hard limit and reserved bytes; nil: none
+	dev *device.Device
+	// share is what a device's default managed resources have in common
+	// (the bytes they hold, the hard limit); nil for Managed(dev).
+	share *managedShare
+	// sampled: the blocks are arrays' memory, sampled for the profile
+	// (not the segments of a caching pool, which samples its own blocks).
+	sampled bool
+	mu      sync.Mutex // block states and uses
+	u       usage
+}
+
+// managedShare is what the managed resources of one device's default
+// managed memory share (manageddefault.go): the bytes they hold from the
+// driver, and the default resource's hard limit they are charged to.
+type managedShare struct {
+	bytes atomic.Uint64
+	// hard is the default resource's hard limit and reserved bytes; nil:
+	// no limit. Checks against it are serialized (mu), so two requests
+	// cannot both pass it.
+	hard func() (limit, reserved uint64)
 	mu   sync.Mutex
-	u    usage
 }
 
 // Managed allocates every block as managed memory (cuMemAllocManaged):
 // one address for the device and the CPU. Like Direct it caches nothing
-// and its Free waits for the block's streams first (managed memory is
-// rare and large; a cache would hold pages the CPU may want). It checks no
-// free memory: package unified refuses oversubscription before it asks.
-func Managed(dev *device.Device) Resource { return &managed{dev: dev} }
-
-// DefaultManaged is Managed for dev, charged to the hard limit of dev's
-// default resource (GPUARR_HARD_MEMORY_LIMIT): a managed allocation is
-// refused when the default resource's reserved bytes, the managed bytes in
-// use and the request together pass the limit. The default resource does
-// not see managed bytes in turn (its Limit counts its own segments).
-//
-// Each allocation is announced to the process-wide Pressure first
-// (SetPressure), as the default resource's are: managed bytes count as
-// live device memory to package gcpressure. An allocation that fails for
-// lack of memory (the limit, or the driver) climbs the exhaustion ladder
-// the default resource climbs (exhaustion.go): the process-wide
-// reclaimer's levels with a retry after each (package gcpressure's
-// collections free unreachable arrays, managed ones too), then the default
-// resource gives its cached segments back, which the limit and the driver
-// count, and a last retry; only then does it fail, with an
-// *OutOfMemoryError.
-func DefaultManaged(dev *device.Device) (Resource, error) {
-	managedDefaults.mu.Lock()
-	defer managedDefaults.mu.Unlock()
-	if r := managedDefaults.m[dev]; r != nil {
-		return r, nil
-	}
-	def, err := Default(dev)
-	if err != nil {
-		return nil, err
-	}
-	m := &managed{dev: dev}
-	if hl := def.Stats().HardLimit; hl > 0 {
-		m.hard = func() (uint64, uint64) { return hl, def.Stats().ReservedBytes.Current }
-	}
-	var r Resource = &reclaiming{upstream: upstream{m}, giveBack: func() error { return errors.Join(m.EmptyCache(), def.EmptyCache()) }}
-	r = &pressured{upstream{r}}
-	if managedDefaults.m == nil {
-		managedDefaults.m = map[*device.Device]Resource{}
-	}
-	managedDefaults.m[dev] = r
-	return r, nil
-}
-
-// ManagedUse reports the managed memory of dev: bytes allocated through
-// DefaultManaged and not yet freed, and resident, an upper bound of how
-// many of them occupy the device's memory now, given the driver's free
-// and total memory (Device.MemInfo). The driver counts managed pages as
-// used once they migrate to the device (the host backend, from the
-// allocation on), so resident is what the driver counts as used beyond
-// the default resource's reserved bytes, at most bytes. Memory that other
-// processes hold counts as resident too, so the bound may be high.
-func ManagedUse(dev *device.Device, free, total uint64) (bytes, resident uint64) {
-	managedDefaults.mu.Lock()
-	r := managedDefaults.m[dev]
-	managedDefaults.mu.Unlock()
-	if r == nil {
-		return 0, 0
-	}
-	bytes = r.Stats().AllocatedBytes.Current
-	var reserved uint64
-	if def, err := Default(dev); err == nil {
-		reserved = def.Stats().ReservedBytes.Current
-	}
-	used := total - min(free, total)
-	return bytes, min(bytes, used-min(reserved, used))
-}
-
-var managedDefaults struct {
-	mu sync.Mutex
-	m  map[*device.Device]Resource
-}
+// and its Free waits for the block's streams first. It checks no free
+// memory and charges nothing: DefaultManaged is the managed memory arrays
+// use.
+func Managed(dev *device.Device) Resource { return &managed{dev: dev, sampled: true} }
 
 func (m *managed) Device() *device.Device { return m.dev }
 
@@ -98,12 +48,11 @@ func (m *managed) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		return nil, err
 	}
 	size := max(n, 1)
-	if m.hard != nil {
-		// Serialized so two requests cannot both pass the check.
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		limit, used := m.hard()
-		mine := m.u.bytes.stat().Current
+	if sh := m.share; sh != nil && sh.hard != nil {
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+		limit, used := sh.hard()
+		mine := sh.bytes.Load()
 		if size > limit || used+mine > limit-size {
 			m.u.ooms.Add(1)
 			return nil, device.Errorf("memory.Managed", device.OutOfMemory,
@@ -118,9 +67,14 @@ func (m *managed) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		}
 		return nil, err
 	}
+	if m.share != nil {
+		m.share.bytes.Add(size)
+	}
 	m.u.alloc(size)
 	b := &Block{ptr: p, size: size, class: size, req: n, stream: s, owner: m, state: stateAllocated}
-	b.prof = sampleOther(kindManaged, m.dev, size, 0)
+	if m.sampled {
+		b.prof = sampleOther(kindManaged, m.dev, size, 0)
+	}
 	return b, nil
 }
 
@@ -145,6 +99,9 @@ func (m *managed) Free(b *Block) error {
 	if err := m.dev.Free(b.ptr); err != nil {
 		return err
 	}
+	if m.share != nil {
+		m.share.bytes.Add(^(b.size - 1))
+	}
 	m.u.free(b.size)
 	unsample(b)
 	return nil
@@ -159,8 +116,8 @@ func (m *managed) Stats() Stats {
 	m.u.fill(&s)
 	s.ReservedBytes, s.Segments = s.AllocatedBytes, s.Allocations
 	s.SegmentsObtained, s.SegmentsReleased = m.u.allocs.Load(), m.u.frees.Load()
-	if m.hard != nil {
-		s.HardLimit, _ = m.hard()
+	if m.share != nil && m.share.hard != nil {
+		s.HardLimit, _ = m.share.hard()
 	}
 	return s
 }

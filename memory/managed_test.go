@@ -9,9 +9,11 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 )
 
-// ManagedUse counts DefaultManaged's bytes; on the host backend, whose
-// driver counts managed memory as used from the allocation on, all of
-// them are resident.
+// ManagedUsage counts DefaultManaged's bytes: Allocated what its blocks
+// hold, Reserved what it obtained from the driver (the segment, with what
+// the pool caches), Resident at most Reserved; on the host backend, whose
+// driver counts managed memory as used from the allocation on, all of it
+// is resident. ManagedUse is its Allocated and Resident.
 func TestManagedUse(t *testing.T) {
 	dev := defaultDevice(t)
 	if !dev.Info().ManagedMemory {
@@ -19,23 +21,30 @@ func TestManagedUse(t *testing.T) {
 	}
 	r, err := DefaultManaged(dev)
 	require.NoError(t, err)
-	bytes0, _ := ManagedUse(dev, 0, 0)
+	require.NoError(t, r.EmptyCache())
+	u0 := ManagedUsage(dev, 0, 0)
 	const n = 3 << 20
 	b, err := r.Alloc(nil, n)
 	require.NoError(t, err)
 	free, total, err := dev.MemInfo()
 	require.NoError(t, err)
-	bytes, resident := ManagedUse(dev, free, total)
-	assert.Equal(t, bytes0+n, bytes)
-	assert.LessOrEqual(t, resident, bytes)
+	u := ManagedUsage(dev, free, total)
+	assert.Equal(t, u0.Allocated+n, u.Allocated)
+	assert.GreaterOrEqual(t, u.Reserved, u0.Reserved+n, "the block's segment was obtained")
+	assert.LessOrEqual(t, u.Resident, u.Reserved)
 	if dev.Backend() == "host" {
-		assert.Equal(t, bytes, resident)
+		assert.Equal(t, u.Reserved, u.Resident)
 	}
+	bytes, resident := ManagedUse(dev, free, total)
+	assert.Equal(t, u.Allocated, bytes)
+	assert.Equal(t, u.Resident, resident)
 	_, resident = ManagedUse(dev, total, total)
 	assert.Zero(t, resident, "nothing is resident when the driver counts nothing used")
 	require.NoError(t, r.Free(b))
-	bytes, _ = ManagedUse(dev, 0, 0)
-	assert.Equal(t, bytes0, bytes)
+	u1 := ManagedUsage(dev, 0, 0)
+	assert.Equal(t, u0.Allocated, u1.Allocated)
+	require.NoError(t, r.EmptyCache())
+	assert.Equal(t, u0.Reserved, ManagedUsage(dev, 0, 0).Reserved, "the cache went back to the driver")
 }
 
 // ReclaimUntil climbs the process-wide reclaimer's levels, asking try after

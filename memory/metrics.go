@@ -21,7 +21,8 @@ import (
 //	memory/<dev>/alloc_retries         allocations that had to reclaim memory and retry
 //	memory/<dev>/ooms                  allocations that failed for lack of memory
 //	memory/<dev>/hard_limit_bytes      GPUARR_HARD_MEMORY_LIMIT (0: none)
-//	memory/<dev>/managed_bytes         managed memory allocated through DefaultManaged
+//	memory/<dev>/managed_bytes         managed memory in arrays (DefaultManaged and DefaultManagedOversubscribing)
+//	memory/<dev>/managed_reserved_bytes  managed memory obtained from the driver: managed_bytes and the managed pool's cache
 //	memory/pinned_bytes                page-locked host memory noted with NotePinned
 //	memory/profile_rate_bytes          the profile's sampling rate (0: off)
 //
@@ -53,8 +54,10 @@ func Metrics() map[string]float64 {
 	managedDefaults.mu.Lock()
 	managed := maps.Clone(managedDefaults.m)
 	managedDefaults.mu.Unlock()
-	for dev, r := range managed {
-		m["memory/"+deviceLabel(dev)+"/managed_bytes"] = float64(r.Stats().AllocatedBytes.Current)
+	for dev := range managed {
+		u := ManagedUsage(dev, 0, 0)
+		set("memory/"+deviceLabel(dev)+"/managed_bytes", float64(u.Allocated))
+		set("memory/"+deviceLabel(dev)+"/managed_reserved_bytes", float64(u.Reserved))
 	}
 	set("memory/pinned_bytes", float64(pinnedBytes.Load()))
 	set("memory/profile_rate_bytes", float64(loadProfileRate()))

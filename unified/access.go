@@ -13,8 +13,18 @@ import (
 )
 
 // ErrNotManaged: a CPU view was asked of an array whose memory the CPU
-// cannot address (an ordinary device array).
+// cannot address (an array in device memory).
 var ErrNotManaged = errors.New("not a unified array")
+
+// notManagedError is call's error for the device-memory array described:
+// it says how to get one the CPU addresses.
+func notManagedError(call, describe string) error {
+	return fmt.Errorf("unified.%s: %s: its memory is device memory, which the CPU cannot address; "+
+		"allocate it in unified memory (unified.Empty/Zeros/FromSlice, or make unified memory the default for every array: "+
+		"%s=unified, or gpuarr.SetDefaultMemory(dev, gpuarr.UnifiedMemory); arrays a graph capture allocates stay device memory), "+
+		"or copy it to the host with ToSlice: %w",
+		call, describe, gpuarr.EnvDefaultMemory, ErrNotManaged)
+}
 
 // View is direct CPU access to a unified array's elements. Making one
 // (Host) synchronizes what must be synchronized; its methods are then plain
@@ -123,8 +133,7 @@ func host[T gpuarr.Element](call string, a *gpuarr.Array[T]) (View[T], error) {
 		return View[T]{}, fmt.Errorf("unified.%s: %w", call, err)
 	}
 	if !isManaged(dev, lay) {
-		return View[T]{}, fmt.Errorf("unified.%s: %v: its memory is device memory the CPU cannot address; "+
-			"allocate it with unified.Empty/Zeros/FromSlice, or copy it to the host with ToSlice: %w", call, a.Describe(), ErrNotManaged)
+		return View[T]{}, notManagedError(call, a.Describe())
 	}
 	l := &viewLayout{a: a, ls: lay.Lease, shape: lay.Shape, strides: lay.Strides, n: a.Len()}
 	v := View[T]{l: l}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/internal/arrayhook"
-	"github.com/gpuarr/gpuarr/memory"
 )
 
 // Option configures a constructor.
@@ -46,7 +44,8 @@ func OnDevice(dev *device.Device) Option {
 // AllowOversubscribe lets a managed allocation exceed the device's free
 // memory. The driver then pages managed memory between host and device,
 // which on some systems stalls the GPU for every process using it: opt in
-// only when you know your system handles it.
+// only when you know your system handles it. Such an array's memory is a
+// managed allocation of its own, not cached when freed.
 func AllowOversubscribe() Option { return func(c *config) { c.oversub = true } }
 
 func (c *config) stream(call string) (*device.Stream, error) {
@@ -69,16 +68,20 @@ func (c *config) stream(call string) (*device.Stream, error) {
 // Empty allocates a managed array of shape sh with unspecified elements.
 // It is a *gpuarr.Array like any other (expressions, reductions, Matmul,
 // Launch, Copy, views, Release); in addition the CPU reads and writes its
-// elements in place through a View (Host), Borrow, All and Values.
+// elements in place through a View (Host), Borrow, All and Values. Its
+// memory is the memory every array of the device gets under
+// gpuarr.UnifiedMemory (memory.DefaultManaged): a caching pool of managed
+// memory, so that a size freed before is reused without a driver call.
 //
 // A request that the device's free memory cannot hold, beside the managed
 // memory allocated earlier and not yet on the device, is refused with an
 // *OversubscribeError (matching device.ErrOutOfMemory), allocating
 // nothing, unless AllowOversubscribe is given; before refusing, the reclaim
-// ladder frees what unreachable arrays hold. Managed memory also counts
-// against the device's hard memory limit (GPUARR_HARD_MEMORY_LIMIT), with
-// the same ladder before a refusal, and, being memory the CPU may hold,
-// against gcpressure's host-memory account; eager collection sees it.
+// ladder frees what unreachable arrays hold and the pools give their
+// cached memory back. Managed memory also counts against the device's hard
+// memory limit (GPUARR_HARD_MEMORY_LIMIT), with the same ladder before a
+// refusal, and, being memory the CPU may hold, against gcpressure's
+// host-memory account; eager collection sees it.
 func Empty[T gpuarr.Element](sh gpuarr.Shape, opts ...Option) (*gpuarr.Array[T], error) {
 	a, _, err := alloc[T]("Empty", sh, opts)
 	return a, err
@@ -157,36 +160,4 @@ func alloc[T gpuarr.Element](call string, sh gpuarr.Shape, opts []Option) (*gpua
 		return nil, nil, fmt.Errorf("unified.%s: %w", call, err)
 	}
 	return a, s, nil
-}
-
-// makeRoom checks that dev's free memory holds nbytes more of managed
-// memory beside the managed memory already allocated there and not yet
-// resident (memory.ManagedUse: the driver counts managed pages as used
-// only once they migrate to the device). When it does not, it climbs the
-// reclaim ladder first (unreachable arrays, unified ones included, give
-// their memory back; the default pool returns its cached segments), and
-// refuses with an *OversubscribeError only if there is still no room.
-func makeRoom(dev *device.Device, nbytes uint64) error {
-	var free, pending uint64
-	var err error
-	room := func() bool {
-		var total uint64
-		if free, total, err = dev.MemInfo(); err != nil {
-			return true // reported below
-		}
-		managed, resident := memory.ManagedUse(dev, free, total)
-		pending = managed - resident
-		return nbytes <= free && pending <= free-nbytes
-	}
-	if !room() {
-		_ = gcpressure.Install() // the ladder; a malformed variable is reported where gpuarr allocates
-		memory.ReclaimUntil(dev, nbytes, room)
-	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("reading the free memory of %s: %w", dev, err)
-	case nbytes > free || pending > free-nbytes:
-		return &OversubscribeError{Device: dev, Requested: nbytes, Free: free, Pending: pending}
-	}
-	return nil
 }

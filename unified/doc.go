@@ -3,10 +3,28 @@
 // implementation reads and writes what kernels compute without a copy.
 //
 // A unified array is an ordinary *gpuarr.Array made by this package's
-// constructors (Empty, Zeros, FromSlice): everything gpuarr does works on
-// it as on a device array, with the same stream tracking, Release and
-// collection when unreachable. Example computes on the GPU and reads the
-// result in place; ExampleHost loops over a View.
+// constructors (Empty, Zeros, FromSlice), or by any of gpuarr's (and any
+// library function's result) while its device's default memory is
+// unified (GPUARR_DEFAULT_MEMORY=unified, or gpuarr.SetDefaultMemory(dev,
+// gpuarr.UnifiedMemory)): everything gpuarr does works on it as on a
+// device array, with the same stream tracking, Release and collection
+// when unreachable. Example computes on the GPU and reads the result in
+// place; ExampleHost loops over a View.
+//
+// # Porting to the GPU a piece at a time
+//
+// Under GPUARR_DEFAULT_MEMORY=unified every array a program allocates
+// through gpuarr is unified, so a program being ported can move one loop
+// to the GPU and keep reading every intermediate result on the CPU with
+// Host, Borrow or Values, with no copy. Once the port is done, unset the
+// variable: device memory never migrates, and CPU access to it is an
+// error (ErrNotManaged) that names the variable. Reductions' scratch
+// memory, library workspaces and a graph capture's arrays stay device
+// memory whatever the default. The memory is a caching pool of managed
+// memory (memory.DefaultManaged): a new array's first CPU access waits
+// for its stream's work up to the allocation, since the pool reuses
+// memory in stream order. The first GPU use after the CPU was lent an
+// array prefetches it to the device (GPUPrefetches).
 //
 // # CPU access
 //

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/arrayhook"
 )
 
 // The first CPU access after GPU writes (making a View, Slice, AtIndex,
@@ -47,3 +48,9 @@ func prefetchForCPU(dev *device.Device, s *device.Stream, p device.Ptr, n uint64
 	cpuPrefetches.Add(1)
 	return true
 }
+
+// GPUPrefetches counts the prefetches to a device that the first GPU use
+// of a unified array after a CPU access issued, on the using stream before
+// its work (tests use it to show which uses migrate in bulk; see
+// SetDefaultMemory in package gpuarr).
+func GPUPrefetches() uint64 { return arrayhook.GPUPrefetches() }

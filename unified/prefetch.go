@@ -86,13 +86,18 @@ func Advise[T gpuarr.Element](a *gpuarr.Array[T], adv Advice) error {
 // its elements span, as a tracked use of a on s (nil: not stream-ordered).
 func managedOp[T gpuarr.Element](call string, a *gpuarr.Array[T], s *device.Stream, fn func(device.Ptr, uint64) error) error {
 	dev := a.Device()
+	var notManaged error
 	err := arrayhook.UseMemory(a, s, false, func(p device.Ptr, n uint64, res memory.Resource) error {
 		if !isManagedResource(dev, res) {
-			return fmt.Errorf("%v is not a unified array: %w", a.Describe(), ErrNotManaged)
+			notManaged = notManagedError(call, a.Describe())
+			return notManaged
 		}
 		return fn(p, n)
 	})
-	if err != nil {
+	switch {
+	case notManaged != nil:
+		return notManaged
+	case err != nil:
 		return fmt.Errorf("unified.%s: %w", call, err)
 	}
 	return nil

@@ -17,32 +17,32 @@ import (
 )
 
 // managedRoom is how many bytes of managed memory dev may hold beside
-// what is allocated now: what the hard limit leaves (it counts the
-// default pool's reserved bytes and the managed bytes), else the device's
-// free memory less the managed bytes not yet resident there.
+// what is allocated now, once the pools gave their cached memory back:
+// what the hard limit leaves (it counts the default pool's reserved bytes
+// and the managed bytes), else the device's free memory less the managed
+// bytes not yet resident there.
 func managedRoom(t testing.TB, dev *device.Device) uint64 {
 	t.Helper()
+	emptyCaches(t, dev)
 	free, total, err := dev.MemInfo()
 	require.NoError(t, err)
-	managed, resident := memory.ManagedUse(dev, free, total)
-	room := free - min(free, managed-resident)
-	mr, err := memory.DefaultManaged(dev)
+	u := memory.ManagedUsage(dev, free, total)
+	room := free - min(free, u.Reserved-u.Resident)
+	def, err := memory.Default(dev)
 	require.NoError(t, err)
-	if hl := mr.Stats().HardLimit; hl > 0 {
-		def, err := memory.Default(dev)
-		require.NoError(t, err)
-		used := def.Stats().ReservedBytes.Current + managed
+	if hl := def.Stats().HardLimit; hl > 0 {
+		used := def.Stats().ReservedBytes.Current + u.Reserved
 		room = min(room, hl-min(hl, used))
 	}
 	return room
 }
 
-// dropInLoop allocates unified arrays of room/8 bytes, ten times room in
+// dropInLoop allocates unified arrays (with alloc) of room/8 bytes, ten times room in
 // all, and drops each: none may fail. The last two stay reachable and are
 // checked, so a reclaim that freed a live array shows as a wrong value
 // (poison in checking mode). The managed memory in use never exceeds the
 // room the loop started with plus one array.
-func dropInLoop(t *testing.T) {
+func dropInLoop(t *testing.T, alloc func(n int) (*gpuarr.Array[uint8], error)) {
 	dev := testDevice(t)
 	collect()
 	gcpressure.WaitIdle()
@@ -54,7 +54,7 @@ func dropInLoop(t *testing.T) {
 	var ring [2]*gpuarr.Array[uint8]
 	peak := uint64(0)
 	for i := range 80 {
-		a, err := unified.Empty[uint8](gpuarr.Shape{n})
+		a, err := alloc(n)
 		require.NoError(t, err, "array %d of %d bytes, with %d bytes of room", i, n, room)
 		v, err := unified.Host(a)
 		require.NoError(t, err)
@@ -78,6 +78,8 @@ func dropInLoop(t *testing.T) {
 	assert.LessOrEqual(t, peak, room+uint64(n), "managed memory stayed within the room (and one array)")
 }
 
+func emptyUnified(n int) (*gpuarr.Array[uint8], error) { return unified.Empty[uint8](gpuarr.Shape{n}) }
+
 // Unified arrays allocated and dropped in a loop, ten times the memory
 // they may use, are reclaimed in time: no allocation fails. (Before, they
 // went through neither eager collection nor the reclaim ladder: the
@@ -89,7 +91,7 @@ func TestDroppedArraysAreReclaimed(t *testing.T) {
 	for _, eager := range []bool{true, false} {
 		t.Run(fmt.Sprintf("eager=%v", eager), func(t *testing.T) {
 			defer gcpressure.SetEager(gcpressure.SetEager(eager))
-			dropInLoop(t)
+			dropInLoop(t, emptyUnified)
 		})
 	}
 }
@@ -127,7 +129,7 @@ func TestDroppedArraysChild(t *testing.T) {
 	if os.Getenv(reclaimChildEnv) == "" {
 		t.Skip("run by TestDroppedArraysAreReclaimedUnderLimits")
 	}
-	dropInLoop(t)
+	dropInLoop(t, emptyUnified)
 }
 
 // garbage allocates unified arrays of n bytes and drops them.

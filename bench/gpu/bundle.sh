@@ -128,7 +128,7 @@ total=$((bundle + tree))
 echo
 echo "bundle: $(grep -c '^test ' "$MANIFEST") test binaries, $(grep -c -E '^(cmd|example|bench) ' "$MANIFEST") programs, $(grep -c '^peer ' "$MANIFEST") peer scripts; commit $(cat "$B/COMMIT")"
 echo "bundle: .gpu is $(mib "$bundle") ($(mib "$raw") of binaries before compression); with the $(mib "$tree") tree that travels: $(mib "$total") of the 64 MiB limit"
-echo "bundle: run it with the device tool: carry [\".gpu\"], command: bash .gpu/run.sh [all|tests|bench|sanitize]"
+echo "bundle: run it with the device tool: carry [\".gpu\"], command: bash .gpu/run.sh [all|tests|unified|bench|sanitize]"
 if ((total > LIMIT_MIB * 1048576)); then
 	echo "bundle: too big: bundle and tree exceed ${LIMIT_MIB} MiB" >&2
 	exit 1

@@ -2,11 +2,16 @@
 # run.sh runs the gpuarr GPU bundle (make gpu-bundle) on a machine with a GPU
 # and no Go toolchain. From the repository root:
 #
-#   bash .gpu/run.sh [all|tests|bench|sanitize]      (default all)
+#   bash .gpu/run.sh [all|tests|unified|bench|sanitize]      (default all)
 #
 #   tests     gpuarr info, every test binary (-test.v, 300 s each, in its
 #             package's folder), every example, and the stress program
 #             (bench/stress: 10,000 randomized cross-stream trials)
+#   unified   gpuarr info, every test binary again with unified memory as
+#             every array's default (GPUARR_DEFAULT_MEMORY=unified; steps
+#             unified-<name>.test, judged as in tests), and the stress
+#             program under it (unified-stress); not part of all: run it as
+#             its own call
 #   bench     gpuarr info, every benchmark program (-out $RES, 240 s each)
 #             and every peer script (--out $RES)
 #   sanitize  gpuarr info, every test binary again under compute-sanitizer
@@ -58,9 +63,9 @@ cd "$ROOT" || exit 1
 
 MODE=${1:-all}
 case $MODE in
-all | tests | bench | sanitize) ;;
+all | tests | unified | bench | sanitize) ;;
 *)
-	echo "usage: bash .gpu/run.sh [all|tests|bench|sanitize]" >&2
+	echo "usage: bash .gpu/run.sh [all|tests|unified|bench|sanitize]" >&2
 	exit 2
 	;;
 esac
@@ -185,7 +190,7 @@ manifest() { awk -v k="$1" '$1 == k { print $2, $3 }' "$BUNDLE/MANIFEST" 2>/dev/
 # wanted KIND says whether this mode runs steps of that kind.
 wanted() {
 	case $MODE:$1 in
-	all:* | *:cmd | tests:test | tests:example | bench:bench | bench:peer | sanitize:test) return 0 ;;
+	all:* | *:cmd | tests:test | tests:example | unified:test | bench:bench | bench:peer | sanitize:test) return 0 ;;
 	esac
 	return 1
 }
@@ -386,6 +391,28 @@ if [[ $MODE == all || $MODE == tests ]]; then
 	gate_stress
 fi
 
+# ---- the suite with unified memory as the default ------------------------
+# Every test binary again, and the stress program, with
+# GPUARR_DEFAULT_MEMORY=unified: every array the tests allocate through
+# gpuarr is managed memory from the managed caching pool. Tests about
+# device memory read the mode and assert what it implies.
+if [[ $MODE == unified ]]; then
+	while read -r n dir; do
+		if [[ ! -x $TESTS/$n.test ]]; then
+			record FAIL test "unified-$n.test" 0 "binary missing from the bundle"
+			continue
+		fi
+		step test "unified-$n.test" $((TEST_LIMIT + 30)) "$ROOT/$dir" \
+			env GPUARR_DEFAULT_MEMORY=unified "$TESTS/$n.test" -test.v -test.timeout="${TEST_LIMIT}s"
+	done < <(manifest test)
+	if [[ -x $BIN/bench-stress ]]; then
+		step gate unified-stress "$STRESS_LIMIT" "$ROOT" env GPUARR_DEFAULT_MEMORY=unified "$BIN/bench-stress"
+	else
+		record FAIL gate unified-stress 0 "bench-stress missing from the bundle"
+	fi
+fi
+# ---- end of the unified suite ---------------------------------------------
+
 if [[ $MODE == all || $MODE == bench ]]; then
 	while read -r n dir; do
 		# bench/train runs in rounds, below.
@@ -413,9 +440,11 @@ fi
 # that only the reclaim ladder collects; released explicitly). Run-to-run noise on a shared
 # machine exceeds the differences between modes, so TRAIN_ROUNDS rounds run
 # every mode back to back (interleaved, so drift hits all modes alike), plus
-# two variants of eager: collections in the caller (GPUARR_GC_BACKGROUND=
-# false, CUDA.jl's way) and the background threshold at CUDA.jl's 0.75
-# (instead of 0.90: more, emptier collections). Each run
+# three variants of eager: collections in the caller (GPUARR_GC_BACKGROUND=
+# false, CUDA.jl's way), the background threshold at CUDA.jl's 0.75
+# (instead of 0.90: more, emptier collections), and unified memory as every
+# array's default (GPUARR_DEFAULT_MEMORY=unified: the same loop on managed
+# memory the CPU never touches, held to 0.95× eager's speed). Each run
 # writes results/train-<mode>[-<variant>]-<round>.json; -summarize then
 # writes results/train-summary.json (medians, ratios, targets).
 TRAIN_ROUNDS=${TRAIN_ROUNDS:-7}
@@ -432,6 +461,9 @@ if [[ $MODE == all || $MODE == bench ]]; then
 			step bench "train-eager-t75-$round" "$BENCH_LIMIT" "$ROOT" \
 				env GPUARR_HARD_MEMORY_LIMIT=4GiB GPUARR_GC_THRESHOLD=0.75 \
 				"$BIN/bench-train" -mode eager -variant t75 -tag "$round" -out "$RES"
+			step bench "train-eager-unified-$round" "$BENCH_LIMIT" "$ROOT" \
+				env GPUARR_HARD_MEMORY_LIMIT=4GiB GPUARR_DEFAULT_MEMORY=unified \
+				"$BIN/bench-train" -mode eager -variant unified -tag "$round" -out "$RES"
 		done
 		step bench train-summary "$BENCH_LIMIT" "$ROOT" "$BIN/bench-train" -summarize "$RES"
 	else

@@ -51,6 +51,7 @@ import (
 	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
+	"github.com/gpuarr/gpuarr/gpuarr"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
@@ -145,6 +146,15 @@ func run(o options) (summary, error) {
 	res, err := memory.Default(dev)
 	if err != nil {
 		return summary{}, err
+	}
+	if m, err := gpuarr.DefaultMemory(dev); err != nil {
+		return summary{}, err
+	} else if m == gpuarr.UnifiedMemory {
+		// GPUARR_DEFAULT_MEMORY=unified: the arrays' memory is the
+		// device's managed memory; the meter watches it.
+		if res, err = memory.DefaultManaged(dev); err != nil {
+			return summary{}, err
+		}
 	}
 	cfg := Config{Features: o.features, Samples: o.samples, Batch: o.batch, Epochs: o.epochs, Mode: o.mode}
 	fmt.Printf("train: %s, mode %s: %d × %d float32 features (%s), batches of %d, %d epochs; hard limit %s\n",

@@ -76,6 +76,11 @@ func TestSummarizeRuns(t *testing.T) {
 	r := report.New("train-eager-sync-a", "dev", "host", 0)
 	r.Add("eager", map[string]string{"mode": "eager", "variant": "sync", "run": "a"}, map[string]float64{"total_s": 9, "loop_s": 9})
 	require.NoError(t, r.WriteJSON(dir))
+	// The unified-memory variant is judged against eager: its loop
+	// 1.05× eager's median loop (1.055 s) is within 1/0.95.
+	r = report.New("train-eager-unified-a", "dev", "host", 0)
+	r.Add("eager", map[string]string{"mode": "eager", "variant": "unified", "run": "a"}, map[string]float64{"total_s": 1.2, "loop_s": 1.055 * 1.05})
+	require.NoError(t, r.WriteJSON(dir))
 	var out strings.Builder
 	require.NoError(t, summarizeRuns(dir, &out))
 	s, err := report.Load(filepath.Join(dir, "train-summary.json"))
@@ -98,7 +103,10 @@ func TestSummarizeRuns(t *testing.T) {
 	for _, r := range s.Rows {
 		verdicts[r.Name] = r.Verdict()
 	}
-	assert.Equal(t, map[string]string{"eager": "met", "disabled": "met", "release": "met", "ratios": "met", "eager (sync)": ""}, verdicts)
+	assert.InDelta(t, 1.05, rows["ratios"]["eager_unified_vs_eager_loop"], 1e-9)
+	assert.InDelta(t, 1/1.05, rows["ratios"]["eager_unified_speed_vs_eager_loop"], 1e-9)
+	assert.Equal(t, map[string]string{"eager": "met", "disabled": "met", "release": "met", "ratios": "met", "eager (sync)": "", "eager (unified)": ""}, verdicts)
+	assert.Contains(t, out.String(), "- eager unified speed vs eager loop: 0.952 (target >= 0.95: met)")
 	notes := strings.Join(s.Notes, "\n")
 	assert.Contains(t, notes, "eager vs release, with the setup: 1.050×")
 	assert.Contains(t, notes, "disabled vs eager, with the setup: 1.299×")
@@ -117,7 +125,8 @@ func TestSummarizeRuns(t *testing.T) {
 	_, missed := s.Judged()
 	require.Len(t, missed, 1)
 	assert.Equal(t, "ratios", missed[0].Name)
-	assert.Equal(t, "ratios: eager_vs_release_loop = 1.9 (target <= 1.1, missed); disabled_vs_eager_loop = 0.737 (target >= 1.15, missed)", missed[0].Describe())
+	assert.Equal(t, "ratios: eager_vs_release_loop = 1.9 (target <= 1.1, missed); disabled_vs_eager_loop = 0.737 (target >= 1.15, missed); "+
+		"eager_unified_speed_vs_eager_loop = 1.72 (target >= 0.95, met)", missed[0].Describe())
 	assert.Contains(t, out.String(), "(target <= 1.10: MISSED)")
 
 	assert.ErrorContains(t, summarizeRuns(t.TempDir(), io.Discard), "no train-*.json")

@@ -16,7 +16,15 @@ const (
 	targetDisabledVsEager = 1.15 // disabled time ≥ this × eager time
 	targetGCFraction      = 0.05 // time the loop waited for collections
 	targetMaxPauseMs      = 20
+	// The loop with unified memory as every array's default
+	// (GPUARR_DEFAULT_MEMORY=unified, variant "unified") runs at 0.95×
+	// eager's speed or better (eager's loop time over its).
+	targetUnifiedSpeedVsEager = 0.95
 )
+
+// unifiedVariant is the key of eager's runs with unified memory as the
+// default (run.sh's train-eager-unified-N).
+const unifiedVariant = "eager (unified)"
 
 // summarizeRuns combines the train-<mode>[-<tag>].json reports in dir into
 // train-summary.json: per mode, the median and p99 of the total time and of
@@ -115,6 +123,10 @@ func summarizeRuns(dir string, w io.Writer) error {
 	for _, v := range variants {
 		pair(strings.NewReplacer(" (", "_", ")", "", " ", "_").Replace(v)+"_vs_release", v, string(Release))
 	}
+	pair("eager_unified_vs_eager", unifiedVariant, string(Eager))
+	if v, ok := ratio["eager_unified_vs_eager_loop"]; ok && v > 0 {
+		ratio["eager_unified_speed_vs_eager_loop"] = 1 / v
+	}
 	if len(ratio) > 0 {
 		sum.Add("ratios", nil, ratio)
 	}
@@ -193,6 +205,10 @@ func judgeTargets(sum *report.Report, ratio map[string]float64) {
 			if _, ok := ratio["disabled_vs_eager_loop"]; ok {
 				r.Judge("disabled_vs_eager_loop", report.AtLeast, targetDisabledVsEager)
 				sum.Note("disabled vs eager, with the setup: %.3f× (the target is on the training loop)", ratio["disabled_vs_eager_total"])
+			}
+			if _, ok := ratio["eager_unified_speed_vs_eager_loop"]; ok {
+				r.Judge("eager_unified_speed_vs_eager_loop", report.AtLeast, targetUnifiedSpeedVsEager)
+				sum.Note("eager with unified memory as the default vs eager on device memory, with the setup: %.3f× the time (the target, on the training loop, is the speed: eager's loop time over unified's)", ratio["eager_unified_vs_eager_total"])
 			}
 		}
 	}

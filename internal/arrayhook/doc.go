@@ -1,10 +1,12 @@
 // Package arrayhook is what packages that extend gpuarr's arrays use and
 // the arrays' users do not: the sibling packages' door to an Array's
-// handle. unified builds managed arrays on EmptyFrom and lends their
-// memory to the CPU with PrepareHostAccess and HostLease; collective and
-// linalg issue library calls on arrays with Track (Reads, Writes,
-// ReadsWrites, DevicePtr) and resolve gpuarr's options with StreamOf;
-// UseMemory orders any other work on an array's memory.
+// handle. unified builds managed arrays on EmptyFrom over ManagedMemory
+// (the managed memory arrays get under gpuarr.UnifiedMemory) and lends
+// their memory to the CPU with PrepareHostAccess and HostLease; collective
+// and linalg issue library calls on arrays with Track (Reads, Writes,
+// ReadsWrites, DevicePtr), with library workspaces from Workspace (device
+// memory whatever the default), and resolve gpuarr's options with
+// StreamOf; UseMemory orders any other work on an array's memory.
 //
 // Every hook orders its work like gpuarr's own operations (internal/tracking)
 // and keeps the arrays it touches alive until that work is done

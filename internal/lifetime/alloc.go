@@ -6,18 +6,28 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
-	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/internal/layout"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
 // Make allocates h's memory for an array of shape sh and element type typ
-// on s, from the device's default resource (or, on a stream recording a
-// capture, from the capture's private pool), and gives h its GC cleanup
+// on s, from the device's default memory (memory.go: the default resource,
+// or managed memory; on a stream recording a capture, the capture's
+// private pool), and gives h its GC cleanup
 // (registered late, see cleanup.go). h must be a new handle: the first
 // field of an Array that is not shared yet. Errors name call: a bad shape
 // (arg.ErrShape), or the allocation's error.
 func (h *Handle) Make(call string, s *device.Stream, sh []int, typ *dtype.Elem) error {
+	return h.make(call, s, sh, typ, true)
+}
+
+// MakeScratch is Make for memory no CPU code reads (a library call's
+// workspace): device memory whatever the device's default memory.
+func (h *Handle) MakeScratch(call string, s *device.Stream, sh []int, typ *dtype.Elem) error {
+	return h.make(call, s, sh, typ, false)
+}
+
+func (h *Handle) make(call string, s *device.Stream, sh []int, typ *dtype.Elem, array bool) error {
 	size := typ.Size()
 	n, err := layout.Check(call, sh, uintptr(size))
 	if err != nil {
@@ -25,9 +35,9 @@ func (h *Handle) Make(call string, s *device.Stream, sh []int, typ *dtype.Elem) 
 	}
 	var b *Buffer
 	if s.IsCapturing() {
-		b, err = allocFrom(call, s, uint64(n)*uint64(size), nil)
+		b, err = allocFrom(call, s, uint64(n)*uint64(size), nil, array)
 	} else {
-		b, err = allocDefault(call, s, uint64(n)*uint64(size))
+		b, err = allocDefault(call, s, uint64(n)*uint64(size), array)
 	}
 	if err != nil {
 		return err
@@ -45,7 +55,7 @@ func (h *Handle) MakeFrom(call string, s *device.Stream, res memory.Resource, sh
 	if err != nil {
 		return err
 	}
-	b, err := allocFrom(call, s, uint64(n)*uint64(size), res)
+	b, err := allocFrom(call, s, uint64(n)*uint64(size), res, true)
 	if err != nil {
 		return err
 	}
@@ -83,7 +93,8 @@ func (h *Handle) MakeView(call string, of *Handle, off int64, sh, st []int) erro
 
 // Temp allocates an untracked-by-GC scratch array of n elements of t on
 // s, for a multi-pass kernel; the caller drops it with Done (stream-ordered
-// like any free).
+// like any free). Its memory is device memory whatever the device's
+// default memory: no CPU code sees it.
 func Temp(call string, s *device.Stream, t dtype.DType, n int) (*Handle, error) {
 	buf, err := alloc(call, s, uint64(n)*uint64(t.Size()))
 	if err != nil {
@@ -98,60 +109,72 @@ func Temp(call string, s *device.Stream, t dtype.DType, n int) (*Handle, error) 
 func (h *Handle) Done() { _ = h.buf.Unref() }
 
 // The allocation door: every array's memory comes through alloc (the
-// device's default resource, or a capture's private pool) or allocFrom (a
+// device's default memory, or a capture's private pool) or allocFrom (a
 // foreign resource): every constructor, view-free copy, clone and scratch
-// array. Package gcpressure's eager collection runs inside the default
-// resources' Alloc (memory.SetPressure), so that an allocation under
-// memory pressure first lets the GC run the cleanups of unreachable
-// arrays; before a device's first allocation the package is installed, so
-// a malformed GPUARR_GC_* variable fails it.
+// array. The device's default memory (memory.go) decides between the
+// default resource and managed memory for arrays; scratch memory is
+// always the default resource's. Package gcpressure's eager collection
+// runs inside both resources' Alloc (memory.SetPressure), so that an
+// allocation under memory pressure first lets the GC run the cleanups of
+// unreachable arrays; before a device's first allocation the package is
+// installed, so a malformed GPUARR_GC_* variable fails it.
 //
 // The allocation counts as a write on s: the pool hands out memory that is
 // safe to use in s's order, so another stream that uses the array first
 // waits for s (the tracking's lazy event) like it waits for any writer.
 
-// alloc allocates nbytes on s from the device's default resource, or, on
-// a stream recording a capture, from the capture's private pool.
+// alloc allocates nbytes of scratch memory on s from the device's default
+// resource, or, on a stream recording a capture, from the capture's
+// private pool.
 func alloc(call string, s *device.Stream, nbytes uint64) (*Buffer, error) {
 	if s.IsCapturing() {
-		return allocFrom(call, s, nbytes, nil)
+		return allocFrom(call, s, nbytes, nil, false)
 	}
-	return allocDefault(call, s, nbytes)
+	return allocDefault(call, s, nbytes, false)
 }
 
-// allocDefault is alloc from the device's default resource, into a
-// recycled buffer object.
-func allocDefault(call string, s *device.Stream, nbytes uint64) (*Buffer, error) {
+// allocDefault is alloc from the device's default resource, or, for an
+// array when the device's default memory is not device memory, from its
+// managed memory (arrayResource), into a recycled buffer object. The
+// choice costs one atomic load.
+func allocDefault(call string, s *device.Stream, nbytes uint64, array bool) (*Buffer, error) {
 	st := stateOf(s.Device())
-	def, err := st.resource()
+	res, err := st.resource()
+	var mres memory.Resource // res when it is managed memory
+	if err == nil && array && Memory(st.mem.mem.Load()) != DeviceMemory {
+		res, err = st.arrayResource()
+		if res != st.res {
+			mres = res
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
-	blk, err := def.Alloc(s, nbytes)
+	blk, err := res.Alloc(s, nbytes)
 	if err != nil {
 		return nil, allocError(call, nbytes, s.Device(), false, err)
 	}
 	b := st.newBuffer()
-	b.block, b.ptr, b.size = blk, blk.Ptr(), nbytes
+	b.block, b.ptr, b.size, b.res = blk, blk.Ptr(), nbytes, mres
 	b.refs.Store(1)
-	b.State.Start(s)
+	b.start(s, mres != nil)
 	return b, nil
 }
 
 // allocFrom allocates from a foreign resource res, or, with a nil res, from
 // the private pool of the capture recording on s (none: a raw capture,
-// which allocates from the default resource). A capture's pool
-// gets no eager collection (it may synchronize, which a capture forbids,
-// and the general pool is not what is being filled). Such buffers are not
-// recycled.
-func allocFrom(call string, s *device.Stream, nbytes uint64, res memory.Resource) (*Buffer, error) {
+// which allocates as allocDefault does, for an array or not). A capture's
+// pool gets no eager collection (it may synchronize, which a capture
+// forbids, and the general pool is not what is being filled). Such buffers
+// are not recycled, unless res is the device's managed memory for arrays.
+func allocFrom(call string, s *device.Stream, nbytes uint64, res memory.Resource, array bool) (*Buffer, error) {
 	var rec Recorder
 	if res == nil {
 		if rec = recorderOf(s); rec == nil {
-			return allocDefault(call, s, nbytes)
+			return allocDefault(call, s, nbytes, array)
 		}
 		res = rec.Resource()
-	} else if err := gcpressure.Install(); err != nil {
+	} else if err := installHooks(); err != nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	blk, err := res.Alloc(s, nbytes)
@@ -160,11 +183,24 @@ func allocFrom(call string, s *device.Stream, nbytes uint64, res memory.Resource
 	}
 	b := &Buffer{st: stateOf(s.Device()), res: res, block: blk, ptr: blk.Ptr(), size: nbytes}
 	b.refs.Store(1)
-	b.State.Start(s)
+	b.start(s, rec == nil && b.managedBuffer())
 	if rec != nil {
 		rec.Allocated(b)
 	}
 	return b, nil
+}
+
+// start records b's allocation on s in its tracking. Memory the CPU
+// addresses (managed memory, hostVisible) starts dirty: a pool reuses
+// freed memory in s's order, so work s has queued may still use it, and a
+// CPU access must wait for that work first (the CPU never touches device
+// memory).
+func (b *Buffer) start(s *device.Stream, hostVisible bool) {
+	if hostVisible {
+		b.State.StartHostVisible(s)
+		return
+	}
+	b.State.Start(s)
 }
 
 // allocError is a failed allocation of nbytes on dev (from a capture's

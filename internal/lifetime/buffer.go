@@ -22,7 +22,7 @@ type Buffer struct {
 	block *memory.Block
 	ptr   device.Ptr
 	size  uint64          // bytes requested; views stay inside them
-	res   memory.Resource // where block goes back when not st.res (a graph pool, a foreign resource); nil otherwise
+	res   memory.Resource // where block goes back when not st.res (managed memory, a graph pool, a foreign resource); nil otherwise
 
 	refs atomic.Int64
 
@@ -32,8 +32,8 @@ type Buffer struct {
 }
 
 // Resource is the resource the buffer's memory came from when it is not
-// the device's default one (a capture's private pool, a foreign
-// resource), else nil.
+// the device's default one (managed memory, a capture's private pool, a
+// foreign resource), else nil.
 func (b *Buffer) Resource() memory.Resource { return b.res }
 
 // Span is the memory the buffer occupies (for tests of where memory went).
@@ -89,7 +89,7 @@ func (b *Buffer) free() error {
 		counters.freeErrors.Add(1)
 		first = fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", b.size, b.st.dev, first)
 	}
-	if b.res == nil {
+	if b.recyclable() {
 		b.recycle()
 	}
 	return first

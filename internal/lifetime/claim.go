@@ -17,7 +17,8 @@ import (
 //	Begin: pin every buffer (a released array fails here), check peer
 //	       access, lock the distinct buffers in address order (so two
 //	       operations on the same arrays cannot deadlock), and let each
-//	       buffer's tracking order the stream after conflicting work;
+//	       buffer's tracking order the stream after conflicting work
+//	       (and prefetch managed memory the CPU touched: prefetch.go);
 //	issue the work;
 //	End:   unlock and unpin.
 //
@@ -120,6 +121,9 @@ func (o *Claim) Begin(peers bool) error {
 		if err := a.h.buf.UseLocked(a.s, a.m); err != nil {
 			o.End()
 			return fmt.Errorf("gpuarr.%s: ordering %s on a stream of %s: %w", o.Call, a.h.Describe(), a.s.Device(), err)
+		}
+		if a.h.buf.TakeCPUTouched() {
+			a.h.buf.prefetchForGPU(a.s)
 		}
 		if a.s.IsCapturing() {
 			if r := recorderOf(a.s); r != nil {

@@ -4,13 +4,13 @@ import (
 	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
-	"github.com/gpuarr/gpuarr/gcpressure"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
 	"github.com/gpuarr/gpuarr/memory"
 )
 
 // devState is what the package keeps per device: the memory resource
-// arrays allocate from and the spare buffer objects.
+// arrays allocate from, the default memory (memory.go) and the spare
+// buffer objects.
 type devState struct {
 	dev *device.Device
 
@@ -19,6 +19,8 @@ type devState struct {
 	resOnce sync.Once
 	res     memory.Resource
 	resErr  error
+
+	mem memState
 }
 
 // resource is the device's memory.Default resource, or the error of a
@@ -29,7 +31,7 @@ type devState struct {
 func (st *devState) resource() (memory.Resource, error) {
 	st.resOnce.Do(func() {
 		st.res, st.resErr = memory.Default(st.dev)
-		if err := gcpressure.Install(); err != nil && st.resErr == nil {
+		if err := installHooks(); err != nil && st.resErr == nil {
 			st.res, st.resErr = nil, err
 		}
 	})
@@ -41,4 +43,8 @@ var states cowmap.PerKey[*device.Device, *devState]
 
 func stateOf(dev *device.Device) *devState { return states.Get(dev, newDevState) }
 
-func newDevState(dev *device.Device) *devState { return &devState{dev: dev} }
+func newDevState(dev *device.Device) *devState {
+	st := &devState{dev: dev}
+	st.mem.init()
+	return st
+}

@@ -6,14 +6,21 @@
 //
 // # Allocation
 //
-// Handle.Make (and Temp, for scratch arrays) allocate through alloc, the
-// one door: from the device's default resource (memory.Default, whose
-// allocations package gcpressure's eager collection watches), from a
-// foreign resource (package unified's managed memory), or, on a stream
-// recording a capture, from the capture's private pool (Recorder). The
-// allocation counts as a write on the allocating stream. A device's first
-// allocation installs package gcpressure, so a malformed GPUARR_GC_*
-// variable fails it.
+// Handle.Make (and Temp and MakeScratch, for scratch memory and library
+// workspaces) allocate through alloc, the one door: from the device's
+// default memory (memory.go: the default resource, memory.Default, or,
+// for arrays when the device's default memory is UnifiedMemory through
+// GPUARR_DEFAULT_MEMORY or SetDefaultMemory, its managed memory,
+// memory.DefaultManaged; package gcpressure's eager collection watches
+// both), from a foreign resource (package unified's constructors), or, on
+// a stream recording a capture, from the capture's private pool
+// (Recorder). The allocation counts as a write on the allocating stream;
+// for managed memory it also makes the buffer dirty, so the CPU waits for
+// the stream before it touches memory the pool reused. A device's first
+// allocation installs package gcpressure (and its host-memory account),
+// so a malformed GPUARR_GC_* variable fails it. A claim that finds the
+// buffer's CPU-touched bit set prefetches managed memory back to the
+// device (prefetch.go).
 //
 // # Return
 //
@@ -42,8 +49,9 @@
 // Example makes an array and a view of it, releases the array and issues
 // an operation on the view.
 //
-// This package owns handles, buffers, the per-device resource and spare
-// buffers, the cleanup registrar and the free queue. It does not know
+// This package owns handles, buffers, the per-device resources, default
+// memory (device or unified) and spare buffers, the cleanup registrar and
+// the free queue. It does not know
 // element types beyond their size and name, expressions or graphs; it
 // orders streams only through package tracking and allocates only through
 // memory.Resource.

@@ -1,9 +1,10 @@
 package lifetime
 
 // Freed buffers are reused by later allocations on the same device: a
-// buffer whose memory went back to the device's default resource goes to
-// the device's spare pool, so a loop of temporaries allocates one Go
-// object per array, its handle.
+// buffer whose memory went back to the device's default resource, or to
+// its managed memory for arrays (memory.go), goes to the device's spare
+// pool, so a loop of temporaries allocates one Go object per array, its
+// handle.
 //
 // Reuse is safe because a buffer is freed only when every handle on it has
 // dropped its reference, and a handle that can still be used dropped its
@@ -17,8 +18,8 @@ package lifetime
 // still name the right device.
 //
 // Buffers of other resources (a graph's private pool, foreign memory) are
-// not reused: captures key their bookkeeping by buffer, and their
-// resources are not the device's.
+// not reused: captures key their bookkeeping by the buffers they allocate,
+// and those resources are not the device's.
 
 // newBuffer returns a buffer of st with no memory and no references: a
 // spare one when there is one.
@@ -31,7 +32,7 @@ func (st *devState) newBuffer() *Buffer {
 
 // recycle gives b, freed and with no references, to its device's spares.
 func (b *Buffer) recycle() {
-	b.block, b.ptr, b.size = nil, 0, 0
+	b.block, b.ptr, b.size, b.res = nil, 0, 0, nil
 	b.st.spare.Put(b)
 }
 

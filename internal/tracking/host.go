@@ -149,12 +149,13 @@ func migrateLocked(s *device.Stream, migrate func(s *device.Stream) (bool, error
 // on dev): it also waits for the streams that read the buffer since its
 // last write, the writer's own stream included, then forgets them. With
 // wholeDevice it synchronizes dev instead. migrate is as in
-// hostReadMigrating.
+// hostReadMigrating. It sets the bit TakeCPUTouched reports.
 func (t *State) HostAccess(dev *device.Device, wholeDevice bool, migrate func(*device.Stream) (bool, error)) error {
 	if wholeDevice {
 		return t.hostDevice(dev)
 	}
 	t.mu.Lock()
+	t.cpu = true
 	if t.wread {
 		// The writer's stream read the buffer after its write: the CPU,
 		// which may write, waits for an event recorded after those reads.
@@ -197,6 +198,7 @@ func (t *State) HostAccess(dev *device.Device, wholeDevice bool, migrate func(*d
 // unread.
 func (t *State) hostDevice(dev *device.Device) error {
 	t.mu.Lock()
+	t.cpu = true
 	seq := t.wseq
 	t.mu.Unlock()
 	if err := hostWait(dev, dev.Synchronize); err != nil && !closed(err) {

@@ -39,6 +39,10 @@ type State struct {
 	// launch produces its data, at a time and on a stream tracking cannot
 	// know (see HostRead).
 	wcap bool
+	// cpu: the CPU was lent the memory (HostAccess) since the last GPU
+	// use that took the bit (TakeCPUTouched): managed pages may have moved
+	// to the host.
+	cpu bool
 }
 
 // reader is a stream that read the buffer since the last write; having
@@ -71,7 +75,28 @@ func (t *State) Unlock() { t.mu.Unlock() }
 // waits for any writer, and the host has nothing to wait for. The record
 // must be new or Released.
 func (t *State) Start(s *device.Stream) {
-	t.writer, t.wfresh, t.dirty, t.wcap = s, false, false, false
+	t.writer, t.wfresh, t.dirty, t.wcap, t.cpu = s, false, false, false, false
+}
+
+// StartHostVisible is Start for memory the CPU addresses (managed memory):
+// the host waits for s's work issued before the allocation before it
+// touches the memory (dirty), since a pool that reuses memory in s's order
+// may hand out memory that work still uses.
+func (t *State) StartHostVisible(s *device.Stream) {
+	t.Start(s)
+	t.dirty = true
+}
+
+// TakeCPUTouched reports whether the CPU was lent the memory (HostAccess)
+// since the last call that reported it, and clears the bit: the first GPU
+// use after a CPU access may move the memory back to the device. It must
+// be called with the record locked; it makes no driver call.
+func (t *State) TakeCPUTouched() bool {
+	if !t.cpu {
+		return false
+	}
+	t.cpu = false
+	return true
 }
 
 // closed reports whether err says the stream was closed: Close waits for
