@@ -21,7 +21,7 @@ help:
 	@echo "make demo         gpuarr info and the vecadd example on the default device"
 	@echo "make bench        every benchmark program under bench/ on the default device, JSON to $(BENCH_OUT)"
 	@echo "make gpu-bundle   test binaries, programs and scripts into .gpu/ for a GPU machine (bash .gpu/run.sh)"
-	@echo "make gpu-results DIR=...   unpack a GPU run's results.tar.gz, bench JSON into bench/results"
+	@echo "make gpu-results DIR=...   unpack a GPU run's results.tar.gz, its bench JSON and summary into bench/results/<gpu>/run-<commit>/"
 
 test: fmt-check vet imports test-race test-host-check test-programs fuzz
 

@@ -2,7 +2,8 @@
 // all-reduce, broadcast, reduce, all-gather and reduce-scatter, run by
 // NCCL on CUDA (loaded with dlopen: libnccl.so.2, or the file
 // GPUARR_NCCL_LIB names) and by goroutine ranks over host devices on the
-// host backend, with the same semantics.
+// host backend, with the same semantics. ExampleAllReduce sums across
+// the devices of this process; ExampleInit makes a launched job's rank.
 //
 // # Communicators
 //
@@ -26,27 +27,24 @@
 //     MASTER_PORT to 20000 + (31·SLURM_JOB_ID + SLURM_STEP_ID) mod 20000.
 //   - none: a one-rank job on device.Default.
 //
-// The first launcher in that order whose variables are set wins, so that
-// torchrun started by srun, or mpirun inside a Slurm allocation, is read
-// correctly; Slurm's variables count only inside an srun step. The ranks
-// meet at MASTER_PORT+1 because torchrun's own store listens at
-// MASTER_PORT. NCCL_COMM_ID, when set, is the meeting address as it
-// stands. Rank 0 listens there (NCCL's bootstrap root: with
-// NCCL_COMM_ID=host:port every rank's ncclGetUniqueId gives the same id)
-// and the others connect. A variable that is missing from a launcher's
-// set, malformed, or at odds with another is an *EnvError naming it; a
-// job whose ranks have not all arrived within GPUARR_INIT_TIMEOUT
-// (default 10 minutes; the Timeout option) fails with ErrTimeout, not a
-// hang. The host backend runs a job's ranks in one process only (the Env
-// option gives each goroutine its rank's environment); it refuses a
-// launched job's processes with ErrNotSupported.
+// The first launcher in that order whose variables are set wins (torchrun
+// under srun, mpirun inside a Slurm allocation); Slurm's variables count
+// only inside an srun step. The ranks meet at MASTER_PORT+1 (torchrun's
+// store listens at MASTER_PORT), or at NCCL_COMM_ID when set: rank 0
+// listens there as NCCL's bootstrap root and the others connect. A
+// variable missing from a launcher's set, malformed, or at odds with
+// another is an *EnvError naming it; a job whose ranks have not all
+// arrived within GPUARR_INIT_TIMEOUT (default 10 minutes; the Timeout
+// option) fails with ErrTimeout. The host backend runs a job's ranks in
+// one process only (the Env option gives each goroutine its rank's
+// environment) and refuses a launched job's processes with
+// ErrNotSupported.
 //
-// NewComm makes every rank in this process, one per device (the usual
-// single-node data parallelism). JoinComm makes one rank of a job whose
-// ranks the program starts itself: rank 0 calls NewUniqueID and hands the
-// ID to the others as text (ID.String, ParseID) through an environment
-// variable, a flag or a file. Host-backend IDs are valid in their own
-// process only (host devices of two processes share no memory).
+// NewComm makes every rank in this process, one per device (single-node
+// data parallelism). JoinComm makes one rank of a job whose ranks the
+// program starts itself: rank 0 calls NewUniqueID and hands the ID to the
+// others as text (ID.String, ParseID). Host-backend IDs are valid in
+// their own process only.
 //
 // # Calls
 //
@@ -75,8 +73,7 @@
 //
 // With the host backend, a rank that never reaches a collective fails the
 // waiting ranks' streams after GPUARR_HOST_COLLECTIVE_TIMEOUT (default
-// 30s) with an error naming the missing ranks; NCCL itself has no such
-// timeout.
+// 30s) with an error naming the missing ranks; NCCL has no such timeout.
 //
 // # Boundaries
 //

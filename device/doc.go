@@ -1,96 +1,73 @@
 // Package device is gpuarr's driver layer: devices, streams, events, raw
-// device memory, and kernels loaded from PTX.
+// device memory and kernels loaded from PTX, over pluggable backends
+// (device/driver is their contract). device/cuda reaches libcuda through
+// cgo and dlopen, so builds need no CUDA toolkit and run without a GPU;
+// device/host is a pure-Go device with the same semantics (asynchronous
+// FIFO streams, events, device memory outside the Go heap with a
+// capacity), so every test runs in CI as well as on a GPU.
 //
-// It is a thin, checked API over pluggable backends (see device/driver):
-// device/cuda talks to libcuda through cgo and dlopen, so builds need no CUDA
-// toolkit and run fine without a GPU; device/host is a pure-Go device with the
-// same semantics (asynchronous FIFO streams, events, device memory outside the
-// Go heap with a capacity), so every test runs in CI as well as on a GPU.
+// # Devices
 //
-// Selecting a device:
+// Default gives CUDA device 0 when a driver and a GPU are usable, else the
+// host device; GPUARR_DEVICE=host|host:N|cuda|cuda:N chooses (Open parses
+// the same specs). Importing the package never prints, panics or exits: a
+// missing driver or GPU only makes the host device the default.
 //
-//	dev, err := device.Default() // CUDA device 0 if usable, else the host device
+// # Streams and events
 //
-// GPUARR_DEVICE=host|host:N|cuda|cuda:N overrides the choice. Importing this
-// package never prints, panics or exits; a missing driver or GPU simply makes
-// the host device the default.
+// Work is issued on streams and runs in issue order on each; a call returns
+// once the work is queued. Each device has a default stream; NewStream
+// gives more for overlap. An event recorded on one stream and waited for
+// on another orders the second after the first on the device, without
+// blocking the CPU (RecordWait does both in one driver round trip).
+// Copies from Go memory return once the source may be reused, copies into
+// Go memory once the data is there; kernels never see Go memory. Example
+// shows two streams ordered by an event.
 //
-// Work is issued on streams. Each device has a default stream that simple code
-// uses; NewStream gives more for overlap. Events order one stream after
-// another on the device side, without blocking the CPU:
+// # Errors
 //
-//	s1, s2 := dev.DefaultStream(), must(dev.NewStream())
-//	s1.Launch(k, cfg, args...)
-//	ev := must(dev.NewEvent())
-//	s1.Record(ev)
-//	s2.Wait(ev) // s2's later work starts after s1's launch
+// Errors are *Error values (an alias of driver.Error) carrying the CUDA
+// result, its name and the failing call; they match the sentinels (ErrNoDevice,
+// ErrOutOfMemory, ErrNotSupported, ErrClosed, ...) with errors.Is on every
+// backend. A malformed GPUARR_* variable is a *ConfigError matching
+// ErrBadConfig that names it.
 //
-// Errors are values: *driver.Error (aliased here as Error) carries the CUDA
-// result, its name and the failing call, and matches the sentinels below
-// with errors.Is on every backend.
+// # Capabilities
 //
-// Matrix products and CUDA C. Two optional backend capabilities
-// (driver.BLAS, driver.Compiler) sit beside the driver calls:
+// What only some backends can do is an optional capability (an interface
+// in device/driver or device/hostkernel) that a method here exposes,
+// answering ErrNotSupported where the backend lacks it:
 //
-//	s.Gemm(device.Gemm{Type: device.Float32, M: m, N: n, K: k, ...}) // column-major, in s's order
-//	mod, err := dev.LoadCUDA(`extern "C" __global__ void k(float *x) { ... }`)
+//   - Stream.Gemm: matrix products, cuBLAS on CUDA (libcublas.so.13, else
+//     .12; GPUARR_CUBLAS_LIB), gonum's BLAS on the host. A Gemm may bring
+//     the library's workspace (Gemm.Work, Stream.BLASWorkspace bytes).
+//   - Stream.Solve: one LAPACK routine (driver.SolverOp) on column-major
+//     matrices with the workspace SolverWorkspace asks for; cuSOLVER on
+//     CUDA (libcusolver.so.12, else .11; GPUARR_CUSOLVER_LIB), gonum's
+//     LAPACK on the host.
+//   - Device.LoadCUDA and CompileCUDA: CUDA C through NVRTC
+//     (libnvrtc.so.13, else .12; GPUARR_NVRTC_LIB); a source that does not
+//     compile matches ErrCompile and carries the log. The host cannot.
+//   - Device.RegisterHostKernel: a kernel written in Go (device/hostkernel)
+//     bound to a PTX entry name; the host device runs it where a GPU runs
+//     the PTX (RunsHostKernels says which holds).
+//   - Stream.LastCaptured and Graph.UpdateLaunch, UpdateCopy, UpdateMemset:
+//     resizing captured graph nodes in place.
+//   - Device.Checking: whether freed memory should be poisoned (the host
+//     backend under GPUARR_HOST_CHECK=1, never CUDA), for allocators above.
+//   - Device.SetPeerLink: which host devices can be peers, for tests.
 //
-// On CUDA, Gemm is cuBLAS (libcublas.so.13, else .12) and CompileCUDA is
-// NVRTC (libnvrtc.so.13, else .12), each dlopened on first use, from the
-// loader's path or the toolkit's directories (GPUARR_CUBLAS_LIB and
-// GPUARR_NVRTC_LIB name another file). Without the library the call fails
-// with an error matching ErrNotSupported that names it; a source that does
-// not compile matches ErrCompile and carries NVRTC's log. The host device
-// multiplies with gonum's BLAS, in stream order, and cannot compile CUDA C.
-// HideSymbol("libcublas") and HideSymbol("libnvrtc") make either library
-// look missing, on both backends, for tests. A Gemm may bring the
-// library's workspace (Gemm.Work, Stream.BLASWorkspace bytes), so that
-// cuBLAS allocates none of its own.
-//
-// Dense linear algebra is a third (driver.Solver): Stream.Solve queues one
-// LAPACK routine (getrf, getrs, potrf, potrs, geqrf, orgqr, syevd, gesvd,
-// gesvdj and batched forms; see driver.SolverOp) on column-major device
-// matrices, with the workspace Stream.SolverWorkspace asks for. On CUDA it
-// is cuSOLVER (libcusolver.so.12, else .11; GPUARR_CUSOLVER_LIB) and, for
-// the batched LU routines, cuBLAS; the host device runs gonum's LAPACK in
-// stream order. HideSymbol("libcusolver") makes cuSOLVER look missing.
-// Package linalg is the API over arrays.
-//
-// Checking mode is a third capability (driver.Checker): Device.Checking
-// tells allocators above whether the backend wants freed memory poisoned
-// and with which byte (the host backend under GPUARR_HOST_CHECK=1; never
-// CUDA), so they need not import a backend to ask.
-//
-// Updating captured graphs in place is a fourth pair of capabilities
-// (driver.CaptureNodes on streams, driver.GraphUpdate on graphs):
-// Stream.LastCaptured names the node an operation just became, and
-// Graph.UpdateLaunch, UpdateCopy and UpdateMemset give kernel, copy and
-// memset nodes new
-// sizes for later launches; both backends have them.
-//
-// Kernels written in Go. The host device cannot run PTX: it runs Go
-// functions (device/hostkernel's Kernel) bound to PTX entry names, and
-// checks the PTX as a JIT would. RegisterHostKernel binds one (on CUDA it
-// fails with ErrNotSupported, and RunsHostKernels says which case holds):
-//
-//	if dev.RunsHostKernels() {
-//		if _, err := dev.RegisterHostKernel("mypkg_scale", scaleInGo); err != nil { ... }
-//	}
-//	mod, err := dev.LoadPTX(scalePTX) // PTX on a GPU, scaleInGo on the host
-//
-// SetPeerLink changes which host devices can be peers, for tests of
-// multi-device code; GPUs' links are their hardware's.
+// Libraries are dlopened on first use; a missing one makes the calls that
+// need it fail with ErrNotSupported naming it. HideSymbol("libcublas"),
+// ("libcusolver"), ("libnvrtc") or a driver entry point's name makes it
+// look missing, for tests.
 //
 // # Boundaries
 //
 // This package is the only way into a backend: no package outside device/
-// imports device/host or device/cuda, tests included (make test checks it
-// with .ci/check-imports.sh). What only one backend can do is an optional
-// capability (an interface in device/driver or device/hostkernel) that
-// the backend implements and a method here exposes, answering
-// ErrNotSupported elsewhere.
-//
-// This package owns devices, contexts, streams, events, modules and raw
-// allocations. It knows nothing of arrays, caching allocators or the GC:
-// those live in memory, gcpressure and gpuarr.
+// imports device/host, device/cuda or device/driver (bench/'s probes
+// excepted), tests included; .ci/check-imports.sh checks it. It owns
+// devices, contexts, streams, events, modules and raw allocations, and
+// knows nothing of arrays, caching allocators or the GC (packages gpuarr,
+// memory and gcpressure).
 package device

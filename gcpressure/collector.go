@@ -94,20 +94,16 @@ func (c *collector) isEnabled() bool { return c.enabled.Load() }
 // lower BlockingThreshold before a blocking wait, which hides the
 // collection. In background mode BackgroundThreshold applies to both: a
 // background collection does not overlap the wait (nobody waits for it),
-// and every collection slows the program by about a millisecond wherever
-// it runs (the runtime stops the world and its mark workers take the
-// idle processors), so the lower threshold would only add collections
-// (measured on an H200 training loop under a 4 GiB limit: a collection at
-// every epoch's loss read, 96 in 100 epochs, against 56–59 without).
+// and every collection slows the program wherever it runs (the runtime
+// stops the world and its mark workers take the idle processors), so the
+// lower threshold would only add collections.
 //
 // BackgroundThreshold is higher (0.90) because a background collection
 // need not end before the allocations reach it, only before they reach the
-// limit, and the later it starts the more each frees: on that loop 45
-// collections instead of 59, none of them outrun, and the loop 3 % faster
-// (BENCHMARKS.md). At 0.97 allocations outran a few collections and waited
-// for them in the reclaim ladder; on a slower host 0.90 was outrun too, so
-// the pacer (pacer.go) lowers it for a program that allocates fast enough
-// to outrun a collection.
+// limit, and the later it starts the more each frees. A program that
+// allocates fast enough to outrun a collection started there gets a lower
+// threshold from the pacer (pacer.go). BENCHMARKS.md has the training-loop
+// runs behind these choices (ede5657, 422aa7e, 0c0a349).
 func (c *collector) threshold(blocking bool) float64 {
 	switch {
 	case c.cfg.Background:

@@ -1,121 +1,79 @@
 // Package gcpressure makes Go's garbage collector aware of device memory.
 //
 // Go's GC sees only the small Go headers of device arrays, never the
-// gigabytes behind them, so forgotten arrays would pile up until the device
-// runs dry. Arrays return their memory through runtime.AddCleanup; this
-// package decides when to run runtime.GC() so that those cleanups happen in
-// time, and what to do when an allocation is about to fail.
+// gigabytes behind them. Arrays return their memory through
+// runtime.AddCleanup; this package decides when to run a collection so
+// that those cleanups happen before the device runs dry, and what to do
+// when an allocation is about to fail. Example allocates four times a
+// hard limit in arrays it never releases.
 //
 // # Eager collection
 //
-// It hooks in at two places. Package memory's default resources announce
+// It hooks in at two places: package memory's default resources announce
 // each allocation to the hook Install sets (memory.SetPressure; BeforeAlloc
-// is the same check), and the arrays' host waits call BeforeBlockingWait(dev)
-// before the CPU waits for the device (one function in internal/tracking).
-// In the manner of CUDA.jl's maybe_collect:
+// is the same check), and the arrays' host waits call BeforeBlockingWait
+// before the CPU waits for the device. In the manner of CUDA.jl's
+// maybe_collect:
 //
-//   - pressure = live device bytes / limit (the hard limit, else the soft
-//     limit, else the driver's free memory plus what the pool holds; see
-//     eager.go); live bytes are the default pool's and the managed
-//     memory's (memory.DefaultManaged: package unified's arrays), which
-//     the ladder also counts;
-//   - below 0.75 (0.50 before a blocking wait) nothing happens; in
-//     background mode (below) the threshold is 0.90 in both places, or
-//     lower when the program allocates fast enough to outrun a collection
-//     started there (the pacer: headroom for 1.5 collection times of
-//     allocation, never below 0.60);
+//   - pressure = live device bytes (the default pool's and the managed
+//     memory's) / limit (the hard limit, else the soft limit, else what the
+//     device has free plus what the pool holds);
+//   - below the threshold nothing happens: 0.75 on allocation, 0.50 before
+//     a blocking wait; in background mode 0.90 for both, lowered by the
+//     pacer for a program that allocates fast enough to outrun a
+//     collection started there (headroom for 1.5 collection times of its
+//     allocation rate, never below 0.60);
 //   - above, a collection runs unless the recent fraction of time spent in
-//     collections exceeds a budget: 5 %, doubled when the last collection
-//     freed more than 10 % of the limit, doubled before a blocking wait,
-//     doubled above 0.90 and again above 0.95 pressure. The collection time
-//     is smoothed (exponential moving average);
-//   - after a collection it waits, bounded, until the cleanups the GC queued
-//     (runtime.AddCleanup callbacks that return device buffers) have run,
-//     by comparing /gc/cleanups/queued and /gc/cleanups/executed in
-//     runtime/metrics (package internal/cleanups), then runs the functions
-//     registered with AfterCleanups (the array layer's cleanups only queue
-//     their buffers; its drain frees them in one batch).
+//     collections exceeds a budget (5 %, doubled when the last collection
+//     freed more than a tenth of the limit, before a blocking wait, above
+//     0.90 and again above 0.95);
+//   - after a collection it waits, bounded, for the cleanups the GC queued
+//     (internal/cleanups), then runs the functions registered with
+//     AfterCleanups (the array layer frees its queued buffers there).
 //
 // By default (GPUARR_GC_BACKGROUND=true) the collection runs on a goroutine
-// of its own and the caller goes on; the budget is then four times larger,
-// as it bounds the GC's share of the CPU rather than stalls. Each
-// collection slows the program for about a millisecond wherever it runs
-// (the runtime stops the world, scans the caller's stack, sweeps), so
-// background mode does not collect early before a blocking wait, which a
-// background collection would not overlap anyway. An
-// allocation that reaches the limit before a background collection ends
-// shares that collection in the reclaim ladder rather than starting a
-// second one. GPUARR_GC_BACKGROUND=false collects in the caller, as
-// CUDA.jl does.
+// of its own and the caller goes on; the budget is then four times larger.
+// An allocation that reaches the limit before a background collection ends
+// shares that collection in the reclaim ladder. GPUARR_GC_BACKGROUND=false
+// collects in the caller, as CUDA.jl does.
 //
-// The check on each allocation must cost nanoseconds, so it does not read
-// the allocator's statistics every time: a per-device gauge adds the bytes
-// announced since its last reading to that reading (an upper bound of the
-// live bytes), trusts it below the threshold, asks the collector's budget
-// without any reading above it, and reads for real only when a collection
-// may be due or after 1/64 of the limit has been announced.
+// Cost: the check on an allocation reads no statistics below the
+// threshold: a per-device gauge adds the bytes announced since its last
+// reading, and reads for real only when a collection may be due or after
+// 1/64 of the limit has been announced.
 //
 // # The reclaim ladder
 //
-// The ladder (ladder.go) implements memory.Reclaimer. When an allocation
-// is about to fail, the allocator calls it level by level, retrying after
-// each step: synchronize the default stream; collect and wait for cleanups
-// (up to a second; an allocation that outran a background collection waits
-// for it and retries on what it freed, if that covers the request);
-// synchronize every stream of the device (and collect, if the previous step
-// only shared an earlier collection); then it reports that it has nothing
-// left, and the allocator releases its cached segments, retries once more
-// and only then fails with device.ErrOutOfMemory and a status report.
-// Concurrent ladders share collections, and while a step runs, new
-// allocations on that device wait in the allocation hook so that the
-// memory it frees goes to the allocation that ran out. Install (or the
-// first BeforeAlloc) makes the ladder the process-wide reclaimer
-// (memory.SetReclaimer), which pools that name no reclaimer of their own
-// use, and eager collection the allocation hook (memory.SetPressure).
+// The ladder (a memory.Reclaimer, the process-wide one after Install) runs
+// when an allocation is about to fail, retrying after each step:
+// synchronize the default stream; collect and wait for the cleanups (up
+// to a second); synchronize every stream of the device. Then the allocator
+// releases its cached segments, retries once more and only then fails with
+// device.ErrOutOfMemory and a status report. Concurrent ladders share
+// collections; while a step runs, new allocations on that device wait, so
+// the memory it frees goes to the allocation that ran out.
 //
 // # Host memory
 //
-// Pinned host and managed (unified) memory count against the system's
-// memory, which Go's GC does not see either. Their allocators call
-// ChargeHost(n) before allocating and ReleaseHost(n) when the memory is
-// freed (or the allocation failed). The charge feeds eager collection with
-// a host pressure of charged / (charged + available), where available is
-// /proc/meminfo's MemAvailable or a tighter memory cgroup's headroom
-// (sysmem.go), and is refused with ErrHostMemory, after one collection,
-// when it would leave the system less than 1/16 of its memory (at most
-// 4 GiB). HostCharged reports the account.
+// Pinned and managed memory count against the system's memory: their
+// allocators call ChargeHost(n) first and ReleaseHost(n) after. The charge
+// feeds eager collection with a host pressure (charged over charged plus
+// MemAvailable, or a tighter cgroup's headroom), and fails with
+// ErrHostMemory, after one collection, when it would leave the system less
+// than 1/16 of its memory (at most 4 GiB). HostCharged reports the account.
 //
 // # Knobs and counters
 //
 // GPUARR_GC_EARLY=false turns eager collection off (the ladder still
-// collects before reporting out-of-memory) and SetEager switches it at run
-// time (Eager reports it); GPUARR_GC_THRESHOLD and
+// collects); SetEager switches it at run time. GPUARR_GC_THRESHOLD and
 // GPUARR_GC_BLOCKING_THRESHOLD move the thresholds; GPUARR_DEBUG=gc logs
-// each collection and ladder step with the bytes freed and the time taken;
-// a malformed value is an error matching device.ErrBadConfig that names
-// the variable, from Install and so from every array allocation (policy.go). Stats reports
-// collections, skipped collections, bytes freed, time and the longest
-// pause, for eager collection and for the ladder by level; WaitIdle waits
-// for a background collection to end so that Stats includes it. The
-// counters are also in memory.Metrics under gc/ (metrics.go), and each
-// eager collection and ladder step is marked in the memory traces alive
-// (memory.TraceMark), for the timeline page.
+// each collection and ladder step. A malformed value is an error matching
+// device.ErrBadConfig that names the variable, from Install and so from
+// an array's first allocation. Stats reports collections, skips, bytes
+// freed, time and the longest pause; WaitIdle waits for a background
+// collection. The counters are in memory.Metrics under gc/, and each
+// collection and ladder step is marked in memory traces (memory.TraceMark).
 //
-// # Where things are
-//
-// policy.go: the thresholds and budget, from the environment;
-// collector.go: whether and when to collect, and sharing collections;
-// pacer.go: the background threshold from the allocation rate;
-// gauge.go: the per-allocation estimate of a memory's pressure; eager.go:
-// the array layer's hooks and the device readings; ladder.go and gate.go:
-// the reclaim ladder and the gate that holds allocations back while it
-// runs; hostmem.go and sysmem.go: the host-memory account and the
-// system's figures; counters.go and install.go: the counters, the
-// process's state and Install, Stats, SetEager.
-//
-// This package owns the collection policy, the ladder, the host-memory
-// account and their counters. It does not allocate memory and does not
-// know arrays: it reads the memory package's statistics and the system's
-// memory figures, and is called through package memory's hooks and by the
-// arrays' host waits.
+// This package owns the collection policy, the ladder and the host-memory
+// account. It allocates no memory and does not know arrays.
 package gcpressure

@@ -9,11 +9,9 @@ import "math"
 // A background collection frees nothing until it ends (the GC marks, the
 // cleanups run, the drainer frees), and the program goes on allocating
 // meanwhile: started with h bytes of headroom, it must end before the
-// program allocates h. On an H100 host whose collections took 2.6 ms, a
-// training loop that allocates about 140 MB per millisecond outran the
-// 410 MB that 0.90 leaves under a 4 GiB limit: its allocations failed and
-// waited in the reclaim ladder (up to 13 ms) several times a run. A faster
-// host of the same kind never did.
+// program allocates h, or the allocations that find the limit wait in the
+// reclaim ladder (BENCHMARKS.md, the runs at 0c0a349, has a training loop
+// on a slow host that did).
 //
 // Each collection measures the rate at which the program made garbage
 // since the previous one ended (what it freed over that interval) and the

@@ -12,6 +12,8 @@
 //		return nil
 //	})
 //
+// Example runs that product.
+//
 // # Conversions
 //
 // FromDense, FromGeneral and FromGeneral32 copy a gonum matrix into a new

@@ -8,6 +8,8 @@
 //	l, err := linalg.Cholesky(a, linalg.Lower) // a = l·lᵀ
 //	u, s, vh, err := linalg.SVD(a, false)      // thin SVD
 //
+// ExampleSolve, ExampleSolve_stack and the other examples run these.
+//
 // # Functions
 //
 // Solve, Inv, Det, Slogdet, Cholesky, Eigh, Eigvalsh, QR, SVD, SVDVals,
@@ -16,14 +18,11 @@
 // (NumPy has neither). Like NumPy's, every function but Lstsq takes a
 // stack of matrices ([..., m, n]: the leading axes are a batch), and the
 // stacks of Solve's and CholeskySolve's two arguments broadcast. A stack
-// of many small matrices goes to the libraries' batched routines in one
-// call (cuBLAS getrfBatched/getrsBatched, cuSOLVER potrfBatched/
-// potrsBatched up to 128×128; syevjBatched and gesvdjBatched up to 32×32);
-// larger ones are factored one call per matrix, with cuSOLVER's 64-bit
-// API where it has the routine (getrf, getrs, potrf, potrs, geqrf, syevd)
-// and its Jacobi SVD (gesvdj, the algorithm PyTorch uses). Empty
-// matrices and empty stacks give NumPy's empty results (the determinant of
-// a 0×0 matrix is 1).
+// of small matrices (up to 128×128; 32×32 for Eigh and SVD) is one call
+// of the libraries' batched routines; larger ones are one call per matrix
+// (cuSOLVER's 64-bit API; gesvdj, the Jacobi SVD, for SVD). Empty matrices
+// and stacks give NumPy's empty results (the determinant of a 0×0 matrix
+// is 1).
 //
 // Arguments may be any arrays, strided views included; each function
 // works on copies it lays out for the library (which is column-major and
@@ -48,14 +47,12 @@
 // ErrSingular, ErrNotPositiveDefinite or ErrNoConvergence, naming the call
 // and, for a stack, the index of the first failing matrix, with the
 // library's info word. Cholesky, Eigh and SVD also check their results
-// for NaN (one small reduction and a one-word read): not every library
-// reports a NaN input in its info word, and NumPy raises these errors for
-// one. Other errors: gpuarr.ErrShape for shapes that do not fit,
+// for NaN (one small reduction and a one-word read), so a NaN input fails
+// as in NumPy. Other errors: gpuarr.ErrShape for shapes that do not fit,
 // gpuarr.ErrArgument and gpuarr.ErrReleased for bad arguments, and
-// device.ErrNotSupported naming the library (libcusolver.so.12 or
-// libcusolver.so.11, or libcublas) when it cannot be loaded: cuSOLVER is
-// opened the first time a stream solves, so a program that never does
-// needs no cuSOLVER.
+// device.ErrNotSupported naming the library (libcusolver.so.12 or .11, or
+// libcublas) when it cannot be loaded; cuSOLVER is opened the first time a
+// stream solves.
 //
 // # Memory
 //
@@ -74,9 +71,9 @@
 // float32 matrices are factored in float32 on a GPU (in float64 and
 // rounded on the host). Eigenvectors and singular vectors are unique only
 // up to sign (and to a basis of their space for repeated values), as with
-// NumPy; R of QR has LAPACK's signs. The tests compare with NumPy's
-// results within tolerances scaled by each case's condition number, and
-// check residuals (‖a·x − b‖ / (‖a‖·‖x‖) ≤ n·ε) and reconstructions.
+// NumPy; R of QR has LAPACK's signs. Results match NumPy's within
+// tolerances scaled by the condition number, with residuals
+// ‖a·x − b‖ / (‖a‖·‖x‖) ≤ n·ε.
 //
 // # Boundaries
 //
@@ -84,6 +81,5 @@
 // copies. It issues its library calls through arrayhook.Track (issue.go) and
 // the device package's solver and BLAS calls (device.Stream.Solve and
 // Gemm); the bindings are device/cuda's and device/host's. It must not
-// allocate device memory except as gpuarr arrays. Complex element types
-// will join float32 and float64 when gpuarr has them.
+// allocate device memory except as gpuarr arrays.
 package linalg

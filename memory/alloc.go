@@ -20,31 +20,26 @@ func (p *CachingPool) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	}
 	sc := p.streamCache(s)
 	class := roundSize(n)
+	// The front cache first; either way the block is charged to the
+	// stream below, under the stream's lock, which both paths hold there.
+	var b *Block
 	if p.frontBlocks > 0 {
 		sc.mu.Lock()
-		if b := sc.take(class); b != nil {
+		if b = sc.take(class); b != nil {
 			b.state = stateAllocated
-			sc.sh.add(b.size)
-			over := sc.sh.over()
-			sampled := sc.clock.tick(b.size)
+		} else {
 			sc.mu.Unlock()
-			if over {
-				p.peaks.recompute(p.streams(), sc)
-			}
-			b.req = n
-			if sampled {
-				b.prof = sample(kindDevice, p.label, b.size, 0)
-			}
-			return b, nil
 		}
-		sc.mu.Unlock()
 	}
-	b, err := p.allocSlow(sc, class)
-	if err != nil {
-		return nil, err
+	if b == nil {
+		var err error
+		if b, err = p.allocSlow(sc, class); err != nil {
+			return nil, err
+		}
+		b.class = class
+		sc.mu.Lock()
 	}
-	b.req, b.class = n, class
-	sc.mu.Lock()
+	b.req = n
 	sc.sh.add(b.size)
 	over := sc.sh.over()
 	sampled := sc.clock.tick(b.size)

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
 )
@@ -76,6 +77,25 @@ func (b *Block) String() string {
 		h = b.stream.Handle()
 	}
 	return fmt.Sprintf("block %v (%d bytes on stream %d)", b.ptr, b.req, h)
+}
+
+// recordUse is RecordUse of a resource that keeps its blocks' uses itself
+// (Direct, DriverPool, Expandable, Managed): b must be owner's and not
+// freed, s a stream of dev; mu guards the blocks' state. Errors name call.
+func recordUse(call string, owner Resource, dev *device.Device, mu *sync.Mutex, b *Block, s *device.Stream) error {
+	if b == nil || b.owner != owner {
+		return invalid(call, "%v was not allocated by this resource", b)
+	}
+	if s == nil || s.Device() != dev {
+		return invalid(call, "stream must belong to %s", dev)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if b.state != stateAllocated {
+		return invalid(call, "%v is freed", b)
+	}
+	b.addUse(s)
+	return nil
 }
 
 // addUse records s in b.uses once.

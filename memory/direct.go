@@ -68,19 +68,7 @@ func (d *direct) Free(b *Block) error {
 }
 
 func (d *direct) RecordUse(b *Block, s *device.Stream) error {
-	if b == nil || b.owner != d {
-		return invalid("Direct.RecordUse", "%v was not allocated by this resource", b)
-	}
-	if s == nil || s.Device() != d.dev {
-		return invalid("Direct.RecordUse", "stream must belong to %s", d.dev)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if b.state != stateAllocated {
-		return invalid("Direct.RecordUse", "%v is freed", b)
-	}
-	b.addUse(s)
-	return nil
+	return recordUse("Direct.RecordUse", d, d.dev, &d.mu, b, s)
 }
 
 func (d *direct) Stats() Stats {

@@ -128,19 +128,7 @@ func (d *driverPool) order(s, u *device.Stream) error {
 }
 
 func (d *driverPool) RecordUse(b *Block, s *device.Stream) error {
-	if b == nil || b.owner != d {
-		return invalid("DriverPool.RecordUse", "%v was not allocated by this resource", b)
-	}
-	if s == nil || s.Device() != d.dev {
-		return invalid("DriverPool.RecordUse", "stream must belong to %s", d.dev)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if b.state != stateAllocated {
-		return invalid("DriverPool.RecordUse", "%v is freed", b)
-	}
-	b.addUse(s)
-	return nil
+	return recordUse("DriverPool.RecordUse", d, d.dev, &d.mu, b, s)
 }
 
 func (d *driverPool) Stats() Stats {

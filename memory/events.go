@@ -16,8 +16,8 @@ import (
 // names that event too (eager), otherwise none yet (lazy): the stream that
 // takes the block records one then, which lies after the free as well.
 // Frees, spills from the front caches and coalescing therefore make no
-// driver call; a stream pays an event record and a device-side wait (about
-// 350 ns on a GPU) only when it actually takes another stream's memory, and
+// driver call; a stream pays an event record and a device-side wait (two
+// driver calls) only when it actually takes another stream's memory, and
 // only once per (stream, event) since it remembers the last event it waited
 // for on each other stream.
 //

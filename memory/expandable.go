@@ -196,19 +196,7 @@ func (e *expandable) insertFreeLocked(sp span) {
 }
 
 func (e *expandable) RecordUse(b *Block, s *device.Stream) error {
-	if b == nil || b.owner != e {
-		return invalid("Expandable.RecordUse", "%v was not allocated by this resource", b)
-	}
-	if s == nil || s.Device() != e.dev {
-		return invalid("Expandable.RecordUse", "stream must belong to %s", e.dev)
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if b.state != stateAllocated {
-		return invalid("Expandable.RecordUse", "%v is freed", b)
-	}
-	b.addUse(s)
-	return nil
+	return recordUse("Expandable.RecordUse", e, e.dev, &e.mu, b, s)
 }
 
 // Stats: ReservedBytes is the physical memory mapped now (the addresses

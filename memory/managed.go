@@ -151,19 +151,7 @@ func (m *managed) Free(b *Block) error {
 }
 
 func (m *managed) RecordUse(b *Block, s *device.Stream) error {
-	if b == nil || b.owner != m {
-		return invalid("Managed.RecordUse", "%v was not allocated by this resource", b)
-	}
-	if s == nil || s.Device() != m.dev {
-		return invalid("Managed.RecordUse", "stream must belong to %s", m.dev)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if b.state != stateAllocated {
-		return invalid("Managed.RecordUse", "%v is freed", b)
-	}
-	b.addUse(s)
-	return nil
+	return recordUse("Managed.RecordUse", m, m.dev, &m.mu, b, s)
 }
 
 func (m *managed) Stats() Stats {

@@ -17,7 +17,17 @@ import (
 // withProfileRate sets the profile's rate for one test.
 func withProfileRate(t *testing.T, rate int) {
 	prev := SetProfileRate(rate)
-	t.Cleanup(func() { SetProfileRate(prev) })
+	restartOtherClock()
+	t.Cleanup(func() { SetProfileRate(prev); restartOtherClock() })
+}
+
+// restartOtherClock makes the next managed or pinned allocation draw the
+// shared countdown at the rate now set: one drawn at an earlier rate (an
+// exponential of mean 512 KiB, say) could skip a test's allocation.
+func restartOtherClock() {
+	otherClock.mu.Lock()
+	otherClock.c.left = 0
+	otherClock.mu.Unlock()
 }
 
 // writeAndParse writes the profile and parses it back as go tool pprof
@@ -180,7 +190,9 @@ func TestSampleClockIsUnbiased(t *testing.T) {
 	cases := []struct {
 		size uint64
 		n    int
-	}{{512, 2_000_000}, {64 << 10, 200_000}, {4 << 20, 20_000}, {64 << 20, 20_000}}
+	}{{512, 20_000_000}, {64 << 10, 200_000}, {4 << 20, 20_000}, {64 << 20, 20_000}}
+	// n is chosen so each size expects about 20,000 samples or more: the
+	// 5% bound below is then more than 7 standard deviations.
 	for _, c := range cases {
 		var clk sampleClock
 		clk.reset()

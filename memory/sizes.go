@@ -46,10 +46,11 @@ func smallSegmentSize(reserved uint64) uint64 {
 // maxMidSegment, and never less than base.
 //
 // A program whose temporaries are left to the GC fills the pool up to its
-// limit between collections: a training loop with 8 MB batches under a 4
-// GiB limit asked the driver for 175 segments of 16 MiB, 60-100 µs each,
-// while the loop waited. Growing with the pool makes that a few dozen. A
-// pool whose large segments stay under 8·base keeps base-sized ones.
+// limit between collections, each new segment a synchronous driver
+// allocation that the program waits for. Growing with the pool makes the
+// number of segments grow with the logarithm of the pool's size rather
+// than linearly (BENCHMARKS.md, the runs at 0c0a349). A pool whose large
+// segments stay under 8·base keeps base-sized ones.
 func midSegmentSize(base, reserved uint64) uint64 {
 	return max(base, min(reserved/8, maxMidSegment)/base*base)
 }

@@ -1,86 +1,74 @@
 // Package unified owns managed ("unified") memory arrays: arrays whose
 // memory both the GPU and the CPU address, so CPU code with no GPU
-// implementation can read and write what kernels compute without a copy.
+// implementation reads and writes what kernels compute without a copy.
 //
 // A unified array is an ordinary *gpuarr.Array made by this package's
-// constructors (Empty, Zeros, FromSlice). Everything gpuarr does works on
-// it exactly as on a device array: expressions, reductions, Matmul,
-// Launch, Copy, views, cross-device operations, the same stream tracking,
-// Release and cleanup when unreachable. What unified adds:
+// constructors (Empty, Zeros, FromSlice): everything gpuarr does works on
+// it as on a device array, with the same stream tracking, Release and
+// collection when unreachable. Example computes on the GPU and reads the
+// result in place; ExampleHost loops over a View.
 //
-//   - CPU access in place. Host(a) returns a View whose At, Set, AtIndex,
-//     SetIndex, All and Values are plain memory accesses (no driver call,
-//     lock or atomic operation per element). At(i) and Set(i, x) take
-//     the row-major position i (on any view, strided too: the position All
-//     yields); AtIndex and SetIndex take one index per axis. At, Set,
-//     Values and All inline into the caller's loop, so on a contiguous
-//     view they run at the speed of the same loop over a []T. Code that
-//     wants a []T (copy, sort, a library) borrows one for the length of a
-//     call: Borrow(a, func(s []T) error {...}). Making the View is where
-//     synchronization happens, and only as much as needed: the dirty bit
-//     gpuarr keeps for host reads says whether a GPU write may be pending;
-//     if so the View waits for that writer's stream (and for other
-//     streams' reads, since the CPU may write), else it waits for nothing.
-//     A second pass over an array no GPU work touched since costs one
-//     lock, no synchronization.
-//     On a device without concurrent managed access (attribute 89 is 0),
-//     the CPU must not touch managed memory while any kernel runs on the
-//     device, so making a View synchronizes the whole device.
-//     The package functions Borrow, AtIndex, All and Values make a View
-//     each call; loops should make one View (or one iterator) and use it.
-//   - CPU writes need no step: the next GPU operation is issued after them
-//     and sees them.
-//   - A View reflects the array until the next GPU operation on it: make
-//     a new one after GPU work.
-//   - Lifetime. The memory is outside Go's heap, and Go's GC cannot see
-//     that a []T over it needs the array. So the safe forms hold the array
-//     themselves: a View (and an iterator from one) keeps its array
-//     reachable for as long as it is used, and Borrow for the length of
-//     its call. Once the array is released, a View's element accesses
-//     panic with an error matching gpuarr.ErrReleased before touching the
-//     memory, and Borrow returns one: nothing reads or writes memory the
-//     array gave back (a Release racing an access on another goroutine is
-//     a data race in the program). The raw forms, UnsafeSlice and
-//     Pinned.UnsafeSlice, hold nothing: the caller keeps the array (or
-//     Pinned) reachable and unreleased while it uses the slice. In the
-//     host backend's checking mode (GPUARR_HOST_CHECK=1) freed managed and
-//     pinned memory is quarantined, so a slice used after its owner is
-//     gone faults at the use instead of reading another array's data.
-//   - Prefetch (stream-ordered, to a device or to the CPU) and Advise
-//     (ReadMostly, PreferredLocation, AccessedBy). An array the GPU writes
-//     once and the CPU then reads is best advised PreferredLocation(nil)
-//     and AccessedBy(its device) before the kernel: its pages stay in host
-//     memory, the kernel writes them across the bus, and the CPU's first
-//     pass migrates nothing. Arrays GPU kernels keep working on keep the
-//     default placement (and Prefetch).
-//   - Refusal to oversubscribe: a request that the device's free memory
-//     cannot hold, beside the managed memory allocated earlier and not yet
-//     resident on the device, fails with *OversubscribeError and allocates
-//     nothing, unless AllowOversubscribe is given. Oversubscribed managed
-//     memory pages between host and device and can stall a shared GPU.
-//   - Pinned host arrays (NewPinned): page-locked memory with Download and
-//     Upload, asynchronous copies on a stream tracked like any array use;
-//     Pinned.Borrow waits for them before the CPU touches the memory. The
-//     slice it lends is also a direct (DMA, unstaged) source and
-//     destination for gpuarr's CopyFromHost and CopyToHost, which wait for
-//     the copy.
-//   - The first CPU access after a GPU write to an array of 64 KiB or more
-//     prefetches its memory to the CPU on the writer's stream before the
-//     one wait it makes, so the pages arrive in bulk instead of one CPU
-//     fault at a time (CPUPrefetches counts these). A failed prefetch is
-//     ignored: it is a hint.
+// # CPU access
 //
-// Reclaim: forgotten unified and pinned arrays are collected before memory
-// runs out, as device arrays are. Managed memory counts against the
-// device's hard memory limit (GPUARR_HARD_MEMORY_LIMIT,
-// memory.DefaultManaged) and in gcpressure's reading of the device's
-// pressure, so eager collection runs for it; an allocation that passes the
-// limit, or that the refusal to oversubscribe would turn down, climbs the
-// reclaim ladder first (collect, wait for the cleanups, give the pool's
-// cached segments back) and fails only if that freed too little. Managed
-// and pinned memory also count against gcpressure's host-memory account,
-// and a pinned allocation the driver refuses climbs the same ladder.
+// Host(a) returns a View whose At, Set, AtIndex, SetIndex, All and Values
+// are plain memory accesses: no driver call, lock or atomic per element,
+// and on a contiguous view the speed of the same loop over a []T. At(i)
+// and Set(i, x) take the row-major position i (the position All yields,
+// on strided views too); AtIndex and SetIndex one index per axis.
+// Borrow(a, f) lends a []T for the length of f (ExampleBorrow). The
+// package functions Borrow, AtIndex, All and Values make a View per call:
+// loops make one View and use it.
 //
-// Unified does not own device arrays, the tracking rules (gpuarr), or the
-// driver calls (device, device/cuda, device/host).
+// Synchronization happens when the View is made, and only as needed: if a
+// GPU write may be pending (gpuarr's dirty bit) the View waits for that
+// writer's stream and for other streams' reads; otherwise it waits for
+// nothing, so a second pass over an array no GPU work touched costs one
+// lock. On a device without concurrent managed access the View
+// synchronizes the whole device. A View reflects the array until the next
+// GPU operation on it; CPU writes need no step (the next GPU operation is
+// issued after them). The first access after a GPU write to an array of
+// 64 KiB or more prefetches it to the CPU on the writer's stream, so the
+// pages arrive in bulk (CPUPrefetches counts these; a failed prefetch is
+// ignored).
+//
+// Lifetime: a View (and an iterator from one) keeps its array reachable
+// while it is used, and Borrow for the length of its call. Once the array
+// is released, a View's accesses panic with an error matching
+// gpuarr.ErrReleased before touching memory, and Borrow returns one. The
+// raw forms, UnsafeSlice and Pinned.UnsafeSlice, hold nothing: the caller
+// keeps the owner reachable and unreleased while it uses the slice. In
+// the host backend's checking mode freed managed and pinned memory is
+// quarantined, so a use after its owner is gone faults at the use.
+//
+// # Placement
+//
+// Prefetch (stream-ordered, to a device or to the CPU; ExamplePrefetch)
+// and Advise (ReadMostly, PreferredLocation, AccessedBy). An array the GPU
+// writes once and the CPU then reads is best advised PreferredLocation(nil)
+// and AccessedBy(its device) before the kernel: its pages stay in host
+// memory and the CPU's first pass migrates nothing.
+//
+// A request that the device's free memory cannot hold beside the managed
+// memory not yet resident there fails with *OversubscribeError and
+// allocates nothing, unless AllowOversubscribe is given.
+//
+// # Pinned host arrays
+//
+// NewPinned gives page-locked memory with Download and Upload:
+// asynchronous copies on a stream, tracked like any array use;
+// Pinned.Borrow waits for them before the CPU touches the memory. Its
+// slice is also a direct (DMA) source and destination for gpuarr's
+// CopyFromHost and CopyToHost.
+//
+// # Memory limits
+//
+// Managed memory counts against the device's hard memory limit
+// (memory.DefaultManaged) and in gcpressure's device pressure; an
+// allocation past the limit, or one the oversubscription check would
+// refuse, climbs the reclaim ladder first and fails only if that freed too
+// little. Managed and pinned memory also count against gcpressure's
+// host-memory account.
+//
+// This package does not own device arrays, the tracking rules (gpuarr) or
+// the driver calls (device).
 package unified

@@ -9,8 +9,8 @@ import (
 // The first CPU access after GPU writes (making a View, Slice, AtIndex,
 // All, Values) must wait for the writer anyway. Left alone, the CPU then
 // faults the pages back one by one, each fault a round trip through the
-// driver: on an H100, summing a 1 GiB GPU-written array that way ran at
-// under 3 GB/s against 55 GB/s for a copy. So when the array is large
+// driver, an order of magnitude slower than a bulk copy (BENCHMARKS.md,
+// unified memory in the runs at 0c39842). So when the array is large
 // enough, the access first queues a prefetch of its memory to the CPU on
 // the writer's stream, and the one wait it makes covers the prefetch:
 // the pages arrive in bulk, by DMA, and the element loop then runs on

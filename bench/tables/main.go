@@ -1,8 +1,8 @@
 // Command tables prints benchmark results (the JSON files the programs
-// under bench/ write, e.g. bench/results/h200/*.json) as Markdown tables
+// under bench/ write, e.g. bench/results/h100/run-7f980c5/*.json) as Markdown tables
 // with every label and metric column and each row's verdict:
 //
-//	go run ./bench/tables bench/results/h200/alloc.json ...
+//	go run ./bench/tables bench/results/h100/run-7f980c5/alloc.json ...
 //
 // With -section it writes BENCHMARKS.md's latest section instead: the
 // verdicts of every judged figure in each of the given runs (folders of

@@ -97,42 +97,13 @@ func (d *device) blasError(r C.gp_bret, format string, args ...any) error {
 	return &driver.Error{Call: call, Code: code, Detail: joinDetail(name+" from "+cublasLib.path, fmt.Sprintf(format, args...))}
 }
 
-// blasHandles are a device's idle cuBLAS handles. A stream takes one the
-// first time it multiplies and keeps it, so one handle never serves two
-// streams at once (its workspace is per handle); Close gives it back once
-// the stream's work is done. cublasDestroy synchronizes the device, so
-// handles are kept rather than destroyed.
-type blasHandles struct {
-	mu   sync.Mutex
-	idle []C.gp_h
-}
-
+// takeBlasHandle is an idle cuBLAS handle of the device moved to stream
+// s, or a new one (libhandles.go).
 func (d *device) takeBlasHandle(s C.gp_h) (C.gp_h, error) {
-	d.blas.mu.Lock()
-	var h C.gp_h
-	if n := len(d.blas.idle); n > 0 {
-		h = d.blas.idle[n-1]
-		d.blas.idle = d.blas.idle[:n-1]
-	}
-	d.blas.mu.Unlock()
-	if h != 0 {
-		if r := C.gp_blas_set_stream(d.ctx, h, s); r.cu != 0 || r.status != 0 {
-			d.putBlasHandle(h)
-			return 0, d.blasError(r, "%s", d)
-		}
-		return h, nil
-	}
-	r := C.gp_blas_create(d.ctx, s)
-	if r.cu != 0 || r.status != 0 {
-		return 0, d.blasError(r, "%s", d)
-	}
-	return C.gp_h(r.v), nil
-}
-
-func (d *device) putBlasHandle(h C.gp_h) {
-	d.blas.mu.Lock()
-	d.blas.idle = append(d.blas.idle, h)
-	d.blas.mu.Unlock()
+	return d.blas.take(
+		func(h C.gp_h) C.gp_bret { return C.gp_blas_set_stream(d.ctx, h, s) },
+		func() C.gp_bret { return C.gp_blas_create(d.ctx, s) },
+		func(r C.gp_bret) error { return d.blasError(r, "%s", d) })
 }
 
 // CUBLAS_OP_N, CUBLAS_OP_T; CUBLAS_DEFAULT_MATH, CUBLAS_TF32_TENSOR_OP_MATH.
@@ -282,12 +253,4 @@ func blasOp(t bool) C.int {
 
 // releaseBlas hands the stream's handle back to its device; Close calls
 // it once the stream's work is done.
-func (s *stream) releaseBlas() {
-	s.blasMu.Lock()
-	h := s.blasH
-	s.blasH = 0
-	s.blasMu.Unlock()
-	if h != 0 {
-		s.dev.putBlasHandle(h)
-	}
-}
+func (s *stream) releaseBlas() { s.dev.blas.giveBack(&s.blasMu, &s.blasH) }

@@ -165,8 +165,8 @@ type device struct {
 		m map[driver.Ptr]uint64
 	}
 
-	blas   blasHandles   // idle cuBLAS handles (blas.go)
-	solver solverHandles // idle cuSOLVER handles (solver.go)
+	blas   libHandles // idle cuBLAS handles (libhandles.go)
+	solver libHandles // idle cuSOLVER handles
 }
 
 func (d *device) String() string { return fmt.Sprintf("cuda:%d (%s)", d.info.Ordinal, d.info.Name) }

@@ -50,9 +50,12 @@
 // driver.LibraryMissing and device.Default falls back to the host device.
 //
 // Built with -tags gpuarrbench (and only then), devices implement
-// driver.CallProbe and streams driver.LaunchProbe: the same driver calls in
-// C loops inside the shim, which bench/binding and bench/kernels compare the
-// binding with. Ordinary builds carry none of that code.
+// driver.CallProbe and streams driver.LaunchProbe and driver.HandoffProbe:
+// the same driver calls in C loops (probe.c, probe.go), which bench/binding,
+// bench/kernels and bench/array compare the binding with.
+//
+// Programs reach this backend through package device (device.Open("cuda"),
+// or device.Default on a machine with a GPU); Example shows one.
 //
 // This package owns the libcuda handle, its function table, the primary
 // contexts and the thread-local context cache. It must not import anything

@@ -10,7 +10,6 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 // Function pointer types, by index name.
 typedef CUresult (*t_cuInit)(unsigned);
@@ -25,7 +24,6 @@ typedef CUresult (*t_cuDeviceTotalMem)(size_t *, CUdevice);
 typedef CUresult (*t_cuDeviceCanAccessPeer)(int *, CUdevice, CUdevice);
 typedef CUresult (*t_cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
 typedef CUresult (*t_cuCtxSetCurrent)(CUcontext);
-typedef CUresult (*t_cuCtxGetCurrent)(CUcontext *);
 typedef CUresult (*t_cuCtxSynchronize)(void);
 typedef CUresult (*t_cuCtxEnablePeerAccess)(CUcontext, unsigned);
 typedef CUresult (*t_cuMemGetInfo)(size_t *, size_t *);
@@ -52,8 +50,6 @@ typedef CUresult (*t_cuStreamDestroy)(CUstream);
 typedef CUresult (*t_cuStreamSynchronize)(CUstream);
 typedef CUresult (*t_cuStreamQuery)(CUstream);
 typedef CUresult (*t_cuStreamWaitEvent)(CUstream, CUevent, unsigned);
-typedef CUresult (*t_cuStreamWriteValue64)(CUstream, CUdeviceptr, unsigned long long, unsigned);
-typedef CUresult (*t_cuStreamWaitValue64)(CUstream, CUdeviceptr, unsigned long long, unsigned);
 typedef CUresult (*t_cuEventCreate)(CUevent *, unsigned);
 typedef CUresult (*t_cuEventDestroy)(CUevent);
 typedef CUresult (*t_cuEventRecord)(CUevent, CUstream);
@@ -818,6 +814,12 @@ static inline int gp_params(unsigned long long *vals, void **params, const void 
 	return 1;
 }
 
+// The same, for the launch loops outside this file (probe.c).
+int gp_marshal(unsigned long long *vals, void **params, const void *buf, const unsigned short *off,
+               int nargs, int size) {
+	return gp_params(vals, params, buf, off, nargs, size);
+}
+
 gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
                 unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
                 const void *buf, const unsigned short *off, int nargs, int size) {
@@ -829,224 +831,4 @@ gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
 	}
 	CALL(cuLaunchKernel, P(f), gx, gy, gz, bx, by, bz, shared, P(s), nargs ? params : 0, 0);
 }
-
-// ---- benchmark probes ----
-// Compiled only when the package is built with -tags gpuarrbench (bench.go
-// defines GPUARR_BENCH): ordinary builds carry no benchmark code.
-#ifdef GPUARR_BENCH
-
-gp_ret gp_ctx_get_current(void) {
-	gp_ret out = {0};
-	CUcontext c = 0;
-	RCALL(out, cuCtxGetCurrent, &c);
-	out.v = (uintptr_t)c;
-	return out;
-}
-
-static inline long long gp_now_ns(void) {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-gp_ret gp_bench_ctx_get_current(long long n) {
-	gp_ret out = {0};
-	CUcontext c = 0;
-	if (missing(GP_cuCtxGetCurrent)) {
-		out.rc = pack(GP_SYMBOL_MISSING, GP_cuCtxGetCurrent);
-		return out;
-	}
-	t_cuCtxGetCurrent fn = CU(cuCtxGetCurrent);
-	long long t0 = gp_now_ns();
-	for (long long i = 0; i < n; i++) {
-		CUresult r = fn(&c);
-		if (r) {
-			out.rc = pack(r, GP_cuCtxGetCurrent);
-			return out;
-		}
-	}
-	out.v = (unsigned long long)(gp_now_ns() - t0);
-	return out;
-}
-
-gp_ret gp_bench_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
-                       unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
-                       const void *buf, const unsigned short *off, int nargs, int size,
-                       long long n) {
-	gp_ret out = {0};
-	unsigned long long vals[GP_MAX_ARG_BYTES / 8];
-	void *params[GP_MAX_ARGS];
-	RCTX(out, ctx);
-	if (missing(GP_cuLaunchKernel)) {
-		out.rc = pack(GP_SYMBOL_MISSING, GP_cuLaunchKernel);
-		return out;
-	}
-	if (!gp_params(vals, params, buf, off, nargs, size)) {
-		out.rc = pack(1, GP_cuLaunchKernel);
-		return out;
-	}
-	t_cuLaunchKernel fn = CU(cuLaunchKernel);
-	long long t0 = gp_now_ns();
-	for (long long i = 0; i < n; i++) {
-		CUresult r = fn(P(f), gx, gy, gz, bx, by, bz, shared, P(s), nargs ? params : 0, 0);
-		if (r) {
-			out.rc = pack(r, GP_cuLaunchKernel);
-			return out;
-		}
-	}
-	out.v = (unsigned long long)(gp_now_ns() - t0);
-	return out;
-}
-
-// An empty cgo call: the floor under every call through the binding.
-gp_rc gp_noop(void) { return 0; }
-
-// Launches f (no arguments, one thread) n times with a pause of gap_ns after
-// each, and returns in v the nanoseconds spent inside cuLaunchKernel: how
-// the launch cost depends on the pace of submission.
-gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long gap_ns) {
-	gp_ret out = {0};
-	RCTX(out, ctx);
-	if (missing(GP_cuLaunchKernel)) {
-		out.rc = pack(GP_SYMBOL_MISSING, GP_cuLaunchKernel);
-		return out;
-	}
-	t_cuLaunchKernel fn = CU(cuLaunchKernel);
-	long long inside = 0;
-	for (long long i = 0; i < n; i++) {
-		long long t0 = gp_now_ns();
-		CUresult r = fn(P(f), 1, 1, 1, 1, 1, 1, 0, P(s), 0, 0);
-		long long t1 = gp_now_ns();
-		if (r) {
-			out.rc = pack(r, GP_cuLaunchKernel);
-			return out;
-		}
-		inside += t1 - t0;
-		while (gp_now_ns() < t1 + gap_ns) {
-		}
-	}
-	out.v = (unsigned long long)inside;
-	return out;
-}
-
-// One producer/consumer round per iteration, n rounds: fill (its arguments
-// in fbuf) on prod, then copy (cbuf) on cons. mode says how the two
-// streams are ordered (driver.HandoffOrdering):
-//   0: both launches go to prod, nothing to order;
-//   1: events, as tracking does: the consumer waits for the producer's write
-//      (record on prod, stream wait on cons) and the producer's next write
-//      waits for the consumer's read (record on cons, wait on prod);
-//   2: stream memory operations instead of events: a 64-bit flag written on
-//      one stream (cuStreamWriteValue64, the round's number) and waited for
-//      on the other (cuStreamWaitValue64, greater or equal).
-// The events or the flags (zeroed device memory) are made before the clock
-// starts and released after it stops. Returns in v the nanoseconds of the
-// loop.
-gp_ret gp_bench_handoff(gp_h ctx, gp_h fill, gp_h copy, unsigned gx, unsigned gy, unsigned gz,
-                        unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h prod,
-                        gp_h cons, int mode, const void *fbuf, const unsigned short *foff,
-                        int fnargs, int fsize, const void *cbuf, const unsigned short *coff,
-                        int cnargs, int csize, long long n) {
-	gp_ret out = {0};
-	unsigned long long fvals[GP_MAX_ARG_BYTES / 8], cvals[GP_MAX_ARG_BYTES / 8];
-	void *fparams[GP_MAX_ARGS], *cparams[GP_MAX_ARGS];
-	CUevent e1 = 0, e2 = 0;
-	CUdeviceptr flags = 0;
-	RCTX(out, ctx);
-	static const int need_events[] = {GP_cuLaunchKernel, GP_cuEventCreate, GP_cuEventRecord,
-	                                  GP_cuStreamWaitEvent, GP_cuEventDestroy};
-	static const int need_memops[] = {GP_cuLaunchKernel, GP_cuMemAlloc, GP_cuMemFree, GP_cuMemsetD32Async,
-	                                  GP_cuStreamSynchronize, GP_cuStreamWriteValue64, GP_cuStreamWaitValue64};
-	const int *need = mode == 2 ? need_memops : need_events;
-	unsigned nneed = mode == 2 ? sizeof need_memops / sizeof need_memops[0] : sizeof need_events / sizeof need_events[0];
-	for (unsigned i = 0; i < nneed; i++) {
-		if (missing(need[i])) {
-			out.rc = pack(GP_SYMBOL_MISSING, need[i]);
-			return out;
-		}
-	}
-	if (!gp_params(fvals, fparams, fbuf, foff, fnargs, fsize) ||
-	    !gp_params(cvals, cparams, cbuf, coff, cnargs, csize)) {
-		out.rc = pack(1, GP_cuLaunchKernel);
-		return out;
-	}
-	t_cuLaunchKernel launch = CU(cuLaunchKernel);
-	CUresult r = 0;
-	int failed = GP_cuEventCreate;
-	CUstream ps = P(prod), cs = mode ? P(cons) : P(prod);
-	if (mode == 1) {
-		// CU_EVENT_DISABLE_TIMING is 0x2, as the product's events use.
-		r = CU(cuEventCreate)(&e1, 0x2);
-		if (!r) r = CU(cuEventCreate)(&e2, 0x2);
-	} else if (mode == 2) {
-		failed = GP_cuMemAlloc;
-		r = CU(cuMemAlloc)(&flags, 16);
-		failed = GP_cuMemsetD32Async;
-		if (!r) r = CU(cuMemsetD32Async)(flags, 0, 4, ps);
-		failed = GP_cuStreamSynchronize;
-		if (!r) r = CU(cuStreamSynchronize)(ps);
-	}
-	// The flag values: CU_STREAM_WRITE_VALUE_DEFAULT (a write ordered after
-	// the stream's earlier work) and CU_STREAM_WAIT_VALUE_GEQ are both 0.
-	t_cuEventRecord record = CU(cuEventRecord);
-	t_cuStreamWaitEvent wait = CU(cuStreamWaitEvent);
-	t_cuStreamWriteValue64 write_value = CU(cuStreamWriteValue64);
-	t_cuStreamWaitValue64 wait_value = CU(cuStreamWaitValue64);
-	CUdeviceptr produced = flags, consumed = flags + 8;
-	long long t0 = gp_now_ns();
-	for (long long i = 0; i < n && !r; i++) {
-		unsigned long long seq = (unsigned long long)i + 1;
-		failed = GP_cuLaunchKernel;
-		r = launch(P(fill), gx, gy, gz, bx, by, bz, shared, ps, fnargs ? fparams : 0, 0);
-		if (r) break;
-		if (mode == 1) {
-			failed = GP_cuEventRecord;
-			if ((r = record(e1, ps))) break;
-			failed = GP_cuStreamWaitEvent;
-			if ((r = wait(cs, e1, 0))) break;
-		} else if (mode == 2) {
-			failed = GP_cuStreamWriteValue64;
-			if ((r = write_value(ps, produced, seq, 0))) break;
-			failed = GP_cuStreamWaitValue64;
-			if ((r = wait_value(cs, produced, seq, 0))) break;
-		}
-		failed = GP_cuLaunchKernel;
-		r = launch(P(copy), gx, gy, gz, bx, by, bz, shared, cs, cnargs ? cparams : 0, 0);
-		if (r) break;
-		if (mode == 1) {
-			failed = GP_cuEventRecord;
-			if ((r = record(e2, cs))) break;
-			failed = GP_cuStreamWaitEvent;
-			if ((r = wait(ps, e2, 0))) break;
-		} else if (mode == 2) {
-			failed = GP_cuStreamWriteValue64;
-			if ((r = write_value(cs, consumed, seq, 0))) break;
-			failed = GP_cuStreamWaitValue64;
-			if ((r = wait_value(ps, consumed, seq, 0))) break;
-		}
-	}
-	long long t1 = gp_now_ns();
-	// Destroying an event with work pending on it is allowed: the driver
-	// releases it once the work completes. The flags are freed only after
-	// both streams passed their last use.
-	if (e1) CU(cuEventDestroy)(e1);
-	if (e2) CU(cuEventDestroy)(e2);
-	if (flags) {
-		CUresult r1 = CU(cuStreamSynchronize)(ps);
-		CUresult r2 = CU(cuStreamSynchronize)(cs);
-		CUresult r3 = CU(cuMemFree)(flags);
-		if (!r && (r1 || r2 || r3)) {
-			r = r1 ? r1 : r2 ? r2 : r3;
-			failed = r1 || r2 ? GP_cuStreamSynchronize : GP_cuMemFree;
-		}
-	}
-	if (r) {
-		out.rc = pack(r, failed);
-		return out;
-	}
-	out.v = (unsigned long long)(t1 - t0);
-	return out;
-}
-
-#endif // GPUARR_BENCH
 

@@ -248,25 +248,12 @@ gp_ret gp_module_function(gp_h ctx, gp_h m, const char *name);
 gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
                 unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
                 const void *buf, const unsigned short *off, int nargs, int size);
-
-#ifdef GPUARR_BENCH
-// Benchmark probes (bench.go, only with -tags gpuarrbench): one trivial
-// driver call, and the same driver calls in a C loop, timed in C.
-gp_ret gp_ctx_get_current(void);
-gp_ret gp_bench_ctx_get_current(long long n);
-gp_ret gp_bench_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
-                       unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
-                       const void *buf, const unsigned short *off, int nargs, int size,
-                       long long n);
-
-gp_rc gp_noop(void);
-gp_ret gp_bench_launch_spaced(gp_h ctx, gp_h f, gp_h s, long long n, long long gap_ns);
-gp_ret gp_bench_handoff(gp_h ctx, gp_h fill, gp_h copy, unsigned gx, unsigned gy, unsigned gz,
-                        unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h prod,
-                        gp_h cons, int mode, const void *fbuf, const unsigned short *foff,
-                        int fnargs, int fsize, const void *cbuf, const unsigned short *coff,
-                        int cnargs, int csize, long long n);
-#endif
+// Copies a marshalled argument list (buf, off: nargs arguments in size
+// bytes) into vals, at most GP_MAX_ARG_BYTES, and points params[i] at
+// argument i; 0 when the list is out of bounds. For launches made outside
+// shim.c.
+int gp_marshal(unsigned long long *vals, void **params, const void *buf, const unsigned short *off,
+               int nargs, int size);
 
 // Tests only: cuMemFree_v2 without the backend's bookkeeping.
 gp_rc gp_mem_free_raw(gp_h ctx, CUdeviceptr p);

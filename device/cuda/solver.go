@@ -146,53 +146,18 @@ func (d *device) solverFailure(cu int64, status, which int, v uint64, format str
 	}
 }
 
-// solverHandles are a device's idle cuSOLVER handles, kept as cuBLAS's
-// are (blas.go): a stream takes one the first time it solves and gives it
-// back when it closes.
-type solverHandles struct {
-	mu   sync.Mutex
-	idle []C.gp_h
-}
-
+// takeSolverHandle is an idle cuSOLVER handle of the device moved to
+// stream s, or a new one (libhandles.go).
 func (d *device) takeSolverHandle(s C.gp_h) (C.gp_h, error) {
-	d.solver.mu.Lock()
-	var h C.gp_h
-	if n := len(d.solver.idle); n > 0 {
-		h = d.solver.idle[n-1]
-		d.solver.idle = d.solver.idle[:n-1]
-	}
-	d.solver.mu.Unlock()
-	if h != 0 {
-		if r := C.gp_solver_set_stream(d.ctx, h, s); r.cu != 0 || r.status != 0 {
-			d.putSolverHandle(h)
-			return 0, d.solverError(r, "%s", d)
-		}
-		return h, nil
-	}
-	r := C.gp_solver_create(d.ctx, s)
-	if r.cu != 0 || r.status != 0 {
-		return 0, d.solverError(r, "%s", d)
-	}
-	return C.gp_h(r.v), nil
-}
-
-func (d *device) putSolverHandle(h C.gp_h) {
-	d.solver.mu.Lock()
-	d.solver.idle = append(d.solver.idle, h)
-	d.solver.mu.Unlock()
+	return d.solver.take(
+		func(h C.gp_h) C.gp_bret { return C.gp_solver_set_stream(d.ctx, h, s) },
+		func() C.gp_bret { return C.gp_solver_create(d.ctx, s) },
+		func(r C.gp_bret) error { return d.solverError(r, "%s", d) })
 }
 
 // releaseSolver hands the stream's handle back to its device; Close
 // calls it once the stream's work is done.
-func (s *stream) releaseSolver() {
-	s.solverMu.Lock()
-	h := s.solverH
-	s.solverH = 0
-	s.solverMu.Unlock()
-	if h != 0 {
-		s.dev.putSolverHandle(h)
-	}
-}
+func (s *stream) releaseSolver() { s.dev.solver.giveBack(&s.solverMu, &s.solverH) }
 
 // solverCall is c for the shim.
 func solverCall(c *driver.SolverCall) C.gp_scall {

@@ -5,5 +5,5 @@
 // name the stream it runs on.
 //
 // It owns no state and checks nothing itself: each function turns its
-// arguments into an error value or a stream.
+// arguments into an error value or a stream (Example).
 package arg

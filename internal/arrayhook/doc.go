@@ -14,4 +14,6 @@
 //
 //	err := arrayhook.Track("Scale", []arrayhook.Use{arrayhook.ReadsWrites(x, s)},
 //		func() error { return s.Launch(k, cfg, arrayhook.DevicePtr(x), uint64(x.Len())) })
+//
+// Example runs a launch that way.
 package arrayhook

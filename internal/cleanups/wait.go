@@ -5,7 +5,8 @@
 // collection, the cleanups it queued, and then these drains.
 //
 // Package gcpressure collects through Collect; tests use it to make
-// garbage's memory come back before they measure.
+// garbage's memory come back before they measure. Example collects
+// objects with cleanups.
 package cleanups
 
 import (

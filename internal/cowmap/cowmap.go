@@ -2,7 +2,7 @@
 // reads an immutable snapshot through one atomic pointer and takes no lock;
 // inserts (rare: one per device, per kernel shape, per stream) copy the
 // snapshot under a mutex, so a value is created once however many
-// goroutines miss at the same time.
+// goroutines miss at the same time (Example).
 package cowmap
 
 import (

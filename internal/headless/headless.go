@@ -1,7 +1,8 @@
 // Package headless drives a headless Chromium from Debian's chromium
 // package (or any Chrome-compatible browser) through its command line:
 // load a page from a file, then dump the DOM after its scripts ran, or
-// take a screenshot. Tests and benchmarks of gpuarr's HTML pages use it.
+// take a screenshot (Example). Tests and benchmarks of gpuarr's HTML pages
+// use it.
 package headless
 
 import (

@@ -1,7 +1,7 @@
 // Package layout is the arithmetic of array shapes and strides that every
 // layer shares: checking a shape, NumPy's broadcasting, row-major strides.
 // Shapes are []int, leading axis first; strides count elements. It owns no
-// state.
+// state. Example broadcasts two shapes.
 package layout
 
 import (

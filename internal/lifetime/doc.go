@@ -39,6 +39,9 @@
 // claim on it; a Batcher also learns how each captured node follows the
 // batch size (Resize).
 //
+// Example makes an array and a view of it, releases the array and issues
+// an operation on the view.
+//
 // This package owns handles, buffers, the per-device resource and spare
 // buffers, the cleanup registrar and the free queue. It does not know
 // element types beyond their size and name, expressions or graphs; it

@@ -4,5 +4,5 @@
 // conversions to uniform and normal floats that package internal/fusion/expr's
 // doc defines. The host backend's evaluator (internal/fusion/hosteval) calls it
 // per element and tests compare the PTX back end against it. It owns no
-// state and touches no device.
+// state and touches no device. Example draws from one stream.
 package philox

@@ -1,5 +1,8 @@
-// Package readme holds the test that compiles every Go block of the
-// repository's README.md, so the README's code stays code.
+// Package readme holds the tests that keep the repository's README.md
+// true: every Go block compiles, the Environment tables list every
+// GPUARR_* variable the code, its tests and its scripts read (and nothing
+// else), and the Layout table has a row for every package (tables_test.go
+// says how variables are found).
 //
 // A block that starts with a package clause is a whole file. Any other
 // block is a fragment: its leading import lines go to the top of a file,

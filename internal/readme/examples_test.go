@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,9 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// What users read and copy — the godoc examples (example*_test.go) and
-// the programs under examples/ — imports no internal package, which a
-// user's module cannot import.
+// What users read and copy — the godoc examples (example*_test.go) of
+// the packages they can import and the programs under examples/ — imports
+// no internal package, which a user's module cannot import. The examples
+// of internal packages are for this module's own code, which can.
 func TestExamplesImportNoInternalPackages(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
@@ -36,7 +38,8 @@ func TestExamplesImportNoInternalPackages(t *testing.T) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
-		isExample := strings.HasPrefix(name, "example") && strings.HasSuffix(name, "_test.go")
+		internal := slices.Contains(strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/"), "internal")
+		isExample := strings.HasPrefix(name, "example") && strings.HasSuffix(name, "_test.go") && !internal
 		isProgram := strings.HasPrefix(rel, "examples"+string(filepath.Separator)) &&
 			strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")
 		if !isExample && !isProgram {

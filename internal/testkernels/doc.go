@@ -17,5 +17,5 @@
 //	gpuarr_fill_u32(dst ptr, v u32, n u64)    dst[i] = v, grid-stride
 //	gpuarr_empty()                            does nothing (launch overhead)
 //
-// Load gives all of them as one module on a device.
+// Load gives all of them as one module on a device; Example launches one.
 package testkernels

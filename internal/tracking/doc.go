@@ -19,7 +19,7 @@
 //
 // When its buffer is freed, Release declares the streams that used it to
 // the memory's resource (RecordUse), so the memory is reused only after
-// them.
+// them. Example walks one buffer's record through a hand-off.
 //
 // This package owns the records, the per-device pools of events and the
 // counters of the driver calls it makes. It does not know arrays, handles

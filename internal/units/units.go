@@ -1,6 +1,7 @@
 // Package units parses and formats byte counts for the environment
 // variables and reports of every gpuarr package (device capacities, memory
-// limits, status reports), so that "4GiB" means the same everywhere.
+// limits, status reports), so that "4GiB" means the same everywhere
+// (Example).
 package units
 
 import (

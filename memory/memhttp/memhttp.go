@@ -6,7 +6,7 @@
 // registers the GPU memory profile at /debug/pprof/gpuheap on
 // http.DefaultServeMux (beside net/http/pprof's handlers), and publishes
 // memory.Metrics as the expvar map "gpuarr" (served at /debug/vars).
-// Handler returns the profile's handler for another mux:
+// Handler returns the profile's handler for another mux (Example):
 //
 //	mux.Handle("/debug/pprof/gpuheap", memhttp.Handler())
 //

@@ -7,7 +7,8 @@
 // builds Programs from expression trees (broadcasting, views, casts) and
 // launches them; this package has no device code and no state. The op
 // table (ops.go) says what each operation is; dtype.DType names the types,
-// of which Computes and Stores say which programs take.
+// of which Computes and Stores say which programs take. Example builds a
+// Program and lists its kernel's parameters.
 //
 // # Kernel parameters
 //

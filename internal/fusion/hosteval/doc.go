@@ -3,7 +3,7 @@
 // (device/hostkernel's Kernel) that package fusion binds to the Program's
 // PTX entry name with device.Device.RegisterHostKernel, so the host device
 // runs the same launches, with the same parameters, as the CUDA back end
-// runs the PTX of package ptxgen.
+// runs the PTX of package ptxgen. Example launches a Program that way.
 //
 // Kernel analyses the Program once: it checks every instruction and
 // compiles it into a typed column operation over a chunk of elements (see

@@ -3,6 +3,7 @@
 // caller's header and by the math library functions (mathlib.go) the
 // program calls. Generate validates the program first (expr.Validate) and
 // refuses what it cannot compile with an error naming the problem.
+// Example generates one.
 //
 // # Registers
 //

@@ -591,7 +591,7 @@ func TestGPUReduce(t *testing.T) {
 // bench/kernels measured for the same generated kernels on H100s
 // (3053–3063 GB/s for a + b, 3021 for Sum: bench/results/h100/run-0c0a349
 // to run-7f980c5) and under a quarter of an H200's (4372 and 4239:
-// bench/results/h200/kernels.json). Only a kernel that no longer streams
+// 68e3962:bench/results/h200/kernels.json). Only a kernel that no longer streams
 // memory (scalar or uncoalesced loads, a grid that idles most SMs) falls
 // below it; a GPU slower than an A100 would need a lower one.
 const minBandwidthGBps = 1000

@@ -1,0 +1,483 @@
+package numpytest_test
+
+import (
+	"fmt"
+
+	"github.com/gpuarr/gpuarr/gpuarr"
+)
+
+// The interpreter table: the one place where a golden case's op names
+// meet gpuarr's functions. A row turns a node (its evaluated operands and
+// its attributes) into a gpuarr call.
+//
+// Adding a function: a row in the rows of the element types it takes
+// (numericRows for every type, floatRows, integerRows, maskRows; for a
+// function from one element type to another, convertRows or
+// floatConvertRows), under the op name the generator gives its cases
+// (gen/*.py). Until its row exists, the cases of a function are counted
+// as pending, not run. Adding an element type: its entry in types and in
+// conversionsTo (and its format in formats_test.go).
+
+type row func(c *call) (value, error)
+
+type rows map[string]row
+
+// call is one node being run: its node (attributes), its operands'
+// values, and the scope that releases what it makes.
+type call struct {
+	n    *node
+	args []value
+	sc   *scope
+}
+
+// elemType is one element type: the functions whose operands are of it,
+// the conversions to it (by the operand's type), and how to make an
+// array of it from the goldens' bytes (nil while gpuarr cannot store it).
+type elemType struct {
+	rows   rows
+	from   map[string]rows
+	upload func(sc *scope, h hostArray) (value, error)
+}
+
+type integer interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+var types = map[string]*elemType{
+	"bool":    {rows: maskRows()},
+	"int8":    integerType[int8](),
+	"int16":   integerType[int16](),
+	"int32":   integerType[int32](),
+	"int64":   integerType[int64](),
+	"uint8":   integerType[uint8](),
+	"uint16":  integerType[uint16](),
+	"uint32":  integerType[uint32](),
+	"uint64":  integerType[uint64](),
+	"float32": floatType[float32](),
+	"float64": floatType[float64](),
+}
+
+// conversionsTo are the functions from each element type to R.
+func conversionsTo[R gpuarr.Numeric]() map[string]rows {
+	return map[string]rows{
+		"int8":    convertRows[R, int8](),
+		"int16":   convertRows[R, int16](),
+		"int32":   convertRows[R, int32](),
+		"int64":   convertRows[R, int64](),
+		"uint8":   convertRows[R, uint8](),
+		"uint16":  convertRows[R, uint16](),
+		"uint32":  convertRows[R, uint32](),
+		"uint64":  convertRows[R, uint64](),
+		"float32": convertRows[R, float32](),
+		"float64": convertRows[R, float64](),
+	}
+}
+
+func integerType[T integer]() *elemType {
+	return &elemType{rows: merge(numericRows[T](), integerRows[T]()), from: conversionsTo[T](), upload: upload[T]}
+}
+
+func floatType[T gpuarr.Float]() *elemType {
+	from := conversionsTo[T]()
+	for src, r := range floatConversionsTo[T]() {
+		from[src] = merge(from[src], r)
+	}
+	return &elemType{rows: merge(numericRows[T](), floatRows[T]()), from: from, upload: upload[T]}
+}
+
+// numericRows are the functions of every numeric element type.
+func numericRows[T gpuarr.Numeric]() rows {
+	return rows{
+		// leaves and constructors
+		"Scalar": func(c *call) (value, error) { return exprVal[T]{gpuarr.Scalar(scalarAttr[T](c.n, "v"))}, nil },
+		"Full": construct(func(c *call) (*gpuarr.Array[T], error) {
+			return gpuarr.Full(gpuarr.Shape(c.n.ints("shape")), scalarAttr[T](c.n, "v"))
+		}),
+		"Zeros": construct(func(c *call) (*gpuarr.Array[T], error) { return gpuarr.Zeros[T](gpuarr.Shape(c.n.ints("shape"))) }),
+		"Ones":  construct(func(c *call) (*gpuarr.Array[T], error) { return gpuarr.Ones[T](gpuarr.Shape(c.n.ints("shape"))) }),
+
+		// views and copies
+		"Transpose": view(func(_ *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) { return a.Transpose() }),
+		"Permute":   view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) { return a.Permute(c.n.ints("axes")...) }),
+		"Step": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
+			return a.Step(c.n.int("axis"), c.n.int("start"), c.n.int("stop"), c.n.int("step"))
+		}),
+		"Slice": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
+			return a.Slice(c.n.int("i"), c.n.int("j"))
+		}),
+		"Reshape": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
+			return a.Reshape(gpuarr.Shape(c.n.ints("shape")))
+		}),
+		"Clone":           view(func(_ *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) { return gpuarr.Clone(a) }),
+		"EvalInto":        evalInto[T],
+		"EvalIntoOverlap": evalInto[T],
+
+		// elementwise
+		"Add":     binop(gpuarr.Add[T]),
+		"Sub":     binop(gpuarr.Sub[T]),
+		"Mul":     binop(gpuarr.Mul[T]),
+		"Div":     binop(gpuarr.Div[T]),
+		"Minimum": binop(gpuarr.Minimum[T]),
+		"Maximum": binop(gpuarr.Maximum[T]),
+		"FMA":     ternary(gpuarr.FMA[T]),
+		"Neg":     unary(gpuarr.Neg[T]),
+		"Abs":     unary(gpuarr.Abs[T]),
+		"Clamp": func(c *call) (value, error) {
+			x, err := operand[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			return exprVal[T]{gpuarr.Clamp(x, scalarAttr[T](c.n, "lo"), scalarAttr[T](c.n, "hi"))}, nil
+		},
+		"Where": func(c *call) (value, error) {
+			m, err := maskOf(c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			x, err := operand[T](c.args[1])
+			if err != nil {
+				return nil, err
+			}
+			y, err := operand[T](c.args[2])
+			if err != nil {
+				return nil, err
+			}
+			return exprVal[T]{gpuarr.Where(m, x, y)}, nil
+		},
+
+		// comparisons
+		"Less":         compare(gpuarr.Less[T]),
+		"LessEqual":    compare(gpuarr.LessEqual[T]),
+		"Greater":      compare(gpuarr.Greater[T]),
+		"GreaterEqual": compare(gpuarr.GreaterEqual[T]),
+		"Equal":        compare(gpuarr.Equal[T]),
+		"NotEqual":     compare(gpuarr.NotEqual[T]),
+
+		// reductions
+		"Sum":    reduction(gpuarr.Sum[T]),
+		"Prod":   reduction(gpuarr.Prod[T]),
+		"Min":    reduction(gpuarr.Min[T]),
+		"Max":    reduction(gpuarr.Max[T]),
+		"Mean":   reduction(gpuarr.Mean[T]),
+		"ArgMin": reduction(gpuarr.ArgMin[T]),
+		"ArgMax": reduction(gpuarr.ArgMax[T]),
+	}
+}
+
+// floatRows are the functions of the float element types.
+func floatRows[T gpuarr.Float]() rows {
+	return rows{
+		"Exp":     unary(gpuarr.Exp[T]),
+		"Log":     unary(gpuarr.Log[T]),
+		"Sqrt":    unary(gpuarr.Sqrt[T]),
+		"Tanh":    unary(gpuarr.Tanh[T]),
+		"Sigmoid": unary(gpuarr.Sigmoid[T]),
+		"Pow":     binop(gpuarr.Pow[T]),
+		"Matmul": func(c *call) (value, error) {
+			a, err := arrayOf[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			b, err := arrayOf[T](c.args[1])
+			if err != nil {
+				return nil, err
+			}
+			m, err := gpuarr.Matmul(a, b)
+			return keep(c, m, err)
+		},
+	}
+}
+
+// integerRows are the functions of the integer element types only.
+func integerRows[T integer]() rows {
+	return rows{}
+}
+
+// maskRows are the functions of masks (comparisons' results).
+func maskRows() rows {
+	return rows{
+		"And": func(c *call) (value, error) {
+			m, err := maskOf(c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			o, err := maskOf(c.args[1])
+			if err != nil {
+				return nil, err
+			}
+			return maskVal{m.And(o)}, nil
+		},
+		"Or": func(c *call) (value, error) {
+			m, err := maskOf(c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			o, err := maskOf(c.args[1])
+			if err != nil {
+				return nil, err
+			}
+			return maskVal{m.Or(o)}, nil
+		},
+		"Not": func(c *call) (value, error) {
+			m, err := maskOf(c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			return maskVal{m.Not()}, nil
+		},
+	}
+}
+
+// convertRows are the functions from element type T to R.
+func convertRows[R, T gpuarr.Numeric]() rows {
+	return rows{
+		"Cast": func(c *call) (value, error) {
+			x, err := operand[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			return exprVal[R]{gpuarr.Cast[R](x)}, nil
+		},
+		"SumAs":  reduction(gpuarr.SumAs[R, T]),
+		"ProdAs": reduction(gpuarr.ProdAs[R, T]),
+	}
+}
+
+// floatConvertRows are the functions from element type T to a float R.
+func floatConvertRows[R gpuarr.Float, T gpuarr.Numeric]() rows {
+	return rows{
+		"MeanAs": reduction(gpuarr.MeanAs[R, T]),
+	}
+}
+
+func floatConversionsTo[R gpuarr.Float]() map[string]rows {
+	return map[string]rows{
+		"int8":    floatConvertRows[R, int8](),
+		"int16":   floatConvertRows[R, int16](),
+		"int32":   floatConvertRows[R, int32](),
+		"int64":   floatConvertRows[R, int64](),
+		"uint8":   floatConvertRows[R, uint8](),
+		"uint16":  floatConvertRows[R, uint16](),
+		"uint32":  floatConvertRows[R, uint32](),
+		"uint64":  floatConvertRows[R, uint64](),
+		"float32": floatConvertRows[R, float32](),
+		"float64": floatConvertRows[R, float64](),
+	}
+}
+
+// ------------------------------------------------------------ row helpers
+
+// evalInto computes its second operand into its first, an array, and
+// gives that array.
+func evalInto[T gpuarr.Numeric](c *call) (value, error) {
+	dst, err := arrayOf[T](c.args[0])
+	if err != nil {
+		return nil, err
+	}
+	e, err := operand[T](c.args[1])
+	if err != nil {
+		return nil, err
+	}
+	return arrayVal[T]{dst}, gpuarr.EvalInto(dst, e)
+}
+
+func unary[T gpuarr.Numeric](f func(gpuarr.Operand[T]) gpuarr.Expr[T]) row {
+	return func(c *call) (value, error) {
+		x, err := operand[T](c.args[0])
+		if err != nil {
+			return nil, err
+		}
+		return exprVal[T]{f(x)}, nil
+	}
+}
+
+func binop[T gpuarr.Numeric](f func(x, y gpuarr.Operand[T]) gpuarr.Expr[T]) row {
+	return func(c *call) (value, error) {
+		x, err := operand[T](c.args[0])
+		if err != nil {
+			return nil, err
+		}
+		y, err := operand[T](c.args[1])
+		if err != nil {
+			return nil, err
+		}
+		return exprVal[T]{f(x, y)}, nil
+	}
+}
+
+func ternary[T gpuarr.Numeric](f func(x, y, z gpuarr.Operand[T]) gpuarr.Expr[T]) row {
+	return func(c *call) (value, error) {
+		var ops [3]gpuarr.Operand[T]
+		for i := range ops {
+			x, err := operand[T](c.args[i])
+			if err != nil {
+				return nil, err
+			}
+			ops[i] = x
+		}
+		return exprVal[T]{f(ops[0], ops[1], ops[2])}, nil
+	}
+}
+
+func compare[T gpuarr.Numeric](f func(x, y gpuarr.Operand[T]) gpuarr.Mask) row {
+	return func(c *call) (value, error) {
+		x, err := operand[T](c.args[0])
+		if err != nil {
+			return nil, err
+		}
+		y, err := operand[T](c.args[1])
+		if err != nil {
+			return nil, err
+		}
+		return maskVal{f(x, y)}, nil
+	}
+}
+
+// reduction runs a reduction with the node's axis and keepdims
+// attributes as Axis and KeepDims options.
+func reduction[T, R gpuarr.Numeric](f func(gpuarr.Operand[T], ...gpuarr.Option) (*gpuarr.Array[R], error)) row {
+	return func(c *call) (value, error) {
+		x, err := operand[T](c.args[0])
+		if err != nil {
+			return nil, err
+		}
+		r, err := f(x, c.reduceOptions()...)
+		return keep(c, r, err)
+	}
+}
+
+func view[T gpuarr.Numeric](f func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error)) row {
+	return func(c *call) (value, error) {
+		a, err := arrayOf[T](c.args[0])
+		if err != nil {
+			return nil, err
+		}
+		v, err := f(c, a)
+		return keep(c, v, err)
+	}
+}
+
+func construct[T gpuarr.Numeric](f func(c *call) (*gpuarr.Array[T], error)) row {
+	return func(c *call) (value, error) {
+		a, err := f(c)
+		return keep(c, a, err)
+	}
+}
+
+// keep registers a new array with the case's scope.
+func keep[T gpuarr.Numeric](c *call, a *gpuarr.Array[T], err error) (value, error) {
+	if err != nil {
+		return nil, err
+	}
+	c.sc.keep(a)
+	return arrayVal[T]{a}, nil
+}
+
+func (c *call) reduceOptions() []gpuarr.Option {
+	var opts []gpuarr.Option
+	if c.n.has("axis") {
+		for _, k := range c.n.ints("axis") {
+			opts = append(opts, gpuarr.Axis(k))
+		}
+	}
+	if c.n.bool("keepdims") {
+		opts = append(opts, gpuarr.KeepDims())
+	}
+	return opts
+}
+
+// scalarAttr is a scalar attribute (base64 of one element of T).
+func scalarAttr[T gpuarr.Numeric](n *node, key string) T {
+	b := n.bytes(key)
+	xs := fromBytes[T](b)
+	if len(xs) != 1 || len(b) != len(asBytes(xs)) {
+		panic(attrError{fmt.Sprintf("%s: attribute %q has %d bytes, not one %s", n.Op, key, len(b), typeName[T]())})
+	}
+	return xs[0]
+}
+
+func merge(a, b rows) rows {
+	out := rows{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// ------------------------------------------------------------- evaluation
+
+// lookup finds a node's row; the reason says why there is none (the
+// function or the type is not in gpuarr yet).
+func lookup(n *node) (row, string) {
+	et := types[n.T]
+	if et == nil {
+		return nil, "type " + n.T
+	}
+	if r, ok := et.rows[n.Op]; ok {
+		return r, ""
+	}
+	if len(n.A) > 0 {
+		if r, ok := et.from[n.A[0].R][n.Op]; ok {
+			return r, ""
+		}
+		if n.A[0].R != n.T {
+			return nil, fmt.Sprintf("%s from %s to %s", n.Op, n.A[0].R, n.T)
+		}
+	}
+	return nil, n.Op + " on " + n.T
+}
+
+// missing is why a tree cannot run yet ("" when it can): the first node
+// without a row, or an input of a type gpuarr does not store.
+func missing(n *node) (op, reason string) {
+	if n.Op == "in" {
+		if et := types[n.T]; et == nil || et.upload == nil {
+			return "type " + n.T, "arrays of " + n.T
+		}
+		return "", ""
+	}
+	for _, a := range n.A {
+		if op, reason := missing(a); op != "" {
+			return op, reason
+		}
+	}
+	if r, reason := lookup(n); r == nil {
+		if types[n.T] == nil {
+			return "type " + n.T, reason
+		}
+		if len(n.A) > 0 && types[n.A[0].R] == nil {
+			return "type " + n.A[0].R, reason
+		}
+		return n.Op, "no row in the interpreter table"
+	}
+	return "", ""
+}
+
+type interp struct {
+	sc     *scope
+	inputs []value
+}
+
+func (in *interp) eval(n *node) (v value, err error) {
+	if n.Op == "in" {
+		i := n.int("i")
+		if i < 0 || i >= len(in.inputs) {
+			return nil, fmt.Errorf("input %d of %d", i, len(in.inputs))
+		}
+		return in.inputs[i], nil
+	}
+	args := make([]value, len(n.A))
+	for i, a := range n.A {
+		if args[i], err = in.eval(a); err != nil {
+			return nil, err
+		}
+	}
+	r, reason := lookup(n)
+	if r == nil {
+		return nil, fmt.Errorf("no row: %s", reason)
+	}
+	return r(&call{n: n, args: args, sc: in.sc})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package numpytest_test
+
+const raceEnabled = false
