@@ -63,20 +63,20 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 	if r.IsArg() {
 		partT = vt
 	}
-	parts, err := lifetime.Temp(call, s, partT, groups*bpg)
+	parts, err := lifetime.Temp(call, s, partT, []int{groups * bpg})
 	if err != nil {
 		return err
 	}
 	defer parts.Done()
 	var second, third *lifetime.Handle // Arg positions, a Wide Mean's high words, moments' counts; moments' M2s
 	if l.prog.HasOut2() {
-		if second, err = lifetime.Temp(call, s, l.prog.SecondType(), groups*bpg); err != nil {
+		if second, err = lifetime.Temp(call, s, l.prog.SecondType(), []int{groups * bpg}); err != nil {
 			return err
 		}
 		defer second.Done()
 	}
 	if l.prog.HasOut3() {
-		if third, err = lifetime.Temp(call, s, dtype.Float64, groups*bpg); err != nil {
+		if third, err = lifetime.Temp(call, s, dtype.Float64, []int{groups * bpg}); err != nil {
 			return err
 		}
 		defer third.Done()
