@@ -14,7 +14,9 @@ import (
 // Copy copies src into dst, which must have the same shape; they may live
 // on one device or two. It runs on the default stream of dst's device
 // unless an Option names a stream of dst's or src's device, and is
-// ordered after other streams' use of both arrays.
+// ordered after other streams' use of both arrays. dst and src may be
+// overlapping views of one buffer: dst gets src's values as they were
+// before the copy, like NumPy's copyto (EvalInto's temporary).
 //
 // Between devices, the copy goes direct when peer access can be enabled
 // (asynchronous, like a copy within a device) and through pinned host
@@ -39,6 +41,9 @@ func Copy[T Element](dst, src *Array[T], opts ...Option) error {
 	s, err := streamFor(call, opts, dst.c.Device())
 	if err != nil {
 		return err
+	}
+	if overlapping(&dst.c, &src.c) {
+		return EvalInto(dst, src, On(s))
 	}
 	if !src.c.Contiguous() {
 		if s.Device() == src.c.Device() && s.Device() == dst.c.Device() {
@@ -88,14 +93,21 @@ func Clone[T Element](src *Array[T], opts ...Option) (*Array[T], error) {
 	return dst, nil
 }
 
+// overlapping reports whether contiguous dst and src are views of one
+// buffer at different places whose elements share bytes: a byte copy
+// would read some of src after writing them.
+func overlapping(dst, src *lifetime.Handle) bool {
+	return dst.SharesBuffer(src) && src.Contiguous() && dst.Len() > 0 && dst.Ptr() != src.Ptr() &&
+		dst.Ptr() < src.Ptr().Add(src.Bytes()) && src.Ptr() < dst.Ptr().Add(dst.Bytes())
+}
+
+// copyCores copies src into dst, both contiguous, of one shape, and either
+// the same elements or apart in memory (overlapping says when not), on s.
 func copyCores(call string, dst, src *lifetime.Handle, s *device.Stream) error {
 	dd, sd, on := dst.Device(), src.Device(), s.Device()
 	if on != dd && on != sd {
 		return fmt.Errorf("gpuarr.%s: a stream of %s cannot copy %s to %s: use a stream of either device: %w",
 			call, on, src.Describe(), dst.Describe(), ErrArgument)
-	}
-	if dst.SharesBuffer(src) && dst.Len() > 0 && dst.Ptr() < src.Ptr().Add(src.Bytes()) && src.Ptr() < dst.Ptr().Add(dst.Bytes()) && dst.Ptr() != src.Ptr() {
-		return fmt.Errorf("gpuarr.%s: %s and %s overlap in one buffer: %w", call, dst.Describe(), src.Describe(), ErrArgument)
 	}
 	n := dst.Bytes()
 	o := lifetime.Claim{Call: call}

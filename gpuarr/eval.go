@@ -38,14 +38,17 @@ func Eval[T Element](e Operand[T], opts ...Option) (*Array[T], error) {
 	return out, nil
 }
 
-// EvalInto computes e into dst, whose shape e must broadcast to. dst may
-// be one of e's operands (y = y*2 + x in place: each element is read
-// before it is written); operands that overlap dst otherwise (a shifted
-// view of the same memory) read unspecified values. dst may be a strided
-// view (EvalInto(x.Index(gpuarr.Colon, gpuarr.At(0)), e) is NumPy's
-// x[:, 0] = e), except a broadcast one, whose elements share memory. It
-// runs on the default stream of dst's device unless an Option says
-// otherwise.
+// EvalInto computes e into dst, whose shape e must broadcast to. e may
+// read dst's memory through any view: the result is e's value as computed
+// before dst is written, like NumPy's out=. Reading dst itself (y = y*2 +
+// x) runs in place, each element read before it is written; an operand
+// that reads dst's memory otherwise (its transpose or reverse, a shifted
+// slice, a broadcast row of it) makes e go into a temporary of dst's size
+// from the device's pool first, then into dst: one more pass. dst may be
+// a strided view (EvalInto(x.Index(gpuarr.Colon, gpuarr.At(0)), e) is
+// NumPy's x[:, 0] = e), except a broadcast one, whose elements share
+// memory. It runs on the default stream of dst's device unless an Option
+// says otherwise.
 func EvalInto[T Element](dst *Array[T], e Operand[T], opts ...Option) error {
 	const call = "EvalInto"
 	if err := dst.check(call + ": destination"); err != nil {

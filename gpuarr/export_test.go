@@ -2,6 +2,7 @@ package gpuarr
 
 import (
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/fusion"
 	"github.com/gpuarr/gpuarr/internal/lifetime"
 	"github.com/gpuarr/gpuarr/internal/tracking"
 )
@@ -35,3 +36,7 @@ var (
 // AddrRange is the device memory an array's buffer occupies, for tests
 // that check graph memory never overlaps other work's.
 func AddrRange[T Numeric](a *Array[T]) (lo, hi device.Ptr) { return a.c.Buffer().Span() }
+
+// OverlapTemps counts evaluations computed into a temporary because an
+// operand read the destination's memory unaligned (fusion's).
+var OverlapTemps = fusion.OverlapTemps

@@ -17,11 +17,19 @@ const elementwiseBlock = 256
 // contiguous, or a strided view whose strides map no two elements to one
 // address) and launches it, claiming dst and the inputs like any
 // operation. An expression whose shape has a plan skips the lowering
-// (plan.go). Errors name call.
+// (plan.go). The result is root's values as if computed before dst is
+// written: an array operand reading dst's memory other than element by
+// element in place makes the evaluation go through a temporary
+// (overlap.go). Errors name call.
 func EvalInto(call string, dst *lifetime.Handle, root *Node, s *device.Stream) error {
 	var w planWalk
 	if s.IsCapturing() || !dst.Contiguous() || !w.scan(root, dst) {
 		return evalLowered(call, dst, root, s, nil)
+	}
+	for i := 0; i < w.nleaves; i++ {
+		if clobbers(dst, w.leaves[i]) {
+			return evalApart(call, dst, root, s)
+		}
 	}
 	if p := stateOf(s.Device()).plans.find(w.key()); p != nil {
 		return w.run(call, p, dst, s)
@@ -39,6 +47,11 @@ func evalLowered(call string, dst *lifetime.Handle, root *Node, s *device.Stream
 	defer l.free()
 	if dst.Len() == 0 {
 		return nil
+	}
+	for _, lf := range l.leaves {
+		if lf.c != nil && clobbers(dst, lf.c) {
+			return evalApart(call, dst, root, s)
+		}
 	}
 	l.vectorize(dst, l.prog.ValueType())
 	st := stateOf(s.Device())

@@ -20,8 +20,9 @@ const reduceBlock = 256
 // kernel when there are enough groups to fill the device, else a partial
 // pass that splits each group over several blocks into scratch arrays and
 // a final pass over the partials. count is the divisor of Mean (glen),
-// Var and Std (glen less the degrees of freedom, at least 0). Errors name
-// call.
+// Var and Std (glen less the degrees of freedom, at least 0). An operand
+// that reads out's memory makes the reduction go through a temporary
+// (overlap.go). Errors name call.
 func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle, root *Node, space []int, axes uint64, glen, count int, s *device.Stream) error {
 	groups := out.Len()
 	if groups == 0 {
@@ -32,6 +33,11 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	defer l.free()
+	for _, lf := range l.leaves {
+		if lf.c != nil && meets(out, lf.c) {
+			return reduceApart(call, r, resT, out, root, space, axes, glen, count, s)
+		}
+	}
 	l.prog.Reduce, l.prog.Result = r, resT
 	dev := s.Device()
 	sms := max(dev.Info().Multiprocessors, 4)
@@ -63,20 +69,20 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 	if r.IsArg() {
 		partT = vt
 	}
-	parts, err := lifetime.Temp(call, s, partT, groups*bpg)
+	parts, err := lifetime.Temp(call, s, partT, []int{groups * bpg})
 	if err != nil {
 		return err
 	}
 	defer parts.Done()
 	var second, third *lifetime.Handle // Arg positions, a Wide Mean's high words, moments' counts; moments' M2s
 	if l.prog.HasOut2() {
-		if second, err = lifetime.Temp(call, s, l.prog.SecondType(), groups*bpg); err != nil {
+		if second, err = lifetime.Temp(call, s, l.prog.SecondType(), []int{groups * bpg}); err != nil {
 			return err
 		}
 		defer second.Done()
 	}
 	if l.prog.HasOut3() {
-		if third, err = lifetime.Temp(call, s, dtype.Float64, groups*bpg); err != nil {
+		if third, err = lifetime.Temp(call, s, dtype.Float64, []int{groups * bpg}); err != nil {
 			return err
 		}
 		defer third.Done()
@@ -101,6 +107,21 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 		fin.leaves = append(fin.leaves, leaf{c: third})
 	}
 	return fin.launchReduce(call, s, out, nil, nil, groups, bpg, 1, count)
+}
+
+// reduceApart is Reduce into a temporary of out's shape, then copied into
+// out: for an operand that reads out's memory (overlap.go).
+func reduceApart(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle, root *Node, space []int, axes uint64, glen, count int, s *device.Stream) error {
+	tmp, err := lifetime.Temp(call, s, resT, out.Shape())
+	if err != nil {
+		return err
+	}
+	defer tmp.Done()
+	overlapTemps.Add(1)
+	if err := Reduce(call, r, resT, tmp, root, space, axes, glen, count, s); err != nil {
+		return err
+	}
+	return EvalInto(call, out, Leaf(tmp, resT), s)
 }
 
 // launchReduce launches l's reduction kernel writing out (and out2, out3).

@@ -106,7 +106,7 @@ func (l *lowered) launchScan(call string, s *device.Stream, sc expr.Scan, out *l
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
-	state, err := lifetime.Temp(call, s, dtype.Uint8, expr.ScanStateBytes(n))
+	state, err := lifetime.Temp(call, s, dtype.Uint8, []int{expr.ScanStateBytes(n)})
 	if err != nil {
 		return err
 	}

@@ -291,7 +291,7 @@ func (a *Scatter) deterministic(call string, s *device.Stream, op int) error {
 	for _, spec := range []struct {
 		t dtype.DType
 	}{{dtype.Uint32}, {dtype.Uint32}, {dtype.Int64}} {
-		h, err := lifetime.Temp(call, s, spec.t, a.M)
+		h, err := lifetime.Temp(call, s, spec.t, []int{a.M})
 		if err != nil {
 			return err
 		}

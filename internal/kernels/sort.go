@@ -130,7 +130,7 @@ func (a *Sort) radix(call string, s *device.Stream) error {
 		}
 	}()
 	temp := func(t dtype.DType, count int) (*lifetime.Handle, error) {
-		h, err := lifetime.Temp(call, s, t, count)
+		h, err := lifetime.Temp(call, s, t, []int{count})
 		if err == nil {
 			temps = append(temps, h)
 		}

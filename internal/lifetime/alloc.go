@@ -91,17 +91,19 @@ func (h *Handle) MakeView(call string, of *Handle, off int64, sh, st []int) erro
 	return nil
 }
 
-// Temp allocates an untracked-by-GC scratch array of n elements of t on
-// s, for a multi-pass kernel; the caller drops it with Done (stream-ordered
-// like any free). Its memory is device memory whatever the device's
-// default memory: no CPU code sees it.
-func Temp(call string, s *device.Stream, t dtype.DType, n int) (*Handle, error) {
+// Temp allocates an untracked-by-GC scratch array of t of shape sh
+// (contiguous; sh is copied) on s, for a multi-pass kernel or a result
+// computed apart from memory it reads; the caller drops it with Done
+// (stream-ordered like any free). Its memory is device memory whatever
+// the device's default memory: no CPU code sees it.
+func Temp(call string, s *device.Stream, t dtype.DType, sh []int) (*Handle, error) {
+	n := layout.Len(sh)
 	buf, err := alloc(call, s, uint64(n)*uint64(t.Size()))
 	if err != nil {
 		return nil, err
 	}
 	h := new(Handle)
-	h.start(buf, n, t.Elem(), []int{n})
+	h.start(buf, n, t.Elem(), sh)
 	return h, nil
 }
 

@@ -124,8 +124,7 @@
 //	                          (e may read dst itself: y = y*2 + x)
 //	EvalIntoOverlap           the same, e reading another view of dst (its
 //	                          transpose or reverse): NumPy's out= answer,
-//	                          computed before any element is written (a
-//	                          known failure today: see knownFailures)
+//	                          computed before any element is written
 //
 // # Tolerances
 //

@@ -34,10 +34,6 @@ var knownFailures = map[string]map[string]knownFailure{
 	"host": {
 		"Pow/float64": {why: "the host backend's float64 Pow is Go's math.Pow, whose error grows with |y·ln x| " +
 			"(Pow(1.0000001, 1e6) is 5.6e-12 relative off), past the 1e-14 internal/fusion/expr documents"},
-		"EvalIntoOverlap/*": {why: evalIntoOverlap},
-	},
-	"cuda": {
-		"EvalIntoOverlap/*": {why: evalIntoOverlap, timing: true},
 	},
 }
 
@@ -45,9 +41,6 @@ type knownFailure struct {
 	why    string
 	timing bool // the failures depend on timing: a run may have none
 }
-
-const evalIntoOverlap = "EvalInto(y, e) where e reads another view of y's memory (y's transpose, its reverse) " +
-	"writes elements before others read them: a silent wrong answer where NumPy's out= computes e first"
 
 // sampleEvery: with -short or the race detector, TestNumPy runs the first
 // of every sampleEvery cases of each function (and difference), so every
