@@ -14,8 +14,12 @@ type DType = dtype.DType
 
 // The element types Gemm takes.
 const (
-	Float32 = dtype.Float32
-	Float64 = dtype.Float64
+	Float16    = dtype.Float16
+	BFloat16   = dtype.BFloat16
+	Float32    = dtype.Float32
+	Float64    = dtype.Float64
+	Complex64  = dtype.Complex64
+	Complex128 = dtype.Complex128
 )
 
 // Gemm is one matrix product in BLAS's column-major convention; see
@@ -62,7 +66,7 @@ func (s *Stream) BLASWorkspace() uint64 {
 func checkGemm(g *Gemm) error {
 	const call = "Stream.Gemm"
 	if !driver.GemmType(g.Type) {
-		return invalid(call, "element type %v: want Float32 or Float64", g.Type)
+		return invalid(call, "element type %v: want a float or complex type", g.Type)
 	}
 	if g.M < 0 || g.N < 0 || g.K < 0 || g.M > math.MaxInt32 || g.N > math.MaxInt32 || g.K > math.MaxInt32 {
 		return invalid(call, "sizes M=%d N=%d K=%d out of range [0, 2³¹)", g.M, g.N, g.K)

@@ -25,7 +25,7 @@ import (
 // error; String, Describe and Err never panic; the accessors without an
 // error result (Shape, Rank, Len, Bytes, Strides, Device, Released) panic
 // with a message naming the method and the problem.
-type Array[T Numeric] struct {
+type Array[T Element] struct {
 	// c is the array without its element type (internal/lifetime): the
 	// first and only field, so a pointer to it keeps the Array alive and
 	// internal/arrayhook reaches it from an *Array.
@@ -135,7 +135,7 @@ func (a *Array[T]) Release() error {
 	return a.c.Release()
 }
 
-func sizeOf[T Numeric]() uintptr {
+func sizeOf[T Element]() uintptr {
 	var zero T
 	return unsafe.Sizeof(zero)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/device/dtype/half"
 	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/fusion"
 	"github.com/gpuarr/gpuarr/internal/layout"
@@ -19,7 +20,7 @@ import (
 // unless an Option says otherwise:
 //
 //	x, err := gpuarr.Empty[float32](gpuarr.Shape{1024, 1024}, gpuarr.On(s))
-func Empty[T Numeric](sh Shape, opts ...Option) (*Array[T], error) {
+func Empty[T Element](sh Shape, opts ...Option) (*Array[T], error) {
 	s, err := streamFor("Empty", opts, nil)
 	if err != nil {
 		return nil, err
@@ -27,22 +28,51 @@ func Empty[T Numeric](sh Shape, opts ...Option) (*Array[T], error) {
 	return newArray[T]("Empty", sh, s)
 }
 
-// Zeros allocates an array of shape sh filled with zeros.
-func Zeros[T Numeric](sh Shape, opts ...Option) (*Array[T], error) {
-	return full[T]("Zeros", sh, 0, opts)
+// Zeros allocates an array of shape sh filled with zeros (false for
+// bool).
+func Zeros[T Element](sh Shape, opts ...Option) (*Array[T], error) {
+	var zero T
+	return full("Zeros", sh, zero, opts)
 }
 
-// Ones allocates an array of shape sh filled with ones.
-func Ones[T Numeric](sh Shape, opts ...Option) (*Array[T], error) {
-	return full[T]("Ones", sh, 1, opts)
+// Ones allocates an array of shape sh filled with ones (true for bool).
+func Ones[T Element](sh Shape, opts ...Option) (*Array[T], error) {
+	return full("Ones", sh, oneOf[T](), opts)
+}
+
+// oneOf is 1 as a T: true, 1, 1.0 or 1+0i.
+func oneOf[T Element]() T {
+	var v T
+	p := unsafe.Pointer(&v)
+	switch dtype.Of[T]() {
+	case dtype.Bool:
+		*(*bool)(p) = true
+	case dtype.Int8, dtype.Uint8:
+		*(*uint8)(p) = 1
+	case dtype.Int16, dtype.Uint16:
+		*(*uint16)(p) = 1
+	case dtype.Int32, dtype.Uint32:
+		*(*uint32)(p) = 1
+	case dtype.Int64, dtype.Uint64:
+		*(*uint64)(p) = 1
+	case dtype.Float16:
+		*(*uint16)(p) = half.ToFloat16(1.0).Bits()
+	case dtype.BFloat16:
+		*(*uint16)(p) = half.ToBFloat16(1.0).Bits()
+	case dtype.Float32, dtype.Complex64:
+		*(*float32)(p) = 1
+	case dtype.Float64, dtype.Complex128:
+		*(*float64)(p) = 1
+	}
+	return v
 }
 
 // Full allocates an array of shape sh with every element v.
-func Full[T Numeric](sh Shape, v T, opts ...Option) (*Array[T], error) {
+func Full[T Element](sh Shape, v T, opts ...Option) (*Array[T], error) {
 	return full("Full", sh, v, opts)
 }
 
-func full[T Numeric](call string, sh Shape, v T, opts []Option) (*Array[T], error) {
+func full[T Element](call string, sh Shape, v T, opts []Option) (*Array[T], error) {
 	s, err := streamFor(call, opts, nil)
 	if err != nil {
 		return nil, err
@@ -75,7 +105,7 @@ func full[T Numeric](call string, sh Shape, v T, opts []Option) (*Array[T], erro
 // FromSlice allocates an array of shape sh holding a copy of data, which
 // must have exactly sh's element count (Shape{len(data)} for a vector).
 // data may be reused as soon as FromSlice returns.
-func FromSlice[T Numeric](data []T, sh Shape, opts ...Option) (*Array[T], error) {
+func FromSlice[T Element](data []T, sh Shape, opts ...Option) (*Array[T], error) {
 	const call = "FromSlice"
 	s, err := streamFor(call, opts, nil)
 	if err != nil {
@@ -98,7 +128,7 @@ func FromSlice[T Numeric](data []T, sh Shape, opts ...Option) (*Array[T], error)
 }
 
 // newArray allocates an uninitialized array of shape sh on s.
-func newArray[T Numeric](call string, sh Shape, s *device.Stream) (*Array[T], error) {
+func newArray[T Element](call string, sh Shape, s *device.Stream) (*Array[T], error) {
 	a := new(Array[T])
 	if err := a.c.Make(call, s, sh, dtype.ElemOf[T]()); err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ import (
 // src's device (the Option's stream if it is one, else that device's
 // default stream) and writes dst on one of dst's; it returns once the
 // reads are done, the writes may still be running.
-func Copy[T Numeric](dst, src *Array[T], opts ...Option) error {
+func Copy[T Element](dst, src *Array[T], opts ...Option) error {
 	const call = "Copy"
 	if err := dst.check(call + ": dst"); err != nil {
 		return err
@@ -57,7 +57,7 @@ func Copy[T Numeric](dst, src *Array[T], opts ...Option) error {
 // Clone returns a new array with src's shape and contents, on the device
 // of the Option's stream (src's device when there is none): Clone(a,
 // OnDevice(d)) moves a copy of a to d.
-func Clone[T Numeric](src *Array[T], opts ...Option) (*Array[T], error) {
+func Clone[T Element](src *Array[T], opts ...Option) (*Array[T], error) {
 	const call = "Clone"
 	if err := src.check(call); err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 // Option's stream when one is given), ordered after other streams' writes
 // to the arrays it reads, like any operation. Every array in e must be
 // reachable from that device (its own, or a peer's).
-func Eval[T Numeric](e Operand[T], opts ...Option) (*Array[T], error) {
+func Eval[T Element](e Operand[T], opts ...Option) (*Array[T], error) {
 	const call = "Eval"
 	n := operandNode(e)
 	if n == nil {
@@ -42,7 +42,7 @@ func Eval[T Numeric](e Operand[T], opts ...Option) (*Array[T], error) {
 // be one of e's operands (y = y*2 + x in place: each element is read
 // before it is written); it must be contiguous. It runs on the default
 // stream of dst's device unless an Option says otherwise.
-func EvalInto[T Numeric](dst *Array[T], e Operand[T], opts ...Option) error {
+func EvalInto[T Element](dst *Array[T], e Operand[T], opts ...Option) error {
 	const call = "EvalInto"
 	if err := dst.check(call + ": destination"); err != nil {
 		return err

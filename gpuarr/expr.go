@@ -18,11 +18,11 @@ import (
 // (within one kernel, a shared subtree is computed once per element).
 // Errors found while building (mismatched shapes, released arrays) are
 // kept in the expression and returned by the call that materializes it.
-type Expr[T Numeric] struct{ n *fusion.Node }
+type Expr[T Element] struct{ n *fusion.Node }
 
 // Operand is anything an expression can take as an input of element type
 // T: an *Array[T] or an Expr[T]. Scalars become operands with Scalar.
-type Operand[T Numeric] interface {
+type Operand[T Element] interface {
 	operand() Expr[T]
 }
 
@@ -56,6 +56,10 @@ func (e Expr[T]) Err() error {
 }
 
 // Mask is a lazy boolean expression: the result of a comparison, the
-// condition of Where. It cannot be stored; turn it into numbers with
-// FromMask.
+// condition of Where. It is an Operand[bool]: Eval stores it as an
+// Array[bool] (one byte an element, 0 or 1), and a bool array or
+// Expr[bool] serves wherever a mask does. FromMask and Cast turn it into
+// numbers.
 type Mask struct{ n *fusion.Node }
+
+func (m Mask) operand() Expr[bool] { return Expr[bool]{m.n} }

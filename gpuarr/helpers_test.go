@@ -25,7 +25,7 @@ var (
 // must returns v or panics with err (testutil.Must).
 func must[T any](v T, err error) T { return testutil.Must(v, err) }
 
-func values[T gpuarr.Numeric](t testing.TB, a *gpuarr.Array[T]) []T {
+func values[T gpuarr.Element](t testing.TB, a *gpuarr.Array[T]) []T {
 	t.Helper()
 	v, err := a.ToSlice()
 	require.NoError(t, err)

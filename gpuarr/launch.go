@@ -37,7 +37,7 @@ func (a *inOutArg) launchArg() (*lifetime.Handle, tracking.Mode) {
 func (nilArg) launchArg() (*lifetime.Handle, tracking.Mode) { return nil, 0 }
 
 // In passes a to a kernel that only reads it.
-func In[T Numeric](a *Array[T]) Arg {
+func In[T Element](a *Array[T]) Arg {
 	if a == nil {
 		return nilArg{}
 	}
@@ -45,7 +45,7 @@ func In[T Numeric](a *Array[T]) Arg {
 }
 
 // Out passes a to a kernel that writes it (and does not read it).
-func Out[T Numeric](a *Array[T]) Arg {
+func Out[T Element](a *Array[T]) Arg {
 	if a == nil {
 		return nilArg{}
 	}
@@ -53,7 +53,7 @@ func Out[T Numeric](a *Array[T]) Arg {
 }
 
 // InOut passes a to a kernel that reads and writes it.
-func InOut[T Numeric](a *Array[T]) Arg {
+func InOut[T Element](a *Array[T]) Arg {
 	if a == nil {
 		return nilArg{}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/lifetime"
 	"github.com/gpuarr/gpuarr/internal/tracking"
@@ -17,7 +18,7 @@ func (tf32Option) String() string { return "gpuarr.TF32()" }
 
 // TF32 lets Matmul of float32 arrays use TF32 tensor cores: several times
 // faster on Ampere and later GPUs, with products rounded to about 10 bits
-// of mantissa (sums stay float32). float64 products ignore it. Without it
+// of mantissa (sums stay float32). Other types ignore it. Without it
 // Matmul computes in full float32 precision.
 func TF32() Option { return tf32Option{} }
 
@@ -32,16 +33,19 @@ func wantTF32(opts []Option) bool {
 
 // Matmul returns the matrix product a·b of an [m k] and a [k n] array, a
 // new [m n] array on the stream's device. It runs on cuBLAS on a GPU (one
-// SGEMM or DGEMM, queued without synchronizing) and on gonum's BLAS on the
-// host device; without cuBLAS it fails with an error matching
-// device.ErrNotSupported that names the library.
+// GEMM queued without synchronizing: SGEMM, DGEMM, CGEMM, ZGEMM, or for
+// Float16 and BFloat16 GemmEx accumulating in float32 on tensor cores,
+// each result rounded once) and on gonum's BLAS on the host device (the
+// 16-bit floats widened to float32, multiplied in float32 and rounded);
+// without cuBLAS it fails with an error matching device.ErrNotSupported
+// that names the library.
 //
 // Without a stream option it runs on the default stream of a's device.
 // Operands may be row-major arrays, views with a row pitch, or transposed
 // views; other strided views must be cloned first. Other ranks are
 // refused (ErrShape): reshape a vector to [1 n] or [n 1]; a stack of
 // matrices (3-D and more) is not multiplied as a batch.
-func Matmul[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
+func Matmul[T Inexact](a, b *Array[T], opts ...Option) (*Array[T], error) {
 	const call = "Matmul"
 	if err := matmulOperands(call, a, b); err != nil {
 		return nil, err
@@ -71,7 +75,7 @@ func Matmul[T Float](a, b *Array[T], opts ...Option) (*Array[T], error) {
 // MatmulInto computes a·b into c, which must be [m n] for an [m k] a and a
 // [k n] b and must not share memory with them. It runs on the default
 // stream of c's device unless an option says otherwise; see Matmul.
-func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
+func MatmulInto[T Inexact](c, a, b *Array[T], opts ...Option) error {
 	const call = "MatmulInto"
 	if err := c.check(call + ": result"); err != nil {
 		return err
@@ -100,7 +104,7 @@ func MatmulInto[T Float](c, a, b *Array[T], opts ...Option) error {
 }
 
 // matmulOperands refuses nil, released and non-2-D operands.
-func matmulOperands[T Float](call string, a, b *Array[T]) error {
+func matmulOperands[T Inexact](call string, a, b *Array[T]) error {
 	for _, x := range []struct {
 		name string
 		arr  *Array[T]
@@ -123,7 +127,7 @@ func matmulOperands[T Float](call string, a, b *Array[T]) error {
 
 // matmulShape checks that a's columns meet b's rows and returns the
 // result's [m n].
-func matmulShape[T Float](call string, a, b *Array[T]) (m, n int, err error) {
+func matmulShape[T Inexact](call string, a, b *Array[T]) (m, n int, err error) {
 	if a.c.Shape()[1] != b.c.Shape()[0] {
 		return 0, 0, arg.Shapef(call, "a is %s and b is %s: a's %d columns do not match b's %d rows",
 			a.c.Describe(), b.c.Describe(), a.c.Shape()[1], b.c.Shape()[0])
@@ -165,7 +169,7 @@ func layoutOf(c *lifetime.Handle) (l matLayout, ok bool) {
 
 // matmul issues c = a·b on s, ordered by the arrays' tracking like a
 // kernel launch.
-func matmul[T Float](call string, c, a, b *Array[T], s *device.Stream, tf32 bool) error {
+func matmul[T Inexact](call string, c, a, b *Array[T], s *device.Stream, tf32 bool) error {
 	var ls [3]matLayout
 	for i, x := range []*lifetime.Handle{&a.c, &b.c, &c.c} {
 		l, ok := layoutOf(x)
@@ -178,10 +182,7 @@ func matmul[T Float](call string, c, a, b *Array[T], s *device.Stream, tf32 bool
 	la, lb, lc := ls[0], ls[1], ls[2]
 	m, k, n := a.c.Shape()[0], a.c.Shape()[1], b.c.Shape()[1]
 
-	g := device.Gemm{Type: device.Float64, Alpha: 1, Beta: 0, TF32: tf32, LDC: lc.ld}
-	if sizeOf[T]() == 4 {
-		g.Type = device.Float32
-	}
+	g := device.Gemm{Type: dtype.Of[T](), Alpha: 1, Beta: 0, TF32: tf32, LDC: lc.ld}
 	// BLAS is column-major. A row-major C is the column-major Cᵀ = Bᵀ·Aᵀ
 	// over the same memory; a transposed-view C is column-major C = A·B.
 	// Each operand is transposed for BLAS unless its memory already is

@@ -20,7 +20,8 @@ import (
 //
 // Float sums, products and means accumulate in float64 in a tree order,
 // so float32 results are as accurate as a float64 reference rounded to
-// float32. Integer sums and products accumulate in 64 bits, and means
+// float32; Float16 and BFloat16 values too (their results rounded once
+// to the half), complex ones in complex128. Integer sums and products accumulate in 64 bits, and means
 // exactly (in 128 bits); Sum and Prod refuse integer types narrower than
 // 64 bits, whose results could overflow them: SumAs and ProdAs name the
 // result type, as NumPy's dtype= does. Min and Max are NaN when any
@@ -63,7 +64,7 @@ func KeepDims() Option { return keepDimsOption{} }
 // ErrArgument that names the alternatives, SumAs[int64] or SumAs[uint64]
 // (NumPy's default result type), or SumAs[T] to wrap in T on purpose.
 // The sum of no elements is 0.
-func Sum[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
+func Sum[T Number](x Operand[T], opts ...Option) (*Array[T], error) {
 	return reduceTo[T]("Sum", expr.Sum, operandNode(x), opts, true)
 }
 
@@ -74,7 +75,7 @@ func Sum[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
 // rounding it to float32,
 // and SumAs[R] of a narrow integer type R wraps modulo R's range, since
 // the call asks for R. Only R needs naming: gpuarr.SumAs[int64](x).
-func SumAs[R, T Numeric](x Operand[T], opts ...Option) (*Array[R], error) {
+func SumAs[R Number, T Element](x Operand[T], opts ...Option) (*Array[R], error) {
 	return reduceTo[R]("SumAs", expr.Sum, Cast[R](x).n, opts, false)
 }
 
@@ -82,23 +83,25 @@ func SumAs[R, T Numeric](x Operand[T], opts ...Option) (*Array[R], error) {
 // int64 and uint64 wrapping modulo 2⁶⁴ (as Go's * and NumPy's prod do),
 // narrower integer types refused with an error matching ErrArgument (use
 // ProdAs). The product of no elements is 1.
-func Prod[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
+func Prod[T Number](x Operand[T], opts ...Option) (*Array[T], error) {
 	return reduceTo[T]("Prod", expr.Prod, operandNode(x), opts, true)
 }
 
 // ProdAs multiplies the elements converted to R, like NumPy's prod(x,
 // dtype=R): see SumAs.
-func ProdAs[R, T Numeric](x Operand[T], opts ...Option) (*Array[R], error) {
+func ProdAs[R Number, T Element](x Operand[T], opts ...Option) (*Array[R], error) {
 	return reduceTo[R]("ProdAs", expr.Prod, Cast[R](x).n, opts, false)
 }
 
-// Min is the least element (NaN if any is NaN).
-func Min[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
+// Min is the least element (NaN if any is NaN); of bools, whether all
+// are true.
+func Min[T Ordered](x Operand[T], opts ...Option) (*Array[T], error) {
 	return reduceTo[T]("Min", expr.Min, operandNode(x), opts, false)
 }
 
-// Max is the greatest element (NaN if any is NaN).
-func Max[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
+// Max is the greatest element (NaN if any is NaN); of bools, whether any
+// is true.
+func Max[T Ordered](x Operand[T], opts ...Option) (*Array[T], error) {
 	return reduceTo[T]("Max", expr.Max, operandNode(x), opts, false)
 }
 
@@ -108,7 +111,7 @@ func Max[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
 // division truncates; the result is always within T's range. NumPy
 // returns a float64 mean for integers: MeanAs[float64] does. The mean of
 // no elements is an error.
-func Mean[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
+func Mean[T Number](x Operand[T], opts ...Option) (*Array[T], error) {
 	return reduceTo[T]("Mean", expr.Mean, operandNode(x), opts, false)
 }
 
@@ -117,20 +120,20 @@ func Mean[T Numeric](x Operand[T], opts ...Option) (*Array[T], error) {
 // (within an ulp; the sum is kept exactly in 128 bits), and of floats the
 // float64 sum divided by the count, rounded to R. Only R needs naming:
 // gpuarr.MeanAs[float64](x).
-func MeanAs[R Float, T Numeric](x Operand[T], opts ...Option) (*Array[R], error) {
+func MeanAs[R Floating, T Ordered](x Operand[T], opts ...Option) (*Array[R], error) {
 	return reduceTo[R]("MeanAs", expr.Mean, operandNode(x), opts, false)
 }
 
 // ArgMin is the position of the first least element: its flat position
 // (row-major) over all elements, or its index along the one Axis given;
 // a NaN counts as the least.
-func ArgMin[T Numeric](x Operand[T], opts ...Option) (*Array[int64], error) {
+func ArgMin[T Ordered](x Operand[T], opts ...Option) (*Array[int64], error) {
 	return reduceTo[int64]("ArgMin", expr.ArgMin, operandNode(x), opts, false)
 }
 
 // ArgMax is the position of the first greatest element (see ArgMin); a
 // NaN counts as the greatest.
-func ArgMax[T Numeric](x Operand[T], opts ...Option) (*Array[int64], error) {
+func ArgMax[T Ordered](x Operand[T], opts ...Option) (*Array[int64], error) {
 	return reduceTo[int64]("ArgMax", expr.ArgMax, operandNode(x), opts, false)
 }
 
@@ -151,7 +154,7 @@ func (a *Array[T]) Item() (T, error) {
 // reduceTo reduces n with r into a new array of R on the stream the
 // options name. refuseNarrow refuses integer values narrower than 64 bits
 // (Sum and Prod, whose result type is theirs).
-func reduceTo[R Numeric](call string, r expr.ReduceOp, n *fusion.Node, opts []Option, refuseNarrow bool) (*Array[R], error) {
+func reduceTo[R Element](call string, r expr.ReduceOp, n *fusion.Node, opts []Option, refuseNarrow bool) (*Array[R], error) {
 	if n == nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, fusion.ErrNilExpr)
 	}

@@ -24,6 +24,12 @@ static struct {
 	                        const double *, int, const double *, double *, int);
 	// Optional: a library without them still multiplies.
 	cublasStatus_t (*set_workspace)(cublasHandle_t, void *, size_t);
+	cublasStatus_t (*gemm_ex)(cublasHandle_t, int, int, int, int, int, const void *, const void *, int, int,
+	                          const void *, int, int, const void *, void *, int, int, int, int);
+	cublasStatus_t (*cgemm)(cublasHandle_t, int, int, int, int, int, const void *, const void *, int,
+	                        const void *, int, const void *, void *, int);
+	cublasStatus_t (*zgemm)(cublasHandle_t, int, int, int, int, int, const void *, const void *, int,
+	                        const void *, int, const void *, void *, int);
 	cublasStatus_t (*sgetrf_batched)(cublasHandle_t, int, float *const[], int, int *, int *, int);
 	cublasStatus_t (*dgetrf_batched)(cublasHandle_t, int, double *const[], int, int *, int *, int);
 	cublasStatus_t (*sgetrs_batched)(cublasHandle_t, int, int, int, const float *const[], int, const int *,
@@ -69,6 +75,9 @@ int gp_blas_open(const char *dep, const char *path, char *err, int errlen) {
 	gb.sgemm = fn[4];
 	gb.dgemm = fn[5];
 	gb.set_workspace = dlsym(h, "cublasSetWorkspace_v2");
+	gb.gemm_ex = dlsym(h, "cublasGemmEx");
+	gb.cgemm = dlsym(h, "cublasCgemm_v2");
+	gb.zgemm = dlsym(h, "cublasZgemm_v2");
 	gb.sgetrf_batched = dlsym(h, "cublasSgetrfBatched");
 	gb.dgetrf_batched = dlsym(h, "cublasDgetrfBatched");
 	gb.sgetrs_batched = dlsym(h, "cublasSgetrsBatched");
@@ -196,4 +205,68 @@ gp_bret gp_blas_gemm(gp_h ctx, gp_h h, int dbl, int math, int ta, int tb, int m,
 	out.status = gb.sgemm(hd, ta, tb, m, n, k, &fa, (const float *)a, lda, (const float *)b, ldb, &fb,
 	                      (float *)c, ldc);
 	return out;
+}
+
+// cuBLAS's values for the products gp_blas_gemm_ex computes (library_types.h,
+// cublas_api.h): cudaDataType_t CUDA_R_16F 2, CUDA_R_16BF 14;
+// CUBLAS_COMPUTE_32F 68; CUBLAS_GEMM_DEFAULT -1.
+enum { GP_CUDA_R_16F = 2, GP_CUDA_R_16BF = 14, GP_COMPUTE_32F = 68, GP_GEMM_DEFAULT = -1 };
+
+// cuComplex and cuDoubleComplex (float2 and double2: real part first).
+typedef struct __attribute__((aligned(8))) {
+	float x, y;
+} gp_cfloat;
+typedef struct __attribute__((aligned(16))) {
+	double x, y;
+} gp_cdouble;
+
+// One GEMM of the types gp_blas_gemm does not take, with the handle's
+// math mode set to the default first (no TF32 for complex64): kind
+// GP_GEMM_F16 or GP_GEMM_BF16, cublasGemmEx with float32 accumulation
+// (CUBLAS_COMPUTE_32F, float alpha and beta; tensor cores where the GPU
+// has them); GP_GEMM_C64 or GP_GEMM_C128, cublasCgemm_v2 or cublasZgemm_v2
+// with real alpha and beta. Alpha and beta live on this stack (host
+// pointer mode).
+gp_bret gp_blas_gemm_ex(gp_h ctx, gp_h h, int kind, int ta, int tb, int m, int n, int k, double alpha,
+                        CUdeviceptr a, int lda, CUdeviceptr b, int ldb, double beta, CUdeviceptr c, int ldc) {
+	gp_bret out = {0};
+	BCTX(out, ctx);
+	cublasHandle_t hd = (cublasHandle_t)h;
+	out.which = GP_BLAS_SET_MATH;
+	if ((out.status = gb.set_math(hd, 0))) return out;
+	switch (kind) {
+	case GP_GEMM_F16:
+	case GP_GEMM_BF16: {
+		out.which = GP_BLAS_GEMM_EX;
+		if (!gb.gemm_ex) {
+			out.status = GP_BLAS_MISSING;
+			return out;
+		}
+		int t = kind == GP_GEMM_F16 ? GP_CUDA_R_16F : GP_CUDA_R_16BF;
+		float fa = (float)alpha, fb = (float)beta;
+		out.status = gb.gemm_ex(hd, ta, tb, m, n, k, &fa, (const void *)a, t, lda, (const void *)b, t, ldb, &fb,
+		                        (void *)c, t, ldc, GP_COMPUTE_32F, GP_GEMM_DEFAULT);
+		return out;
+	}
+	case GP_GEMM_C64: {
+		out.which = GP_BLAS_CGEMM;
+		if (!gb.cgemm) {
+			out.status = GP_BLAS_MISSING;
+			return out;
+		}
+		gp_cfloat ca = {(float)alpha, 0}, cb = {(float)beta, 0};
+		out.status = gb.cgemm(hd, ta, tb, m, n, k, &ca, (const void *)a, lda, (const void *)b, ldb, &cb, (void *)c, ldc);
+		return out;
+	}
+	default: {
+		out.which = GP_BLAS_ZGEMM;
+		if (!gb.zgemm) {
+			out.status = GP_BLAS_MISSING;
+			return out;
+		}
+		gp_cdouble za = {alpha, 0}, zb = {beta, 0};
+		out.status = gb.zgemm(hd, ta, tb, m, n, k, &za, (const void *)a, lda, (const void *)b, ldb, &zb, (void *)c, ldc);
+		return out;
+	}
+	}
 }

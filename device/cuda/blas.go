@@ -63,7 +63,7 @@ var blasStatusNames = map[int]string{
 
 var blasCallNames = [...]string{"cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2",
 	"cublasSetMathMode", "cublasSgemm_v2", "cublasDgemm_v2", "cublasSetWorkspace_v2", "cublas<t>getrfBatched",
-	"cublas<t>getrsBatched"}
+	"cublas<t>getrsBatched", "cublasGemmEx", "cublasCgemm_v2", "cublasZgemm_v2"}
 
 // blasError turns a failed cuBLAS call into a *driver.Error: a context
 // switch failure as the shim reports it, else the cuBLAS status mapped to
@@ -204,10 +204,17 @@ func (s *stream) BLASWorkspace() uint64 {
 	return 4 << 20
 }
 
-// Gemm queues cublasSgemm_v2 or cublasDgemm_v2 on the stream: one cgo
-// call (two when the workspace changes), no synchronization. The stream's
-// handle is held (blasMu) for the call, so two goroutines never use it at
-// once.
+// gemmKinds are gp_blas_gemm_ex's products (extlib.h: GP_GEMM_*).
+var gemmKinds = map[dtype.DType]C.int{
+	dtype.Float16: C.GP_GEMM_F16, dtype.BFloat16: C.GP_GEMM_BF16,
+	dtype.Complex64: C.GP_GEMM_C64, dtype.Complex128: C.GP_GEMM_C128,
+}
+
+// Gemm queues cublasSgemm_v2 or cublasDgemm_v2 on the stream (for the
+// 16-bit floats cublasGemmEx accumulating in float32, for the complex
+// types cublasCgemm_v2 or cublasZgemm_v2): one cgo call (two when the
+// workspace changes), no synchronization. The stream's handle is held
+// (blasMu) for the call, so two goroutines never use it at once.
 func (s *stream) Gemm(g driver.Gemm) error {
 	if !driver.GemmType(g.Type) {
 		return driver.Errorf(blasGemmCallID, driver.InvalidValue, "element type %v", g.Type)
@@ -221,16 +228,24 @@ func (s *stream) Gemm(g driver.Gemm) error {
 	if err := s.setBlasWorkspace(h, g.Work, g.WorkBytes); err != nil {
 		return err
 	}
-	dbl, math := C.int(0), C.int(blasMathPlain)
-	if g.Type == dtype.Float64 {
-		dbl = 1
-	} else if g.TF32 {
-		math = blasMathTF32
+	var r C.gp_bret
+	if kind, ok := gemmKinds[g.Type]; ok {
+		r = C.gp_blas_gemm_ex(s.dev.ctx, h, kind, blasOp(g.TransA), blasOp(g.TransB),
+			C.int(g.M), C.int(g.N), C.int(g.K), C.double(g.Alpha),
+			C.CUdeviceptr(g.A), C.int(g.LDA), C.CUdeviceptr(g.B), C.int(g.LDB), C.double(g.Beta),
+			C.CUdeviceptr(g.C), C.int(g.LDC))
+	} else {
+		dbl, math := C.int(0), C.int(blasMathPlain)
+		if g.Type == dtype.Float64 {
+			dbl = 1
+		} else if g.TF32 {
+			math = blasMathTF32
+		}
+		r = C.gp_blas_gemm(s.dev.ctx, h, dbl, math, blasOp(g.TransA), blasOp(g.TransB),
+			C.int(g.M), C.int(g.N), C.int(g.K), C.double(g.Alpha),
+			C.CUdeviceptr(g.A), C.int(g.LDA), C.CUdeviceptr(g.B), C.int(g.LDB), C.double(g.Beta),
+			C.CUdeviceptr(g.C), C.int(g.LDC))
 	}
-	r := C.gp_blas_gemm(s.dev.ctx, h, dbl, math, blasOp(g.TransA), blasOp(g.TransB),
-		C.int(g.M), C.int(g.N), C.int(g.K), C.double(g.Alpha),
-		C.CUdeviceptr(g.A), C.int(g.LDA), C.CUdeviceptr(g.B), C.int(g.LDB), C.double(g.Beta),
-		C.CUdeviceptr(g.C), C.int(g.LDC))
 	if r.cu != 0 || r.status != 0 {
 		return s.dev.blasError(r, "%v gemm M=%d N=%d K=%d transA=%v transB=%v on %s", g.Type, g.M, g.N, g.K, g.TransA, g.TransB, s.dev)
 	}

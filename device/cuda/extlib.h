@@ -33,8 +33,14 @@ enum {
 	GP_BLAS_DGEMM,
 	GP_BLAS_SET_WORKSPACE,
 	GP_BLAS_GETRF_BATCHED,
-	GP_BLAS_GETRS_BATCHED
+	GP_BLAS_GETRS_BATCHED,
+	GP_BLAS_GEMM_EX,
+	GP_BLAS_CGEMM,
+	GP_BLAS_ZGEMM
 };
+
+// The products gp_blas_gemm_ex computes.
+enum { GP_GEMM_F16, GP_GEMM_BF16, GP_GEMM_C64, GP_GEMM_C128 };
 
 int gp_blas_open(const char *dep, const char *path, char *err, int errlen);
 gp_bret gp_blas_create(gp_h ctx, gp_h s);
@@ -43,6 +49,8 @@ gp_bret gp_blas_destroy(gp_h ctx, gp_h h);
 gp_bret gp_blas_gemm(gp_h ctx, gp_h h, int dbl, int math, int ta, int tb, int m, int n, int k,
                      double alpha, CUdeviceptr a, int lda, CUdeviceptr b, int ldb, double beta,
                      CUdeviceptr c, int ldc);
+gp_bret gp_blas_gemm_ex(gp_h ctx, gp_h h, int kind, int ta, int tb, int m, int n, int k, double alpha,
+                        CUdeviceptr a, int lda, CUdeviceptr b, int ldb, double beta, CUdeviceptr c, int ldc);
 gp_bret gp_blas_set_workspace(gp_h ctx, gp_h h, CUdeviceptr ws, size_t size);
 gp_bret gp_blas_getrf_batched(gp_h ctx, gp_h h, int dbl, int n, CUdeviceptr a, int lda, CUdeviceptr ipiv,
                               CUdeviceptr info, int batch);

@@ -2,9 +2,9 @@ package driver
 
 import "github.com/gpuarr/gpuarr/device/dtype"
 
-// GemmType reports whether Gemm takes elements of type t: dtype.Float32
-// and dtype.Float64.
-func GemmType(t dtype.DType) bool { return t == dtype.Float32 || t == dtype.Float64 }
+// GemmType reports whether Gemm takes elements of type t: the float types
+// (Float16, BFloat16, Float32, Float64) and the complex ones.
+func GemmType(t dtype.DType) bool { return t.IsFloat() || t.IsComplex() }
 
 // Gemm is one general matrix product in BLAS's column-major convention:
 //
@@ -14,9 +14,13 @@ func GemmType(t dtype.DType) bool { return t == dtype.Float32 || t == dtype.Floa
 // TransX is set. Each matrix is stored column by column, LD elements apart
 // (A: M×K, or K×M when TransA, with LDA ≥ its row count; likewise B; C
 // with LDC ≥ M). TF32 lets float32 products use TF32 tensor cores (about
-// 10 bits of mantissa in the multiplications).
+// 10 bits of mantissa in the multiplications); other types ignore it.
+// Float16 and BFloat16 products accumulate in float32 (cuBLAS's
+// CUBLAS_COMPUTE_32F; on the host, float32 BLAS on the widened values)
+// and round each element of C once to the type; Alpha and Beta are then
+// float32. Complex products take Alpha and Beta as real numbers.
 type Gemm struct {
-	Type           dtype.DType // Float32 or Float64 (GemmType)
+	Type           dtype.DType // GemmType
 	TransA, TransB bool
 	M, N, K        int
 	Alpha, Beta    float64

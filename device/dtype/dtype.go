@@ -5,14 +5,18 @@
 // to the arrays (gpuarr) and the fusion compiler (internal/fusion).
 //
 // The zero DType is Invalid: a field of type DType that was never set
-// says so. Each layer states which DTypes it takes (BLAS: Float32 and
-// Float64; collectives: the eight integer and float types of Number
-// except Int16 and Uint16; the fusion compiler: Bool inside kernels and
-// every Number type in arrays); Float16, BFloat16, Complex64 and
-// Complex128 have names here before any layer takes them.
+// says so. Each layer states which DTypes it takes (BLAS: the float and
+// complex types; collectives: NCCL's types, driver.CollType; the fusion
+// compiler: all of them, package expr's Computes). Element is every Go
+// type an array holds: the Go types of each DType, and the types defined
+// on them; Go has no 16-bit floats, so Float16 and BFloat16 are package
+// half's types, which store the bits (Bool is Go's bool, one byte, 0 or
+// 1; the complex types are Go's, the real part first, as C99 and NumPy
+// lay them out).
 //
 //	dtype.Of[float32]()       // Float32
 //	dtype.Of[Celsius]()       // Float32, for type Celsius float32
+//	dtype.Of[half.Float16]()  // Float16
 //	dtype.ElemOf[Celsius]()   // {Float32, "main.Celsius"}: what messages name
 package dtype
 
@@ -20,6 +24,8 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+
+	"github.com/gpuarr/gpuarr/device/dtype/half"
 )
 
 // DType is an element type.
@@ -95,16 +101,24 @@ func (t DType) IsFloat() bool { return t >= Float16 && t <= Float64 }
 // IsComplex reports whether t is a complex type.
 func (t DType) IsComplex() bool { return t == Complex64 || t == Complex128 }
 
-// Number is every Go type an array holds today: the fixed-size integer
-// and floating-point types and the types defined on them.
+// Number is Go's fixed-size integer and floating-point types and the
+// types defined on them: the element types Go's arithmetic, comparisons
+// and conversions apply to (in generic code too).
 type Number interface {
 	~int8 | ~int16 | ~int32 | ~int64 |
 		~uint8 | ~uint16 | ~uint32 | ~uint64 |
 		~float32 | ~float64
 }
 
+// Element is every Go type an array holds: Number, bool, the complex
+// types (and the types defined on all of these), and package half's
+// Float16 and BFloat16.
+type Element interface {
+	Number | ~bool | ~complex64 | ~complex128 | half.Float16 | half.BFloat16
+}
+
 // Of is the DType of T: of its underlying type for a defined type.
-func Of[T Number]() DType { return ElemOf[T]().DType }
+func Of[T Element]() DType { return ElemOf[T]().DType }
 
 // Elem is an element type as an array carries it: its DType and the name
 // messages give it, the defined type's own for a defined type
@@ -138,13 +152,14 @@ var kinds = map[reflect.Kind]DType{
 	reflect.Int8: Int8, reflect.Int16: Int16, reflect.Int32: Int32, reflect.Int64: Int64,
 	reflect.Uint8: Uint8, reflect.Uint16: Uint16, reflect.Uint32: Uint32, reflect.Uint64: Uint64,
 	reflect.Float32: Float32, reflect.Float64: Float64,
+	reflect.Bool: Bool, reflect.Complex64: Complex64, reflect.Complex128: Complex128,
 }
 
 // defined holds the Elems of defined element types, made on first use.
 var defined sync.Map // reflect.Type → *Elem
 
 // ElemOf is T's Elem.
-func ElemOf[T Number]() *Elem {
+func ElemOf[T Element]() *Elem {
 	var zero T
 	// The predeclared types by a type switch (no reflection, no lock):
 	// every constructor asks, the common types first.
@@ -169,6 +184,16 @@ func ElemOf[T Number]() *Elem {
 		return &predeclared[Uint32]
 	case uint64:
 		return &predeclared[Uint64]
+	case bool:
+		return &predeclared[Bool]
+	case half.Float16:
+		return &predeclared[Float16]
+	case half.BFloat16:
+		return &predeclared[BFloat16]
+	case complex64:
+		return &predeclared[Complex64]
+	case complex128:
+		return &predeclared[Complex128]
 	}
 	rt := reflect.TypeFor[T]()
 	if v, ok := defined.Load(rt); ok {

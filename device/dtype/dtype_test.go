@@ -2,10 +2,12 @@ package dtype_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/device/dtype/half"
 )
 
 type celsius float32
@@ -61,4 +63,33 @@ func TestOfAndElemOf(t *testing.T) {
 	assert.Equal(t, dtype.Elem{DType: dtype.Float32, Name: "dtype_test.celsius"}, *e)
 	assert.Same(t, e, dtype.ElemOf[celsius](), "one Elem per defined type")
 	assert.Equal(t, 4, e.Size())
+}
+
+type flag bool
+
+type phasor complex64
+
+func TestOfTheOtherElements(t *testing.T) {
+	for _, c := range []struct {
+		got, want dtype.DType
+	}{
+		{dtype.Of[bool](), dtype.Bool},
+		{dtype.Of[flag](), dtype.Bool},
+		{dtype.Of[half.Float16](), dtype.Float16},
+		{dtype.Of[half.BFloat16](), dtype.BFloat16},
+		{dtype.Of[complex64](), dtype.Complex64},
+		{dtype.Of[complex128](), dtype.Complex128},
+		{dtype.Of[phasor](), dtype.Complex64},
+	} {
+		assert.Equal(t, c.want, c.got)
+	}
+	assert.Same(t, dtype.Float16.Elem(), dtype.ElemOf[half.Float16]())
+	assert.Same(t, dtype.Bool.Elem(), dtype.ElemOf[bool]())
+	assert.Equal(t, dtype.Elem{DType: dtype.Complex64, Name: "dtype_test.phasor"}, *dtype.ElemOf[phasor]())
+	assert.Equal(t, dtype.Elem{DType: dtype.Bool, Name: "dtype_test.flag"}, *dtype.ElemOf[flag]())
+	// Each Go type's size is its DType's: arrays of it are stored as is.
+	assert.Equal(t, int(unsafe.Sizeof(half.Float16{})), dtype.Float16.Size())
+	assert.Equal(t, int(unsafe.Sizeof(half.BFloat16{})), dtype.BFloat16.Size())
+	assert.Equal(t, int(unsafe.Sizeof(false)), dtype.Bool.Size())
+	assert.Equal(t, int(unsafe.Sizeof(complex128(0))), dtype.Complex128.Size())
 }

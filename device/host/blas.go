@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device/driver"
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/device/dtype/half"
 )
 
 // Matrix products run gonum's BLAS on the stream's goroutine, in stream
@@ -120,8 +121,48 @@ func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err e
 		gonumBLAS.Dgemm(tB, tA, g.N, g.M, g.K, g.Alpha,
 			floats[float64](mem[1]), g.LDB, floats[float64](mem[0]), g.LDA,
 			g.Beta, floats[float64](mem[2]), g.LDC)
+	case dtype.Complex64:
+		gonumBLAS.Cgemm(tB, tA, g.N, g.M, g.K, complex(float32(g.Alpha), 0),
+			floats[complex64](mem[1]), g.LDB, floats[complex64](mem[0]), g.LDA,
+			complex(float32(g.Beta), 0), floats[complex64](mem[2]), g.LDC)
+	case dtype.Complex128:
+		gonumBLAS.Zgemm(tB, tA, g.N, g.M, g.K, complex(g.Alpha, 0),
+			floats[complex128](mem[1]), g.LDB, floats[complex128](mem[0]), g.LDA,
+			complex(g.Beta, 0), floats[complex128](mem[2]), g.LDC)
+	case dtype.Float16, dtype.BFloat16:
+		halfGemm(g, tA, tB, mem)
 	}
 	return nil
+}
+
+// halfGemm runs a product of 16-bit floats as cuBLAS's CUBLAS_COMPUTE_32F
+// does: the operands widened to float32 (exactly), a float32 product
+// accumulated in float32, each element of C rounded once to the type.
+func halfGemm(g driver.Gemm, tA, tB blas.Transpose, mem [3][]byte) {
+	toF32, fromF32 := half.F16ToF32, half.F32ToF16
+	if g.Type == dtype.BFloat16 {
+		toF32, fromF32 = half.BF16ToF32, half.F32ToBF16
+	}
+	widen := func(b []byte) []float32 {
+		h := floats[uint16](b)
+		f := make([]float32, len(h))
+		for i, x := range h {
+			f[i] = toF32(x)
+		}
+		return f
+	}
+	a, b := widen(mem[0]), widen(mem[1])
+	c := make([]float32, len(mem[2])/2)
+	if g.Beta != 0 {
+		c = widen(mem[2])
+	}
+	gonumBLAS.Sgemm(tB, tA, g.N, g.M, g.K, float32(g.Alpha), b, g.LDB, a, g.LDA, float32(g.Beta), c, g.LDC)
+	out := floats[uint16](mem[2])
+	for j := range g.N {
+		for i := j * g.LDC; i < j*g.LDC+g.M; i++ {
+			out[i] = fromF32(c[i])
+		}
+	}
 }
 
 // gonumBLAS is gonum's own BLAS: not blas64's and blas32's current ones,
@@ -134,21 +175,34 @@ func scaleColumns(g driver.Gemm, c []byte) {
 	for j := range g.N {
 		switch g.Type {
 		case dtype.Float32:
-			col := floats[float32](c)[j*g.LDC : j*g.LDC+g.M]
-			for i := range col {
-				col[i] = float32(g.Beta) * col[i]
-				if g.Beta == 0 {
-					col[i] = 0
-				}
-			}
+			scaleColumn(floats[float32](c)[j*g.LDC:j*g.LDC+g.M], float32(g.Beta))
 		case dtype.Float64:
-			col := floats[float64](c)[j*g.LDC : j*g.LDC+g.M]
-			for i := range col {
-				col[i] = g.Beta * col[i]
-				if g.Beta == 0 {
-					col[i] = 0
+			scaleColumn(floats[float64](c)[j*g.LDC:j*g.LDC+g.M], g.Beta)
+		case dtype.Complex64:
+			scaleColumn(floats[complex64](c)[j*g.LDC:j*g.LDC+g.M], complex(float32(g.Beta), 0))
+		case dtype.Complex128:
+			scaleColumn(floats[complex128](c)[j*g.LDC:j*g.LDC+g.M], complex(g.Beta, 0))
+		case dtype.Float16, dtype.BFloat16:
+			toF32, fromF32 := half.F16ToF32, half.F32ToF16
+			if g.Type == dtype.BFloat16 {
+				toF32, fromF32 = half.BF16ToF32, half.F32ToBF16
+			}
+			col := floats[uint16](c)[j*g.LDC : j*g.LDC+g.M]
+			for i, x := range col {
+				col[i] = 0
+				if g.Beta != 0 {
+					col[i] = fromF32(float32(g.Beta) * toF32(x))
 				}
 			}
+		}
+	}
+}
+
+func scaleColumn[T float32 | float64 | complex64 | complex128](col []T, beta T) {
+	for i := range col {
+		col[i] = beta * col[i]
+		if beta == 0 {
+			col[i] = 0
 		}
 	}
 }
@@ -162,7 +216,7 @@ func trans(t bool) blas.Transpose {
 
 // floats views device bytes as elements (allocations are page-aligned and
 // spans start at element boundaries).
-func floats[T float32 | float64](b []byte) []T {
+func floats[T uint16 | float32 | float64 | complex64 | complex128](b []byte) []T {
 	if len(b) == 0 {
 		return nil
 	}

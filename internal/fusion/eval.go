@@ -31,7 +31,7 @@ func EvalInto(call string, dst *lifetime.Handle, root *Node, s *device.Stream) e
 // evalLowered is EvalInto through the full lowering; w, when not nil, is
 // the expression's walk, whose signature gets the plan found.
 func evalLowered(call string, dst *lifetime.Handle, root *Node, s *device.Stream, w *planWalk) error {
-	l, err := lowerTree(root, dst.Shape(), 0)
+	l, err := lowerTree(root, dst.Shape(), 0, false)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}

@@ -37,9 +37,9 @@ type lowered struct {
 	prog    expr.Program
 	leaves  []leaf
 	scalars []uint64
-	memo    []memoEntry
-	space   []int // iteration space, reduced axes last
-	dims    []int // space with mergeable axes merged (len = prog.Rank)
+	memo    []memoEntry // the nodes built, in order
+	space   []int       // iteration space, reduced axes last
+	dims    []int       // space with mergeable axes merged (len = prog.Rank)
 	n       int
 
 	// Reused buffers: a lowered comes from a pool, so a materialization
@@ -53,7 +53,7 @@ type lowered struct {
 
 type memoEntry struct {
 	n *Node
-	i int32
+	val
 }
 
 // spareLowered is one idle lowered, taken with an atomic swap: a
@@ -92,16 +92,18 @@ func (l *lowered) free() {
 }
 
 // lowerTree builds the program computing root over space (root's shape
-// broadcasts to it). The axes in the bit set reduced (a reduction along
-// them; 0 for none) move after the others, keeping their order, so that
-// each group of the reduction is a run of the iteration space. The caller
-// frees the result.
-func lowerTree(root *Node, space []int, reduced uint64) (*lowered, error) {
+// broadcasts to it), for a reduction when reduction is set. The axes in
+// the bit set reduced (a reduction along them) move after the others,
+// keeping their order, so that each group of the reduction is a run of
+// the iteration space. The caller frees the result.
+func lowerTree(root *Node, space []int, reduced uint64, reduction bool) (*lowered, error) {
 	l := newLowered(space)
-	if _, err := l.build(root); err != nil {
+	k, err := l.build(root)
+	if err != nil {
 		l.free()
 		return nil, err
 	}
+	l.finish(k, reduction)
 	permuted := !trailingAxes(reduced, len(space))
 	anyStrided := false
 	for i := range l.leaves {
@@ -171,65 +173,87 @@ func moveLast(v []int, axes uint64) {
 }
 
 // build appends the instructions computing n (once per node) and returns
-// n's instruction index.
-func (l *lowered) build(n *Node) (int32, error) {
+// n's entry in the memo, which says where its value is (see val).
+func (l *lowered) build(n *Node) (int, error) {
 	if n == nil {
 		return 0, ErrNilExpr
 	}
 	if n.err != nil {
 		return 0, n.err
 	}
-	for _, m := range l.memo {
-		if m.n == n {
-			return m.i, nil
+	for k := range l.memo {
+		if l.memo[k].n == n {
+			return k, nil
 		}
 	}
-	in := expr.Instr{Op: n.op, T: n.t, A: -1, B: -1, C: -1}
+	var v val
+	var err error
 	switch n.op {
 	case expr.OpInput:
+		aux := len(l.leaves)
 		for i, lf := range l.leaves {
 			if lf.c == n.arr {
-				in.Aux = int32(i)
-				return l.emit(n, in), nil
+				aux = i
+				break
 			}
 		}
-		in.Aux = int32(len(l.leaves))
-		l.leaves = append(l.leaves, leaf{c: n.arr})
-		l.prog.Inputs = append(l.prog.Inputs, expr.Input{Kind: expr.Memory, T: n.t})
+		if aux == len(l.leaves) {
+			l.leaves = append(l.leaves, leaf{c: n.arr})
+			l.prog.Inputs = append(l.prog.Inputs, expr.Input{Kind: expr.Memory, T: n.t})
+		}
+		v = l.stored(n.t, l.emitLeaf(expr.OpInput, n.t, aux))
 	case expr.OpRandom:
-		in.Aux = int32(len(l.leaves))
+		aux := len(l.leaves)
 		l.leaves = append(l.leaves, leaf{rnd: n.rnd})
 		l.prog.Inputs = append(l.prog.Inputs, expr.Input{Kind: expr.Random, T: n.t, Normal: n.rnd.normal})
+		v = plain(l.emitLeaf(expr.OpRandom, n.t, aux))
 	case expr.OpScalar:
-		in.Aux = int32(len(l.scalars))
-		l.scalars = append(l.scalars, n.bits)
-		l.prog.Scalars = append(l.prog.Scalars, n.t)
+		v = l.scalar(n)
 	case expr.OpConst:
-		in.Const = n.value
+		v = l.constant(n)
 	default:
+		var args [3]int
 		for k := 0; k < n.op.Arity(); k++ {
-			a, err := l.build(n.args[k])
-			if err != nil {
+			if args[k], err = l.build(n.args[k]); err != nil {
 				return 0, err
 			}
-			switch k {
-			case 0:
-				in.A = a
-			case 1:
-				in.B = a
-			default:
-				in.C = a
-			}
+		}
+		if v, err = l.operation(n, args); err != nil {
+			return 0, err
 		}
 	}
-	return l.emit(n, in), nil
+	l.memo = append(l.memo, memoEntry{n, v})
+	return len(l.memo) - 1, nil
 }
 
-func (l *lowered) emit(n *Node, in expr.Instr) int32 {
-	i := int32(len(l.prog.Code))
+// emit appends an instruction and returns its index.
+func (l *lowered) emit(in expr.Instr) int32 {
 	l.prog.Code = append(l.prog.Code, in)
-	l.memo = append(l.memo, memoEntry{n, i})
-	return i
+	return int32(len(l.prog.Code) - 1)
+}
+
+func (l *lowered) emitLeaf(op expr.Op, t dtype.DType, aux int) int32 {
+	return l.emit(expr.Instr{Op: op, T: t, A: -1, B: -1, C: -1, Aux: int32(aux)})
+}
+
+// finish makes the root's value the program's last instruction: for an
+// elementwise program the value as stored (halves rounded, complex
+// numbers whole), for a reduction the value reduced (halves in float32,
+// Bool as uint8, complex numbers whole).
+func (l *lowered) finish(root int, reduction bool) {
+	t := l.memo[root].n.t
+	var i int32
+	switch {
+	case reduction && expr.IsHalf(t):
+		i = l.num(root)
+	case reduction && t == dtype.Bool:
+		i = l.op1(expr.OpCast, dtype.Uint8, l.num(root))
+	default:
+		i = l.whole(root)
+	}
+	if int(i) != len(l.prog.Code)-1 {
+		i = l.op1(expr.OpCast, l.prog.Code[i].T, i) // a copy, to be last
+	}
 }
 
 // collapse merges neighbouring axes that every strided leaf steps through
@@ -323,15 +347,15 @@ func (l *lowered) vectorize(out *lifetime.Handle, outT dtype.DType) {
 	l.prog.Vector = 1
 	maxSize := 4 // a reduction's partial results are written one per group
 	if out != nil {
-		if maxSize = outT.Size(); maxSize < 4 {
+		if maxSize = outT.Size(); maxSize < 4 || outT.IsComplex() {
 			return
 		}
 	}
-	// One pass over the inputs (parallel to the leaves): all contiguous
-	// and at least 4 bytes wide.
+	// One pass over the inputs (parallel to the leaves): all contiguous,
+	// real and at least 4 bytes wide.
 	for i := range l.prog.Inputs {
 		sz := l.prog.Inputs[i].T.Size()
-		if l.leaves[i].strided || sz < 4 {
+		if l.leaves[i].strided || sz < 4 || l.prog.Inputs[i].T.IsComplex() {
 			return
 		}
 		maxSize = max(maxSize, sz)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/device/dtype/half"
 	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 	"github.com/gpuarr/gpuarr/internal/layout"
@@ -25,10 +26,12 @@ type Node struct {
 	shape []int
 	err   error
 
-	arr   *lifetime.Handle // OpInput
-	bits  uint64           // OpScalar: the value's ParamType bits
-	value float64          // OpConst
-	rnd   *random          // OpRandom
+	arr    *lifetime.Handle // OpInput
+	bits   uint64           // OpScalar: the value's ParamType bits (a half's float32 bits; a complex number's real part's)
+	im     uint64           // OpScalar of a complex type: the imaginary part's bits
+	value  float64          // OpConst (a complex number's real part)
+	ivalue float64          // OpConst of a complex type: the imaginary part
+	rnd    *random          // OpRandom
 }
 
 // random is one draw of random numbers: a Philox stream addressed by
@@ -88,9 +91,56 @@ func ScalarBits[T dtype.Number](v T, t dtype.DType) uint64 {
 	return uint64(v)
 }
 
-// Const is the constant v of type t, compiled into the kernel.
+// ScalarOf is v as a scalar operand (see Scalar) of type dtype.Of[T]:
+// a half travels as its float32 value, a complex number as its two
+// parts.
+func ScalarOf[T dtype.Element](v T) *Node {
+	t := dtype.Of[T]()
+	n := &Node{op: expr.OpScalar, t: t, shape: []int{}}
+	p := unsafe.Pointer(&v)
+	f32 := func(f float32) uint64 { return uint64(math.Float32bits(f)) }
+	switch t {
+	case dtype.Bool:
+		if *(*bool)(p) {
+			n.bits = 1
+		}
+	case dtype.Int8:
+		n.bits = uint64(int64(*(*int8)(p)))
+	case dtype.Int16:
+		n.bits = uint64(int64(*(*int16)(p)))
+	case dtype.Int32:
+		n.bits = uint64(int64(*(*int32)(p)))
+	case dtype.Uint8:
+		n.bits = uint64(*(*uint8)(p))
+	case dtype.Uint16:
+		n.bits = uint64(*(*uint16)(p))
+	case dtype.Uint32, dtype.Float32:
+		n.bits = uint64(*(*uint32)(p))
+	case dtype.Int64, dtype.Uint64, dtype.Float64:
+		n.bits = *(*uint64)(p)
+	case dtype.Float16:
+		n.bits = f32(half.F16ToF32(*(*uint16)(p)))
+	case dtype.BFloat16:
+		n.bits = f32(half.BF16ToF32(*(*uint16)(p)))
+	case dtype.Complex64:
+		c := *(*complex64)(p)
+		n.bits, n.im = f32(real(c)), f32(imag(c))
+	case dtype.Complex128:
+		c := *(*complex128)(p)
+		n.bits, n.im = math.Float64bits(real(c)), math.Float64bits(imag(c))
+	}
+	return n
+}
+
+// Const is the constant v of type t, compiled into the kernel (a half
+// rounded to t; a complex type's real part, its imaginary part 0).
 func Const(t dtype.DType, v float64) *Node {
 	return &Node{op: expr.OpConst, t: t, value: v, shape: []int{}}
+}
+
+// ConstComplex is the complex constant re + im·i of complex type t.
+func ConstComplex(t dtype.DType, re, im float64) *Node {
+	return &Node{op: expr.OpConst, t: t, value: re, ivalue: im, shape: []int{}}
 }
 
 // Random is a draw of uniform (or normal) numbers of type t and shape sh
@@ -107,22 +157,34 @@ func Unary(op expr.Op, x *Node, t dtype.DType) *Node {
 	if x == nil {
 		return Failed(ErrNilExpr)
 	}
+	if x.err == nil {
+		if err := operandTypes("", op, t, x); err != nil {
+			return Failed(err)
+		}
+	}
 	return &Node{op: op, t: t, args: [3]*Node{x}, shape: x.shape, err: x.err}
 }
 
 // Apply is op applied to xs (one to three operands, broadcast together
 // with NumPy's rules), with result type t. Operands that cannot broadcast
-// make a node whose error matches arg.ErrShape and names call; a nil
-// operand is ErrNilExpr; an operand's error carries over.
+// make a node whose error matches arg.ErrShape and names call; operands
+// of types op does not take together (Go converts nothing implicitly) one
+// matching arg.ErrArgument that names both types and the Cast to write; a
+// nil operand is ErrNilExpr; an operand's error carries over.
 func Apply(call string, op expr.Op, t dtype.DType, xs ...*Node) *Node {
 	n := &Node{op: op, t: t}
-	for i, x := range xs {
+	for _, x := range xs {
 		if x == nil {
 			return Failed(ErrNilExpr)
 		}
 		if x.err != nil {
 			return Failed(x.err)
 		}
+	}
+	if err := operandTypes(call, op, t, xs...); err != nil {
+		return Failed(err)
+	}
+	for i, x := range xs {
 		n.args[i] = x
 		if i == 0 {
 			n.shape = x.shape
@@ -148,6 +210,51 @@ func FirstDevice(n *Node) *device.Device {
 	for _, a := range n.args {
 		if d := FirstDevice(a); d != nil {
 			return d
+		}
+	}
+	return nil
+}
+
+// operandTypes checks the types of op's operands xs against each other
+// and its result type t, by op's class: Go converts no types implicitly,
+// so an expression mixing them is an error naming both types and the
+// conversion to write.
+func operandTypes(call string, op expr.Op, t dtype.DType, xs ...*Node) error {
+	if call == "" {
+		call = op.String()
+	}
+	mixed := func(a, b dtype.DType, want dtype.DType) error {
+		return fmt.Errorf("gpuarr.%s: operands of types %s and %s: Go converts no types implicitly; convert with gpuarr.Cast[%s]: %w",
+			call, a, b, want, arg.ErrArgument)
+	}
+	same := func(from int, want dtype.DType) error {
+		for _, x := range xs[from:] {
+			if x.t != want {
+				return mixed(want, x.t, want)
+			}
+		}
+		return nil
+	}
+	switch op.Info().Class {
+	case expr.Numeric, expr.Float, expr.Logical:
+		return same(0, t)
+	case expr.Compare:
+		return same(1, xs[0].t)
+	case expr.Select:
+		if xs[0].t != dtype.Bool {
+			return fmt.Errorf("gpuarr.%s: the condition has type %s, not bool: %w", call, xs[0].t, arg.ErrArgument)
+		}
+		return same(1, t)
+	case expr.Part:
+		if expr.PartType(xs[0].t) != t {
+			return fmt.Errorf("gpuarr.%s: the part of a %s value has type %s, not %s: %w", call, xs[0].t, expr.PartType(xs[0].t), t, arg.ErrArgument)
+		}
+	case expr.Compose:
+		if err := same(1, xs[0].t); err != nil {
+			return err
+		}
+		if expr.ComplexOf(xs[0].t) != t {
+			return fmt.Errorf("gpuarr.%s: parts of type %s make %s values, not %s: %w", call, xs[0].t, expr.ComplexOf(xs[0].t), t, arg.ErrArgument)
 		}
 	}
 	return nil

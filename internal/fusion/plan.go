@@ -73,10 +73,10 @@ func (w *planWalk) scan(root *Node, dst *lifetime.Handle) bool {
 	// depends on it. Sizes and widths are powers of two, so alignment is
 	// a mask (no division on this path).
 	v, outSize := 1, root.t.Size()
-	if maxSize := outSize; maxSize >= 4 {
+	if maxSize := outSize; maxSize >= 4 && !root.t.IsComplex() {
 		for i := 0; i < w.nleaves; i++ {
 			sz := w.ltypes[i].Size()
-			if sz < 4 {
+			if sz < 4 || w.ltypes[i].IsComplex() {
 				maxSize = 0
 				break
 			}
@@ -158,18 +158,25 @@ func (w *planWalk) node(n *Node, space []int) bool {
 		}
 		return w.put3(byte(n.op), byte(n.t), byte(i))
 	case expr.OpScalar:
-		if w.nscalars == len(w.scalars) {
+		ts, bits, k := scalarParams(n)
+		if w.nscalars+k > len(w.scalars) {
 			return false
 		}
-		w.scalars[w.nscalars], w.stypes[w.nscalars] = n.bits, n.t
-		w.nscalars++
+		for j := range k {
+			w.scalars[w.nscalars], w.stypes[w.nscalars] = bits[j], ts[j]
+			w.nscalars++
+		}
 		return w.put2(byte(n.op), byte(n.t))
 	case expr.OpConst:
-		if !w.put2(byte(n.op), byte(n.t)) || w.nsig+8 > len(w.sig) {
+		if !w.put2(byte(n.op), byte(n.t)) || w.nsig+16 > len(w.sig) {
 			return false
 		}
 		binary.LittleEndian.PutUint64(w.sig[w.nsig:], math.Float64bits(n.value))
 		w.nsig += 8
+		if n.t.IsComplex() {
+			binary.LittleEndian.PutUint64(w.sig[w.nsig:], math.Float64bits(n.ivalue))
+			w.nsig += 8
+		}
 		return true
 	case expr.OpRandom:
 		return false // indexed by position: always strided

@@ -25,7 +25,7 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 	if groups == 0 {
 		return nil
 	}
-	l, err := lowerTree(root, space, axes)
+	l, err := lowerTree(root, space, axes, true)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}

@@ -24,6 +24,8 @@ const (
 	OpTanh
 	OpNot
 	OpCast // A converted to T (see the package doc)
+	OpReal // the real part of complex A (T is its part type)
+	OpImag // the imaginary part of complex A
 
 	// Binary (operands A, B).
 	OpAdd
@@ -41,6 +43,7 @@ const (
 	OpNe
 	OpAnd
 	OpOr
+	OpComplex // the complex number A + B·i (T complex, A and B its part type)
 
 	// Ternary (operands A, B, C).
 	OpFMA   // A·B + C, fused for floats (one rounding)
@@ -68,6 +71,11 @@ const (
 	Convert
 	// Select: a Bool operand, then two of the instruction's type.
 	Select
+	// Part: one complex operand; the result is its part type.
+	Part
+	// Compose: two operands of a part type; the result is its complex
+	// type.
+	Compose
 )
 
 // OpInfo is one row of the op table.
@@ -99,6 +107,8 @@ var ops = [numOps]OpInfo{
 	OpTanh: {"tanh", 1, Float, true},
 	OpNot:  {"not", 1, Logical, false},
 	OpCast: {"cast", 1, Convert, false},
+	OpReal: {"real", 1, Part, false},
+	OpImag: {"imag", 1, Part, false},
 
 	OpAdd: {"add", 2, Numeric, false},
 	OpSub: {"sub", 2, Numeric, false},
@@ -115,6 +125,8 @@ var ops = [numOps]OpInfo{
 	OpNe:  {"ne", 2, Compare, false},
 	OpAnd: {"and", 2, Logical, false},
 	OpOr:  {"or", 2, Logical, false},
+
+	OpComplex: {"complex", 2, Compose, false},
 
 	OpFMA:   {"fma", 3, Numeric, false},
 	OpWhere: {"where", 3, Select, false},

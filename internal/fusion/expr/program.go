@@ -104,17 +104,20 @@ type Program struct {
 func (p *Program) ValueType() dtype.DType { return p.Code[len(p.Code)-1].T }
 
 // AccType is the accumulator of a reduction of values of type t: Sum and
-// Prod accumulate floats in Float64, signed integers in Int64 and
-// unsigned in Uint64 (wrapping modulo 2⁶⁴); Mean accumulates floats in
-// Float64 and integers exactly in 128 bits (Wide), whose low word is the
-// Uint64 AccType returns and whose high word is an Int64 beside it; Min,
-// Max and the Arg reductions keep t.
+// Prod accumulate floats in Float64, complex numbers in Complex128,
+// signed integers in Int64 and unsigned in Uint64 (wrapping modulo 2⁶⁴);
+// Mean accumulates floats in Float64, complex numbers in Complex128 and
+// integers exactly in 128 bits (Wide), whose low word is the Uint64
+// AccType returns and whose high word is an Int64 beside it; Min, Max and
+// the Arg reductions keep t.
 func AccType(r ReduceOp, t dtype.DType) dtype.DType {
 	switch {
 	case Wide(r, t):
 		return dtype.Uint64
 	case r == Sum || r == Prod || r == Mean:
 		switch {
+		case t.IsComplex():
+			return dtype.Complex128
 		case t.IsFloat():
 			return dtype.Float64
 		case t.IsSigned():
@@ -142,14 +145,18 @@ func ResultType(r ReduceOp, t dtype.DType) dtype.DType {
 }
 
 // FinalType is the element type the Final stage writes: Result when set,
-// else ResultType. Min and Max write the value type and the Arg
-// reductions Int64; Sum, Prod and Mean may write any element type, and
-// the value written is then:
+// else ResultType. The Arg reductions write Int64; the others write any
+// type OpCast converts to (Castable) from the type named below, and the
+// value written is then:
 //
+//   - Min, Max: the value converted to Result as OpCast converts (from
+//     the value type: uint8 values to a Bool result, float32 values to a
+//     half result);
 //   - Sum, Prod: the accumulator converted to Result as OpCast converts
 //     (from AccType: integers wrap, floats round, float→int saturates);
 //   - Mean of floats: the float64 sum divided by count in float64, then
-//     converted to Result as OpCast converts;
+//     converted to Result as OpCast converts; of complex values the same
+//     for each part (from Complex128);
 //   - Mean of integers (Wide): with S the exact 128-bit sum, c = count,
 //     q = ⌊|S| / c⌋ and r = |S| − q·c (q < 2⁶⁴ always, since |S| < c·2⁶⁴):
 //     for an integer Result, ±q (truncated toward zero, the sign of S)

@@ -26,17 +26,14 @@ func (p *Program) Validate() error {
 		}
 	}
 	for j, t := range p.Scalars {
-		if !Computes(t) {
-			return fmt.Errorf("expr: scalar s%d has type %v, which programs do not compute with", j, t)
+		if !Computes(t) || Storage(t) {
+			return fmt.Errorf("expr: scalar s%d has type %v; scalars are bool, integers, float32 or float64 (pass a half as float32, a complex number as its parts)", j, t)
 		}
 	}
 	for i, in := range p.Code {
 		if err := p.validateInstr(i, in); err != nil {
 			return fmt.Errorf("expr: instruction %%%d (%s.%s): %w", i, in.Op, in.T, err)
 		}
-	}
-	if vt := p.ValueType(); vt == dtype.Bool {
-		return fmt.Errorf("expr: the program's value (last instruction) is bool; arrays never hold bool (cast it)")
 	}
 	if err := p.validateVector(); err != nil {
 		return err
@@ -48,11 +45,9 @@ func (p *Program) validateInput(i int, in Input) error {
 	switch {
 	case !Computes(in.T):
 		return fmt.Errorf("expr: input in%d has type %v, which programs do not compute with", i, in.T)
-	case in.Kind == Memory && in.T == dtype.Bool:
-		return fmt.Errorf("expr: input in%d is a bool array; arrays never hold bool", i)
 	case in.Kind == Memory && in.Normal:
 		return fmt.Errorf("expr: input in%d is a memory input marked Normal", i)
-	case in.Kind == Random && !in.T.IsFloat():
+	case in.Kind == Random && in.T != dtype.Float32 && in.T != dtype.Float64:
 		return fmt.Errorf("expr: random input in%d has type %s; want float32 or float64", i, in.T)
 	case in.Kind == Random && !in.Strided:
 		return fmt.Errorf("expr: random input in%d must be Strided (its counter is its strided offset)", i)
@@ -89,7 +84,7 @@ func (p *Program) validateInstr(i int, in Instr) error {
 		return nil
 	}
 	float := func() error {
-		if !in.T.IsFloat() {
+		if in.T != dtype.Float32 && in.T != dtype.Float64 {
 			return fmt.Errorf("op %s takes floats only, not %s", in.Op, in.T)
 		}
 		return nil
@@ -141,6 +136,9 @@ func (p *Program) validateInstr(i int, in Instr) error {
 			return fmt.Errorf("scalar s%d has type %s", in.Aux, p.Scalars[in.Aux])
 		}
 	}
+	if err := storageUse(in, ops); err != nil {
+		return err
+	}
 	switch in.Op.Info().Class {
 	case Numeric:
 		return first(numeric(), all(in.T))
@@ -155,6 +153,37 @@ func (p *Program) validateInstr(i int, in Instr) error {
 		return want(1, ops[0])
 	case Select:
 		return first(want(0, dtype.Bool), want(1, in.T), want(2, in.T))
+	case Convert:
+		if !Castable(ops[0], in.T) {
+			return fmt.Errorf("no cast from %s to %s (see Castable)", ops[0], in.T)
+		}
+	case Part:
+		if pt := PartType(ops[0]); pt == dtype.Invalid || in.T != pt {
+			return fmt.Errorf("operand A has type %s; %s takes a complex operand and yields its part type", ops[0], in.Op)
+		}
+	case Compose:
+		if ComplexOf(in.T) != dtype.Invalid || PartType(in.T) == dtype.Invalid {
+			return fmt.Errorf("%s yields a complex type, not %s", in.Op, in.T)
+		}
+		return all(PartType(in.T))
+	}
+	return nil
+}
+
+// storageUse checks an instruction against the few uses of storage types
+// (see Storage): operands of those types only in casts from halves and in
+// OpReal and OpImag, results only from inputs, casts and OpComplex.
+func storageUse(in Instr, ops [3]dtype.DType) error {
+	for k := range in.Op.Arity() {
+		switch t := ops[k]; {
+		case IsHalf(t) && in.Op != OpCast:
+			return fmt.Errorf("operand %c has type %s, which %s does not take: programs compute halves in float32 (cast it)", 'A'+k, t, in.Op)
+		case t.IsComplex() && in.Op != OpReal && in.Op != OpImag:
+			return fmt.Errorf("operand %c has type %s, which %s does not take: programs compute complex numbers by parts (real, imag)", 'A'+k, t, in.Op)
+		}
+	}
+	if Storage(in.T) && in.Op != OpInput && in.Op != OpCast && in.Op != OpComplex {
+		return fmt.Errorf("op %s does not yield %s, a storage type (see expr.Storage)", in.Op, in.T)
 	}
 	return nil
 }
@@ -178,9 +207,15 @@ func (p *Program) validateVector() error {
 	if p.Reduce != NoReduce {
 		largest = 0 // a reduction writes one value per work item, not vectors
 	}
+	if p.OutType().IsComplex() && p.Reduce == NoReduce {
+		return fmt.Errorf("expr: vector width %d with a %s output (complex elements are read and written one at a time)", v, p.OutType())
+	}
 	for i, in := range p.Inputs {
 		if in.Kind == Random || in.Strided {
 			return fmt.Errorf("expr: vector width %d with strided or random input in%d", v, i)
+		}
+		if in.T.IsComplex() {
+			return fmt.Errorf("expr: vector width %d with %s input in%d (complex elements are read one at a time)", v, in.T, i)
 		}
 		if in.T.Size() < 4 {
 			return fmt.Errorf("expr: vector width %d with %s input in%d (elements under 4 bytes)", v, in.T, i)
@@ -205,6 +240,12 @@ func (p *Program) validateReduce() error {
 	case p.Stage > Partial:
 		return fmt.Errorf("expr: invalid reduction stage %d", p.Stage)
 	}
+	switch vt := p.ValueType(); {
+	case vt == dtype.Bool || IsHalf(vt):
+		return fmt.Errorf("expr: %s of %s values: reduce them converted (bool to uint8, halves to float32)", p.Reduce, vt)
+	case vt.IsComplex() && p.Reduce != Sum && p.Reduce != Prod && p.Reduce != Mean:
+		return fmt.Errorf("expr: %s of %s values: complex numbers are not ordered", p.Reduce, vt)
+	}
 	if (p.Reduce.IsArg() || p.Wide()) && p.ArgIndex >= 0 {
 		if p.ArgIndex >= len(p.Inputs) {
 			return fmt.Errorf("expr: ArgIndex %d out of range (%d inputs)", p.ArgIndex, len(p.Inputs))
@@ -224,10 +265,23 @@ func (p *Program) validateResult() error {
 		return nil
 	case !Stores(rt):
 		return fmt.Errorf("expr: result type %v, which arrays of programs do not hold", rt)
-	case (p.Reduce == Min || p.Reduce == Max) && rt != vt:
-		return fmt.Errorf("expr: %s of %s values writes %s, not %s", p.Reduce, vt, vt, rt)
 	case p.Reduce.IsArg() && rt != dtype.Int64:
 		return fmt.Errorf("expr: %s writes int64 positions, not %s", p.Reduce, rt)
+	case p.Reduce.IsArg():
+		return nil
+	}
+	from := AccType(p.Reduce, vt)
+	switch {
+	case p.Wide():
+		from = dtype.Int64
+		if rt.IsFloat() {
+			from = dtype.Float64
+		}
+	case p.Reduce == Mean && !vt.IsComplex():
+		from = dtype.Float64
+	}
+	if !Castable(from, rt) {
+		return fmt.Errorf("expr: %s of %s values writes %s, which is no cast of %s", p.Reduce, vt, rt, from)
 	}
 	return nil
 }

@@ -67,6 +67,10 @@ func newAccumulator(r *redSpec) accumulator {
 		return newAccum[uint64](r)
 	case dtype.Float32:
 		return newAccum[float32](r)
+	case dtype.Complex64:
+		return newComplexAccum[complex64](r)
+	case dtype.Complex128:
+		return newComplexAccum[complex128](r)
 	}
 	return newAccum[float64](r)
 }
@@ -285,6 +289,9 @@ func (a *accum[T]) write(ls *launch, u uint64) {
 		return
 	}
 	switch {
+	case (op == expr.Min || op == expr.Max) && a.r.result != a.r.t:
+		a.bits = bitsOf(a.v) // converted: uint8 values to bool, float32 ones to a half
+		a.r.storeFinal(ls, u, &a.bits)
 	case op == expr.Min || op == expr.Max:
 		store(ls.out, u, a.v)
 	case op.IsArg():
@@ -300,4 +307,109 @@ func (a *accum[T]) write(ls *launch, u uint64) {
 		a.bits = a.u
 		a.r.storeFinal(ls, u, &a.bits)
 	}
+}
+
+// complexAccum is the accumulator of complex values of type C: sums
+// (Sum, Mean) in two float64 cascades, products in a complex128 one.
+type complexAccum[C complex64 | complex128] struct {
+	r      *redSpec
+	re, im cascade
+	prod   complexCascade
+	bits   [2]uint64 // the complex128 value write converts
+}
+
+func newComplexAccum[C complex64 | complex128](r *redSpec) *complexAccum[C] {
+	a := &complexAccum[C]{r: r}
+	a.reset()
+	return a
+}
+
+func (a *complexAccum[C]) reset() { a.re.n, a.im.n, a.prod.n = 0, 0, 0 }
+
+func (a *complexAccum[C]) clone() accumulator {
+	b := *a
+	return &b
+}
+
+func (a *complexAccum[C]) fold(vals unsafe.Pointer, _ []int64, _ int64, n int) {
+	vs := col[C](vals, n)
+	if a.r.op == expr.Prod {
+		p := complex128(1)
+		for _, v := range vs {
+			p = complexMul(p, complex128(v))
+		}
+		a.prod.push(p)
+		return
+	}
+	var re, im float64
+	for _, v := range vs {
+		re += real(complex128(v))
+		im += imag(complex128(v))
+	}
+	a.re.push(re)
+	a.im.push(im)
+}
+
+func (a *complexAccum[C]) merge(other accumulator) {
+	b := other.(*complexAccum[C])
+	if a.r.op == expr.Prod {
+		a.prod.push(b.prod.total())
+		return
+	}
+	a.re.push(b.re.total())
+	a.im.push(b.im.total())
+}
+
+// value is the accumulated complex128 sum or product.
+func (a *complexAccum[C]) value() complex128 {
+	if a.r.op == expr.Prod {
+		return a.prod.total()
+	}
+	return complex(a.re.total(), a.im.total())
+}
+
+func (a *complexAccum[C]) write(ls *launch, u uint64) {
+	v := a.value()
+	if a.r.stage == expr.Partial {
+		store(ls.out, u, v)
+		return
+	}
+	if a.r.op == expr.Mean {
+		c := float64(ls.count)
+		v = complex(real(v)/c, imag(v)/c)
+	}
+	a.bits = [2]uint64{math.Float64bits(real(v)), math.Float64bits(imag(v))}
+	a.r.storeFinal(ls, u, &a.bits[0])
+}
+
+// complexMul is a·b as the GPU computes it: ar·br − ai·bi and ar·bi +
+// ai·br, each product rounded (the conversions forbid fused operations).
+func complexMul(a, b complex128) complex128 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	return complex(float64(ar*br)-float64(ai*bi), float64(ar*bi)+float64(ai*br))
+}
+
+// complexCascade multiplies complex128 terms pairwise, as cascade does.
+type complexCascade struct {
+	lv [64]complex128
+	n  uint64
+}
+
+func (c *complexCascade) push(x complex128) {
+	j := 0
+	for ; c.n>>j&1 == 1; j++ {
+		x = complexMul(c.lv[j], x)
+	}
+	c.lv[j] = x
+	c.n++
+}
+
+func (c *complexCascade) total() complex128 {
+	t := complex128(1)
+	for j := 0; j < 64; j++ {
+		if c.n>>j&1 == 1 {
+			t = complexMul(t, c.lv[j])
+		}
+	}
+	return t
 }

@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/device/dtype/half"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 )
 
 // Casts follow expr's rules. Go's conversions already do
@@ -47,11 +49,33 @@ func satInt(v float64, r *intRange) uint64 {
 	return uint64(v)
 }
 
-// castFor returns the kernel converting from to to, or nil if either is
-// not an element type.
+// castFor returns the kernel converting from to to, or nil when OpCast
+// does not convert between them (expr.Castable).
 func castFor(from, to dtype.DType) unaryK {
-	if !validType(from) || !validType(to) {
+	if !expr.Castable(from, to) {
 		return nil
+	}
+	if from == to {
+		return moveFor(from.Size())
+	}
+	switch {
+	case from.IsComplex():
+		if from == dtype.Complex64 {
+			return convComplexK[complex64, complex128]
+		}
+		return convComplexK[complex128, complex64]
+	case to == dtype.Float16 && from == dtype.Float32:
+		return halfK(half.F32ToF16)
+	case to == dtype.Float16:
+		return halfK(half.F64ToF16)
+	case to == dtype.BFloat16 && from == dtype.Float32:
+		return halfK(half.F32ToBF16)
+	case to == dtype.BFloat16:
+		return halfK(half.F64ToBF16)
+	case from == dtype.Float16:
+		return widenK(half.F16ToF32)
+	case from == dtype.BFloat16:
+		return widenK(half.BF16ToF32)
 	}
 	switch from {
 	case dtype.Bool:
@@ -192,6 +216,35 @@ func satK[S float, D integer](to dtype.DType) unaryK {
 		for i := range os {
 			os[i] = D(satInt(float64(as[i]), &r))
 		}
+	}
+}
+
+// halfK rounds float32 or float64 values (F) to 16-bit floats with f.
+func halfK[F float32 | float64](f func(F) uint16) unaryK {
+	return func(o, a unsafe.Pointer, n int) {
+		os, as := col[uint16](o, n), col[F](a, n)
+		for i := range os {
+			os[i] = f(as[i])
+		}
+	}
+}
+
+// widenK converts 16-bit floats to float32 with f (exact).
+func widenK(f func(uint16) float32) unaryK {
+	return func(o, a unsafe.Pointer, n int) {
+		os, as := col[float32](o, n), col[uint16](a, n)
+		for i := range os {
+			os[i] = f(as[i])
+		}
+	}
+}
+
+// convComplexK converts between the complex types, each part as float
+// conversions do (Go's conversion rounds each part to nearest).
+func convComplexK[S, D complex64 | complex128](o, a unsafe.Pointer, n int) {
+	os, as := col[D](o, n), col[S](a, n)
+	for i := range os {
+		os[i] = D(as[i])
 	}
 }
 

@@ -64,9 +64,9 @@ func compile(p *expr.Program) (*program, error) {
 	pr.inputs = make([]inputUse, len(p.Inputs))
 	for i, in := range p.Inputs {
 		switch {
-		case in.Kind == expr.Memory && (!validType(in.T) || in.T == dtype.Bool):
+		case in.Kind == expr.Memory && !validType(in.T):
 			return nil, fmt.Errorf("input %d: arrays cannot hold %s", i, in.T)
-		case in.Kind == expr.Random && !in.T.IsFloat():
+		case in.Kind == expr.Random && in.T != dtype.Float32 && in.T != dtype.Float64:
 			return nil, fmt.Errorf("input %d: random values of type %s (want float32 or float64)", i, in.T)
 		case in.Kind == expr.Random && !in.Strided:
 			return nil, fmt.Errorf("input %d: a random input must be strided (its counter is its strided offset)", i)
@@ -78,7 +78,7 @@ func compile(p *expr.Program) (*program, error) {
 		pr.inputs[i] = inputUse{t: in.T, size: in.T.Size()}
 	}
 	for j, t := range p.Scalars {
-		if !validType(t) {
+		if !validType(t) || expr.Storage(t) {
 			return nil, fmt.Errorf("scalar %d: type %s", j, t)
 		}
 	}
@@ -87,9 +87,6 @@ func compile(p *expr.Program) (*program, error) {
 	pr.nslots = n
 	last := p.Code[n-1]
 	if p.Reduce == expr.NoReduce {
-		if last.T == dtype.Bool {
-			return nil, fmt.Errorf("the result is bool, which arrays cannot hold (cast it)")
-		}
 		pr.out = n - 1
 		if last.Op.Arity() == 0 {
 			// A leaf's column is not written per chunk: copy it out.
@@ -138,8 +135,10 @@ func (pr *program) checkReduce() error {
 		return fmt.Errorf("unknown reduction %d", p.Reduce)
 	case p.Stage != expr.Final && p.Stage != expr.Partial:
 		return fmt.Errorf("unknown stage %d", p.Stage)
-	case !validType(t) || t == dtype.Bool:
-		return fmt.Errorf("%s of %s values (cast them to a number)", p.Reduce, t)
+	case !validType(t) || t == dtype.Bool || expr.IsHalf(t):
+		return fmt.Errorf("%s of %s values (reduce them converted: bool to uint8, halves to float32)", p.Reduce, t)
+	case t.IsComplex() && p.Reduce != expr.Sum && p.Reduce != expr.Prod && p.Reduce != expr.Mean:
+		return fmt.Errorf("%s of %s values: complex numbers are not ordered", p.Reduce, t)
 	}
 	pr.red = &redSpec{op: p.Reduce, stage: p.Stage, t: t, wide: p.Wide()}
 	if t.IsInt() {
@@ -175,24 +174,26 @@ func (pr *program) checkReduce() error {
 func (r *redSpec) finalConversion(p *expr.Program) error {
 	rt := p.FinalType()
 	switch {
-	case !validType(rt) || rt == dtype.Bool:
+	case !validType(rt):
 		return fmt.Errorf("result type %s", rt)
-	case (r.op == expr.Min || r.op == expr.Max) && rt != r.t:
-		return fmt.Errorf("%s of %s values writes %s, not %s", r.op, r.t, r.t, rt)
 	case r.op.IsArg() && rt != dtype.Int64:
 		return fmt.Errorf("%s writes int64 positions, not %s", r.op, rt)
 	}
 	r.result, r.size = rt, uintptr(rt.Size())
 	from := expr.AccType(r.op, r.t)
 	switch {
+	case r.op.IsArg():
+		from = dtype.Int64
 	case r.wide && rt.IsFloat():
 		from = dtype.Float64
 	case r.wide:
 		from = dtype.Int64
-	case r.op == expr.Mean:
+	case r.op == expr.Mean && !r.t.IsComplex():
 		from = dtype.Float64
 	}
-	r.final = castFor(from, rt)
+	if r.final = castFor(from, rt); r.final == nil {
+		return fmt.Errorf("%s of %s values writes %s, which is no conversion of %s", r.op, r.t, rt, from)
+	}
 	return nil
 }
 
@@ -249,7 +250,24 @@ func (pr *program) compileInstr(i int, in expr.Instr) error {
 		pr.consts = append(pr.consts, slotFill{slot: d, size: in.T.Size(), bits: castValue(in.Const, in.T)})
 	case op == expr.OpCast:
 		k := castFor(ts[0], in.T)
+		if k == nil {
+			return fmt.Errorf("no cast from %s to %s", ts[0], in.T)
+		}
 		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], n) })
+	case op == expr.OpReal || op == expr.OpImag:
+		if expr.PartType(ts[0]) != in.T {
+			return fmt.Errorf("%s of %s into %s", op, ts[0], in.T)
+		}
+		k := partFor(ts[0], op == expr.OpImag)
+		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], n) })
+	case op == expr.OpComplex:
+		if ts[0] != ts[1] || expr.ComplexOf(ts[0]) != in.T {
+			return fmt.Errorf("complex of %s and %s into %s", ts[0], ts[1], in.T)
+		}
+		k := complexFor(in.T)
+		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[a], fr.col[b], n) })
+	case expr.Storage(in.T) || expr.Storage(ts[0]) || expr.Storage(ts[1]) || expr.Storage(ts[2]):
+		return fmt.Errorf("%s does not apply to %s (a storage type: see expr.Storage)", op, in.T)
 	case op.Arity() == 1:
 		k := unaryFor(op, in.T)
 		if k == nil {
@@ -303,6 +321,10 @@ func (pr *program) compileInstr(i int, in expr.Instr) error {
 func (pr *program) loadInput(d, i int) {
 	pr.inputs[i].used = true
 	size := pr.inputs[i].size
+	if pr.inputs[i].t == dtype.Bool {
+		pr.loadBools(d, i)
+		return
+	}
 	if !pr.src.Inputs[i].Strided {
 		pr.owned[d] = false
 		pr.aliases = append(pr.aliases, d)
@@ -318,6 +340,31 @@ func (pr *program) loadInput(d, i int) {
 		off := fr.off[:n]
 		stridedOffsets(off, lo, ls.dims, in.strides, in.origin, fr.idx)
 		g(fr.col[d], in.ptr, in.span, off)
+	})
+}
+
+// loadBools compiles the read of Bool input i into slot d: its bytes
+// gathered (or copied) into the slot's own column and made Go bools, any
+// nonzero byte true, so that memory written by other code (a kernel of
+// the user's) cannot hand Go a bool that is neither 0 nor 1.
+func (pr *program) loadBools(d, i int) {
+	pr.owned[d] = true
+	strided := pr.src.Inputs[i].Strided
+	pr.steps = append(pr.steps, func(fr *frame, ls *launch, lo uint64, n int) {
+		in := &ls.in[i]
+		dst := col[uint8](fr.col[d], n)
+		if strided {
+			off := fr.off[:n]
+			stridedOffsets(off, lo, ls.dims, in.strides, in.origin, fr.idx)
+			gatherK[uint8](fr.col[d], in.ptr, in.span, off)
+		} else {
+			copy(dst, col[uint8](unsafe.Add(in.ptr, uintptr(lo)), n))
+		}
+		for j, b := range dst {
+			if b > 1 {
+				dst[j] = 1
+			}
+		}
 	})
 }
 

@@ -29,7 +29,7 @@ func newFrame(pr *program) *frame {
 	}
 	for s, owned := range pr.owned {
 		if owned {
-			fr.mem[s] = make([]uint64, chunk)
+			fr.mem[s] = make([]uint64, chunk*pr.words(s))
 			fr.col[s] = unsafe.Pointer(&fr.mem[s][0])
 		}
 	}
@@ -58,6 +58,18 @@ func (pr *program) putFrame(fr *frame) {
 		fr.col[s] = nil
 	}
 	pr.frames.Put(fr)
+}
+
+// words is the 8-byte words per element of slot s's scratch: 2 for a
+// complex128 instruction, else 1.
+func (pr *program) words(s int) int {
+	if s < len(pr.src.Code) && pr.src.Code[s].T.Size() > 8 {
+		return 2
+	}
+	if s == pr.out && pr.src.OutType().Size() > 8 {
+		return 2
+	}
+	return 1
 }
 
 // fill sets a whole column to the value whose bits (see bitsOf) are v.
@@ -89,6 +101,8 @@ func moveFor(size int) unaryK {
 		return copyK[uint16]
 	case 4:
 		return copyK[uint32]
+	case 16:
+		return copyK[[2]uint64]
 	}
 	return copyK[uint64]
 }
@@ -104,6 +118,8 @@ func gatherFor(size int) func(o, base unsafe.Pointer, span int, off []int64) {
 		return gatherK[uint16]
 	case 4:
 		return gatherK[uint32]
+	case 16:
+		return gatherK[[2]uint64]
 	}
 	return gatherK[uint64]
 }

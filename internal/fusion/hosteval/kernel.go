@@ -241,9 +241,13 @@ func view(l *hostkernel.Launch, t dtype.DType, p hostkernel.Ptr, n uint64) (unsa
 		var s []uint32
 		s, err = hostkernel.View[uint32](l, p, n)
 		ptr = unsafe.Pointer(unsafe.SliceData(s))
-	default:
+	case 8:
 		var s []uint64
 		s, err = hostkernel.View[uint64](l, p, n)
+		ptr = unsafe.Pointer(unsafe.SliceData(s))
+	default:
+		var s [][2]uint64
+		s, err = hostkernel.View[[2]uint64](l, p, n)
 		ptr = unsafe.Pointer(unsafe.SliceData(s))
 	}
 	return ptr, err

@@ -432,3 +432,43 @@ func fma32K(o, a, b, c unsafe.Pointer, n int) {
 		os[i] = fma32(as[i], bs[i], cs[i])
 	}
 }
+
+// partFor returns the kernel taking the real (or imaginary) part of
+// complex values of type t.
+func partFor(t dtype.DType, imag bool) unaryK {
+	if t == dtype.Complex64 {
+		return partK[float32](imag)
+	}
+	return partK[float64](imag)
+}
+
+// partK reads part j of [2]F pairs: a complex number's memory is its
+// real part, then its imaginary part.
+func partK[F float32 | float64](imag bool) unaryK {
+	j := 0
+	if imag {
+		j = 1
+	}
+	return func(o, a unsafe.Pointer, n int) {
+		os, as := col[F](o, n), col[[2]F](a, n)
+		for i := range os {
+			os[i] = as[i][j]
+		}
+	}
+}
+
+// complexFor returns the kernel joining parts into complex values of
+// type t.
+func complexFor(t dtype.DType) binaryK {
+	if t == dtype.Complex64 {
+		return complexK[float32]
+	}
+	return complexK[float64]
+}
+
+func complexK[F float32 | float64](o, a, b unsafe.Pointer, n int) {
+	os, as, bs := col[[2]F](o, n), col[F](a, n), col[F](b, n)
+	for i := range os {
+		os[i] = [2]F{as[i], bs[i]}
+	}
+}

@@ -250,7 +250,30 @@ func TestGenerateErrors(t *testing.T) {
 		{"add on bool", func(p *expr.Program) {
 			p.Code = append(p.Code, bin(expr.OpLt, dtype.Bool, 0, 1), bin(expr.OpAdd, dtype.Bool, 3, 3), un(expr.OpCast, dtype.Float32, 4))
 		}, "op add does not take bool"},
-		{"bool value", func(p *expr.Program) { p.Code = append(p.Code, bin(expr.OpLt, dtype.Bool, 0, 1)) }, "value (last instruction) is bool"},
+		{"add of halves", func(p *expr.Program) {
+			p.Inputs[0].T, p.Code[0].T, p.Code[1] = dtype.Float16, dtype.Float16, in(dtype.Float16, 0)
+			p.Code[2].T = dtype.Float16
+		}, "operand A has type float16, which add does not take: programs compute halves in float32"},
+		{"complex result of add", func(p *expr.Program) {
+			p.Code = append(p.Code, bin(expr.OpComplex, dtype.Complex64, 0, 1), bin(expr.OpAdd, dtype.Complex64, 3, 3))
+		}, "operand A has type complex64, which add does not take: programs compute complex numbers by parts"},
+		{"int to half", func(p *expr.Program) {
+			p.Code = append(p.Code, un(expr.OpCast, dtype.Int32, 2), un(expr.OpCast, dtype.Float16, 3))
+		},
+			"no cast from int32 to float16"},
+		{"half to float64", func(p *expr.Program) {
+			p.Code = append(p.Code, un(expr.OpCast, dtype.BFloat16, 2), un(expr.OpCast, dtype.Float64, 3))
+		}, "no cast from bfloat16 to float64"},
+		{"real of a float", func(p *expr.Program) { p.Code = append(p.Code, un(expr.OpReal, dtype.Float32, 2)) },
+			"real takes a complex operand and yields its part type"},
+		{"complex of float64s", func(p *expr.Program) {
+			p.Code = append(p.Code, un(expr.OpCast, dtype.Float64, 2), bin(expr.OpComplex, dtype.Complex64, 3, 3))
+		}, "operand A has type float64; want float32"},
+		{"half scalar", func(p *expr.Program) { p.Scalars = []dtype.DType{dtype.Float16} }, "scalar s0 has type float16"},
+		{"vector complex", func(p *expr.Program) {
+			p.Inputs[0].T, p.Code[0], p.Vector = dtype.Complex64, in(dtype.Complex64, 0), 2
+			p.Code[2] = un(expr.OpReal, dtype.Float32, 0)
+		}, "vector width 2 with complex64 input in0"},
 		{"rank", func(p *expr.Program) { p.Rank = 9 }, "rank 9 out of range"},
 		{"vector width", func(p *expr.Program) { p.Vector = 3 }, "vector width 3"},
 		{"vector too wide", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Float64); p.Vector = 4 }, "exceeds 16 bytes"},
@@ -269,12 +292,21 @@ func TestGenerateErrors(t *testing.T) {
 		{"arg index type", func(p *expr.Program) { p.Reduce, p.ArgIndex = expr.ArgMax, 0 }, "ArgIndex input in0 must be an int64"},
 		{"wide high words type", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int32); p.Reduce, p.ArgIndex = expr.Mean, 1 },
 			"ArgIndex input in1 must be an int64"},
-		{"min result", func(p *expr.Program) { p.Reduce, p.Result = expr.Min, dtype.Float64 }, "min of float32 values writes float32, not float64"},
+		{"min result", func(p *expr.Program) { p.Reduce, p.Result = expr.Min, dtype.Complex64 }, "min of float32 values writes complex64, which is no cast of float32"},
+		{"max of complex", func(p *expr.Program) {
+			p.Code = append(p.Code, bin(expr.OpComplex, dtype.Complex64, 0, 1))
+			p.Reduce = expr.Max
+		}, "max of complex64 values: complex numbers are not ordered"},
+		{"sum of bools", func(p *expr.Program) { p.Code = append(p.Code, bin(expr.OpLt, dtype.Bool, 0, 1)); p.Reduce = expr.Sum },
+			"sum of bool values: reduce them converted"},
 		{"arg result", func(p *expr.Program) { p.Reduce, p.ArgIndex, p.Result = expr.ArgMin, -1, dtype.Int32 }, "argmin writes int64 positions, not int32"},
 		{"bad result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, 77 }, "result type DType(77)"},
-		{"bool result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, dtype.Bool }, "result type bool"},
-		{"float16 result", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, dtype.Float16 }, "result type float16"},
-		{"complex input", func(p *expr.Program) { p.Inputs[0].T = dtype.Complex64 }, "input in0 has type complex64, which programs do not compute with"},
+		{"complex result of a real sum", func(p *expr.Program) { p.Reduce, p.Result = expr.Sum, dtype.Complex128 }, "which is no cast of float64"},
+		{"mean of complex into a float", func(p *expr.Program) {
+			p.Code = append(p.Code, bin(expr.OpComplex, dtype.Complex64, 0, 1))
+			p.Reduce, p.Result = expr.Mean, dtype.Float32
+		}, "mean of complex64 values writes float32, which is no cast of complex128"},
+		{"complex input", func(p *expr.Program) { p.Inputs[0].T = dtype.Complex64 }, "input in0 has type complex64"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := ok()

@@ -55,8 +55,10 @@ func Generate(p *expr.Program, header string) (string, error) {
 }
 
 // Register classes. Integers of 32 bits or fewer share %r (kept
-// normalized: sign- or zero-extended from their width), Bool lives in
-// predicates.
+// normalized: sign- or zero-extended from their width), as do the 16-bit
+// floats' bits (zero-extended); Bool lives in predicates; a complex value
+// is a pair of registers of its part type, written "{%f1, %f2}" (see
+// parts); %h holds 16-bit values in conversions only.
 type class int
 
 const (
@@ -65,19 +67,20 @@ const (
 	clsB64
 	clsF32
 	clsF64
+	clsB16
 	numClasses
 )
 
-var classPrefix = [numClasses]string{"%p", "%r", "%rd", "%f", "%fd"}
-var classDecl = [numClasses]string{".pred", ".b32", ".b64", ".f32", ".f64"}
+var classPrefix = [numClasses]string{"%p", "%r", "%rd", "%f", "%fd", "%h"}
+var classDecl = [numClasses]string{".pred", ".b32", ".b64", ".f32", ".f64", ".b16"}
 
 func classOf(t dtype.DType) class {
 	switch {
 	case t == dtype.Bool:
 		return clsPred
-	case t == dtype.Float32:
+	case t == dtype.Float32 || t == dtype.Complex64:
 		return clsF32
-	case t == dtype.Float64:
+	case t == dtype.Float64 || t == dtype.Complex128:
 		return clsF64
 	case t.Size() == 8:
 		return clsB64
@@ -163,7 +166,15 @@ func (g *gen) reg(c class) string {
 	return fmt.Sprintf("%s%d", classPrefix[c], g.nregs[c])
 }
 
-func (g *gen) regT(t dtype.DType) string { return g.reg(classOf(t)) }
+// regT is a fresh register for a value of type t: a pair for a complex
+// type.
+func (g *gen) regT(t dtype.DType) string {
+	if t.IsComplex() {
+		c := classOf(t)
+		return pair(g.reg(c), g.reg(c))
+	}
+	return g.reg(classOf(t))
+}
 
 // idxReg is a register for index arithmetic (32 or 64 bits).
 func (g *gen) idxReg() string {

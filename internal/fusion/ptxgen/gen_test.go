@@ -228,6 +228,9 @@ func programs() map[string]*expr.Program {
 		Code: []expr.Instr{in(dtype.Int32, 0), cst(dtype.Int32, 0), bin(expr.OpGt, dtype.Bool, 0, 1),
 			bin(expr.OpLt, dtype.Bool, 0, 1), tern(expr.OpWhere, dtype.Bool, 2, 3, 2), un(expr.OpCast, dtype.Int16, 4)},
 	}
+	for name, p := range storagePrograms() {
+		ps[name] = p
+	}
 	ps["consts_only"] = &expr.Program{
 		Scalars: []dtype.DType{dtype.Float64, dtype.Bool},
 		Code: []expr.Instr{sc(dtype.Float64, 0), un(expr.OpExp, dtype.Float64, 0), sc(dtype.Bool, 1),
@@ -275,4 +278,65 @@ func checkRegistersUsed(t *testing.T, ptx string) {
 	for _, m := range reInstrType.FindAllStringSubmatch(ptx, -1) {
 		assert.NotContains(t, m[1], ".u8.", "arithmetic on 8-bit types: %s", m[1])
 	}
+}
+
+// storagePrograms is the representative set over the storage types:
+// bools, the 16-bit floats, the complex types (as package fusion writes
+// them: see its legalize.go).
+func storagePrograms() map[string]*expr.Program {
+	ps := map[string]*expr.Program{}
+	f32 := dtype.Float32
+	for _, ht := range []dtype.DType{dtype.Float16, dtype.BFloat16} {
+		h := ht.String()
+		ps["half_add_"+h] = &expr.Program{Inputs: []expr.Input{mem(ht), mem(ht)},
+			Code: []expr.Instr{in(ht, 0), in(ht, 1), un(expr.OpCast, f32, 0), un(expr.OpCast, f32, 1), bin(expr.OpAdd, f32, 2, 3),
+				un(expr.OpCast, ht, 4), un(expr.OpCast, f32, 5), bin(expr.OpMul, f32, 6, 2), un(expr.OpCast, ht, 7)}}
+		ps["half_from_f64_"+h] = &expr.Program{Inputs: []expr.Input{strided(dtype.Float64)}, Rank: 2,
+			Code: []expr.Instr{in(dtype.Float64, 0), un(expr.OpCast, ht, 0)}}
+		ps["half_copy_"+h] = &expr.Program{Inputs: []expr.Input{strided(ht)}, Rank: 1, Code: []expr.Instr{in(ht, 0)}}
+		for _, r := range []expr.ReduceOp{expr.Sum, expr.Max, expr.Mean, expr.ArgMin} {
+			for _, st := range []expr.Stage{expr.Final, expr.Partial} {
+				q := &expr.Program{Inputs: []expr.Input{mem(ht)}, Reduce: r, Stage: st, ArgIndex: -1,
+					Code: []expr.Instr{in(ht, 0), un(expr.OpCast, f32, 0)}}
+				if !r.IsArg() {
+					q.Result = ht
+				}
+				ps["half_"+r.String()+itoa(int(st))+"_"+h] = q
+			}
+		}
+	}
+	ps["bool_store"] = &expr.Program{Inputs: []expr.Input{mem(f32), mem(f32)},
+		Code: []expr.Instr{in(f32, 0), in(f32, 1), bin(expr.OpLt, dtype.Bool, 0, 1)}}
+	ps["bool_load_strided"] = &expr.Program{Inputs: []expr.Input{strided(dtype.Bool), mem(dtype.Bool)}, Rank: 2,
+		Code: []expr.Instr{in(dtype.Bool, 0), in(dtype.Bool, 1), bin(expr.OpAnd, dtype.Bool, 0, 1), un(expr.OpNot, dtype.Bool, 2)}}
+	for _, r := range []expr.ReduceOp{expr.Max, expr.Min, expr.ArgMax} {
+		for _, st := range []expr.Stage{expr.Final, expr.Partial} {
+			q := &expr.Program{Inputs: []expr.Input{mem(dtype.Bool)}, Reduce: r, Stage: st, ArgIndex: -1,
+				Code: []expr.Instr{in(dtype.Bool, 0), un(expr.OpCast, dtype.Uint8, 0)}}
+			if !r.IsArg() {
+				q.Result = dtype.Bool
+			}
+			ps["bool_"+r.String()+itoa(int(st))] = q
+		}
+	}
+	for _, ct := range []dtype.DType{dtype.Complex64, dtype.Complex128} {
+		c, pt := ct.String(), expr.PartType(ct)
+		mul := []expr.Instr{in(ct, 0), in(ct, 1), un(expr.OpReal, pt, 0), un(expr.OpImag, pt, 0), un(expr.OpReal, pt, 1),
+			un(expr.OpImag, pt, 1), bin(expr.OpMul, pt, 2, 4), bin(expr.OpMul, pt, 3, 5), bin(expr.OpSub, pt, 6, 7),
+			bin(expr.OpMul, pt, 2, 5), bin(expr.OpMul, pt, 3, 4), bin(expr.OpAdd, pt, 9, 10), bin(expr.OpComplex, ct, 8, 11)}
+		ps["complex_mul_"+c] = &expr.Program{Inputs: []expr.Input{mem(ct), strided(ct)}, Rank: 1, Code: mul}
+		ps["complex_copy_"+c] = &expr.Program{Inputs: []expr.Input{strided(ct)}, Rank: 2, Code: []expr.Instr{in(ct, 0)}}
+		for _, r := range []expr.ReduceOp{expr.Sum, expr.Prod, expr.Mean} {
+			for _, st := range []expr.Stage{expr.Final, expr.Partial} {
+				ps["complex_"+r.String()+itoa(int(st))+"_"+c] = &expr.Program{Inputs: []expr.Input{mem(ct), strided(ct)}, Rank: 1,
+					Reduce: r, Stage: st, ArgIndex: -1, Code: mul}
+			}
+		}
+		// A complex value of real vector inputs, reduced.
+		ps["complex_vec_sum_"+c] = &expr.Program{Inputs: []expr.Input{mem(pt), mem(pt)}, Vector: 16 / pt.Size(), Reduce: expr.Sum,
+			ArgIndex: -1, Code: []expr.Instr{in(pt, 0), in(pt, 1), bin(expr.OpComplex, ct, 0, 1)}}
+	}
+	ps["complex128_into_complex64"] = &expr.Program{Inputs: []expr.Input{mem(dtype.Complex128)}, Reduce: expr.Mean, ArgIndex: -1,
+		Result: dtype.Complex64, Code: []expr.Instr{in(dtype.Complex128, 0)}}
+	return ps
 }

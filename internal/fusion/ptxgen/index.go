@@ -126,10 +126,7 @@ func (g *gen) input(e *elem, in int) string {
 	if r, ok := e.loads[in]; ok {
 		return r
 	}
-	t := g.p.Inputs[in].T
-	a := g.addr(e, in)
-	r := g.regT(t)
-	g.emit("ld.global.%s %s, [%s]", memType(t), r, a)
+	r := g.load(g.p.Inputs[in].T, g.addr(e, in))
 	e.loads[in] = r
 	return r
 }
@@ -162,7 +159,7 @@ func (g *gen) store(base, i string, t dtype.DType, r string) {
 	}
 	a := g.reg(clsB64)
 	g.emit("add.s64 %s, %s, %s", a, base, off)
-	g.emit("st.global.%s [%s], %s", memType(t), a, r)
+	g.stValue(a, t, r)
 }
 
 // vecSuffix is ".v2"/".v4" for n > 1 elements, "" for one.

@@ -59,7 +59,7 @@ func memType(t dtype.DType) string {
 		return "u8"
 	case dtype.Int16:
 		return "s16"
-	case dtype.Uint16:
+	case dtype.Uint16, dtype.Float16, dtype.BFloat16:
 		return "u16"
 	}
 	return ty(t)
@@ -213,6 +213,18 @@ func (g *gen) op(in expr.Instr, vals []string) string {
 		return d
 	case expr.OpCast:
 		return g.cast(g.p.Code[in.A].T, t, a)
+	case expr.OpReal, expr.OpImag:
+		re, im := parts(a)
+		if in.Op == expr.OpImag {
+			return im
+		}
+		return re
+	case expr.OpComplex:
+		d := g.regT(t)
+		re, im := parts(d)
+		g.emit("mov.%s %s, %s", ty(expr.PartType(t)), re, a)
+		g.emit("mov.%s %s, %s", ty(expr.PartType(t)), im, b)
+		return d
 	case expr.OpAdd, expr.OpSub, expr.OpMul:
 		d := g.regT(t)
 		switch {
@@ -337,11 +349,18 @@ func (g *gen) compare(op expr.Op, t dtype.DType, a, b string) string {
 	return d
 }
 
-// cast converts r from type from to type to (see the package doc of expr).
+// cast converts r from type from to type to (see the package doc of expr;
+// to and from halves only as expr.Castable allows).
 func (g *gen) cast(from, to dtype.DType, r string) string {
 	switch {
 	case from == to:
 		return r
+	case from.IsComplex():
+		return g.complexCast(from, to, r)
+	case expr.IsHalf(to):
+		return g.toHalf(from, to, r)
+	case expr.IsHalf(from):
+		return g.fromHalf(from, r)
 	case from == dtype.Bool:
 		d := g.regT(to)
 		g.emit("selp.%s %s, %s, %s, %s", bits(to), d, immediate(to, 1), immediate(to, 0), r)

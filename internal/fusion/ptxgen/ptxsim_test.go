@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/device/dtype/half"
 	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 )
 
@@ -224,6 +225,30 @@ func (s *ptxSim) exec(op string, a []operand) uint64 {
 		return b64(f64(v(0)) + f64(v(1)))
 	case "neg.f64":
 		return b64(-f64(v(0)))
+	// The 16-bit float conversions (the hardware's cvt modelled by package
+	// half, which its own tests check against the formats' definition).
+	case "cvt.rz.f32.f64":
+		return uint64(math.Float32bits(float32RZ(f64(v(0)))))
+	case "cvt.f64.f32":
+		return b64(float64(math.Float32frombits(uint32(v(0)))))
+	case "setp.neu.f64":
+		return b(!(f64(v(0)) == f64(v(1))))
+	case "setp.nan.f32":
+		return b(math.IsNaN(float64(math.Float32frombits(uint32(v(0))))) || math.IsNaN(float64(math.Float32frombits(uint32(v(1))))))
+	case "or.b32":
+		return m32(v(0) | v(1))
+	case "shr.u32":
+		return m32(v(0)) >> v(1)
+	case "shl.b32":
+		return m32(v(0) << v(1))
+	case "add.u32":
+		return m32(v(0) + v(1))
+	case "cvt.rn.f16.f32":
+		return uint64(half.F32ToF16(math.Float32frombits(uint32(v(0)))))
+	case "cvt.f32.f16":
+		return uint64(math.Float32bits(half.F16ToF32(uint16(v(0)))))
+	case "cvt.u32.u16", "cvt.u16.u32":
+		return v(0) & 0xFFFF
 	}
 	s.t.Fatalf("ptxSim: instruction %s not modelled", op)
 	return 0
@@ -380,4 +405,82 @@ func TestSimWidePartialCombine(t *testing.T) {
 	got := new(big.Int).Lsh(big.NewInt(int64(sim.regs[a.x])), 64)
 	got.Add(got, new(big.Int).SetUint64(sim.regs[a.v]))
 	require.Equal(t, want.String(), got.String())
+}
+
+// float32RZ rounds x to float32 toward zero (cvt.rz.f32.f64): beyond the
+// largest float32, the largest float32.
+func float32RZ(x float64) float32 {
+	f := float32(x)
+	if !math.IsNaN(x) && !math.IsInf(x, 0) && math.Abs(float64(f)) > math.Abs(x) {
+		f = math.Nextafter32(f, 0)
+	}
+	return f
+}
+
+// TestSimHalfConversions runs the PTX of the conversions to and from the
+// 16-bit floats: from float64 (round to odd to float32, then to the half:
+// one correct rounding of the float64) and from float32, on every value
+// of the formats, the ties between neighbours and values a float32 ulp or
+// a hair from them (the double-rounding traps), NaN, infinities, zeros,
+// subnormals of every format and values beyond float32's range, against
+// package half (itself checked against the formats' definition); and
+// back to float32 from every bit pattern.
+func TestSimHalfConversions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 27))
+	for _, c := range []struct {
+		t       dtype.DType
+		toF32   func(uint16) float32
+		fromF32 func(float32) uint16
+		fromF64 func(float64) uint16
+	}{
+		{dtype.Float16, half.F16ToF32, half.F32ToF16, half.F64ToF16},
+		{dtype.BFloat16, half.BF16ToF32, half.F32ToBF16, half.F64ToBF16},
+	} {
+		var xs []float64
+		for u := 0; u < 0x7C00 || c.t == dtype.BFloat16 && u < 0x7F80; u++ {
+			lo := float64(c.toF32(uint16(u)))
+			hi := float64(c.toF32(uint16(u + 1)))
+			mid := lo + (hi-lo)/2
+			xs = append(xs, lo, mid, math.Nextafter(mid, 0), math.Nextafter(mid, 2*hi),
+				mid*(1+0x1p-40), mid*(1-0x1p-40), float64(math.Nextafter32(float32(mid), 0)),
+				float64(math.Nextafter32(float32(mid), float32(math.Inf(1)))), lo+(hi-lo)*rng.Float64())
+		}
+		xs = append(xs, 0, math.Inf(1), math.NaN(), math.MaxFloat64, 1e300, 1e-300, math.SmallestNonzeroFloat64,
+			math.MaxFloat32, float64(math.MaxFloat32)*(1+0x1p-30), 0x1p-149, 0x1p-150, 0x1.8p-150, 0x1p-160)
+		for range 20000 {
+			xs = append(xs, math.Float64frombits(rng.Uint64()))
+		}
+		for _, from := range []dtype.DType{dtype.Float64, dtype.Float32} {
+			g := newGen(&expr.Program{Code: []expr.Instr{{Op: expr.OpInput, T: from, A: -1, B: -1, C: -1}}, Inputs: []expr.Input{{T: from}}, ArgIndex: -1})
+			x := g.regT(from)
+			res := g.toHalf(from, c.t, x)
+			prog := parseSim(g.body.String())
+			for _, v := range xs {
+				for _, v := range []float64{v, -v} {
+					in, want := math.Float64bits(v), c.fromF64(v)
+					if from == dtype.Float32 {
+						in, want = uint64(math.Float32bits(float32(v))), c.fromF32(float32(v))
+					}
+					sim := &ptxSim{t: t, regs: map[string]uint64{x: in}}
+					sim.run(prog)
+					require.Equal(t, uint64(want), sim.regs[res], "%s from %s: %v (%#x)", c.t, from, v, in)
+				}
+			}
+		}
+		g := newGen(&expr.Program{Code: []expr.Instr{{Op: expr.OpInput, T: c.t, A: -1, B: -1, C: -1}}, Inputs: []expr.Input{{T: c.t}}, ArgIndex: -1})
+		x := g.regT(c.t)
+		res := g.fromHalf(c.t, x)
+		prog := parseSim(g.body.String())
+		for u := range 1 << 16 {
+			sim := &ptxSim{t: t, regs: map[string]uint64{x: uint64(u)}}
+			sim.run(prog)
+			want := c.toF32(uint16(u))
+			got := math.Float32frombits(uint32(sim.regs[res]))
+			if math.IsNaN(float64(want)) {
+				require.True(t, math.IsNaN(float64(got)), "%s %#04x", c.t, u)
+				continue
+			}
+			require.Equal(t, math.Float32bits(want), math.Float32bits(got), "%s %#04x", c.t, u)
+		}
+	}
 }

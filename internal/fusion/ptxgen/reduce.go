@@ -23,6 +23,11 @@ func (g *gen) accType() dtype.DType { return expr.AccType(g.p.Reduce, g.p.ValueT
 // twoWords reports whether accumulators have a second word (acc.x).
 func (g *gen) twoWords() bool { return g.p.Reduce.IsArg() || g.p.Wide() }
 
+// twoSlots reports whether the block reduction keeps two 8-byte words
+// per warp in shared memory: the second word, or a complex
+// accumulator's imaginary part.
+func (g *gen) twoSlots() bool { return g.twoWords() || g.accType().IsComplex() }
+
 func (g *gen) newAcc() acc {
 	a := acc{t: g.accType(), v: g.regT(g.accType())}
 	if g.twoWords() {
@@ -35,6 +40,13 @@ func (g *gen) newAcc() acc {
 // setIdentity resets a to the reduction's identity (position -1: none;
 // a Wide sum's high word 0).
 func (g *gen) setIdentity(a acc) {
+	if a.t.IsComplex() {
+		re, im := parts(a.v)
+		pt := expr.PartType(a.t)
+		g.emit("mov.%s %s, %s", ty(pt), re, g.identity(pt))
+		g.emit("mov.%s %s, %s", ty(pt), im, immediate(pt, 0))
+		return
+	}
 	g.emit("mov.%s %s, %s", bits(a.t), a.v, g.identity(a.t))
 	switch {
 	case g.p.Wide():
@@ -94,6 +106,10 @@ func (g *gen) combine(a acc, bv, bx string) {
 		return
 	}
 	bpos := bx
+	if t.IsComplex() {
+		g.complexCombine(a, bv)
+		return
+	}
 	switch g.p.Reduce {
 	case expr.Sum, expr.Mean:
 		if t.IsFloat() {
@@ -115,6 +131,27 @@ func (g *gen) combine(a acc, bv, bx string) {
 		g.emit("selp.%s %s, %s, %s, %s", bits(t), a.v, bv, a.v, w)
 		g.emit("selp.b64 %s, %s, %s, %s", a.x, bpos, a.x, w)
 	}
+}
+
+// complexCombine adds complex bv to a (Sum, Mean) or multiplies a by it
+// (Prod: ar·br − ai·bi and ar·bi + ai·br, each operation rounded).
+func (g *gen) complexCombine(a acc, bv string) {
+	pt := ty(expr.PartType(a.t))
+	ar, ai := parts(a.v)
+	br, bi := parts(bv)
+	if g.p.Reduce != expr.Prod {
+		g.emit("add.rn.%s %s, %s, %s", pt, ar, ar, br)
+		g.emit("add.rn.%s %s, %s, %s", pt, ai, ai, bi)
+		return
+	}
+	c := classOf(expr.PartType(a.t))
+	rr, ii, ri, ir := g.reg(c), g.reg(c), g.reg(c), g.reg(c)
+	g.emit("mul.rn.%s %s, %s, %s", pt, rr, ar, br)
+	g.emit("mul.rn.%s %s, %s, %s", pt, ii, ai, bi)
+	g.emit("mul.rn.%s %s, %s, %s", pt, ri, ar, bi)
+	g.emit("mul.rn.%s %s, %s, %s", pt, ir, ai, br)
+	g.emit("sub.rn.%s %s, %s, %s", pt, ar, rr, ii)
+	g.emit("add.rn.%s %s, %s, %s", pt, ai, ri, ir)
 }
 
 // add128 adds the 128-bit value bhi:blo to hi:lo in place (b64
@@ -175,6 +212,11 @@ func (g *gen) shuffleDown(a acc, off int) (bv, bx string) {
 }
 
 func (g *gen) shfl(t dtype.DType, r string, off int) string {
+	if t.IsComplex() {
+		re, im := parts(r)
+		pt := expr.PartType(t)
+		return pair(g.shfl(pt, re, off), g.shfl(pt, im, off))
+	}
 	d := g.regT(t)
 	if t.Size() == 8 {
 		lo, hi, lo2, hi2 := g.reg(clsB32), g.reg(clsB32), g.reg(clsB32), g.reg(clsB32)
@@ -234,7 +276,7 @@ func (g *gen) blockSetup(tid, ntid string) blockShape {
 		return a
 	}
 	s.valW, s.valL = slot("gpuarr_red_val", warp), slot("gpuarr_red_val", lane)
-	if g.twoWords() {
+	if g.twoSlots() {
 		s.xW, s.xL = slot("gpuarr_red_pos", warp), slot("gpuarr_red_pos", lane)
 	}
 	return s
@@ -244,16 +286,21 @@ func (g *gen) blockSetup(tid, ntid string) blockShape {
 // shuffles, one slot per warp in shared memory, then the first warp.
 func (g *gen) blockReduce(s blockShape, a acc, skip string) {
 	g.warpReduce(a)
-	g.emit("@%s st.shared.%s [%s], %s", s.lane0, bits(a.t), s.valW, a.v)
-	if a.x != "" {
-		g.emit("@%s st.shared.b64 [%s], %s", s.lane0, s.xW, a.x)
+	v, vt, x, xt := a.v, bits(a.t), a.x, "b64"
+	if a.t.IsComplex() { // the real part in the value slots, the imaginary in the second ones
+		v, x = parts(a.v)
+		xt = vt
+	}
+	g.emit("@%s st.shared.%s [%s], %s", s.lane0, vt, s.valW, v)
+	if x != "" {
+		g.emit("@%s st.shared.%s [%s], %s", s.lane0, xt, s.xW, x)
 	}
 	g.emit("bar.sync 0")
 	g.emit("@!%s bra %s", s.warp0, skip)
 	g.setIdentity(a)
-	g.emit("@%s ld.shared.%s %s, [%s]", s.inWarps, bits(a.t), a.v, s.valL)
-	if a.x != "" {
-		g.emit("@%s ld.shared.b64 %s, [%s]", s.inWarps, a.x, s.xL)
+	g.emit("@%s ld.shared.%s %s, [%s]", s.inWarps, vt, v, s.valL)
+	if x != "" {
+		g.emit("@%s ld.shared.%s %s, [%s]", s.inWarps, xt, x, s.xL)
 	}
 	g.warpReduce(a)
 	g.emit("@!%s bra %s", s.tid0, skip)
@@ -279,7 +326,7 @@ func (g *gen) reduction() {
 	groups, glen, bpg, count := param("groups", false), param("glen", false), param("bpg", false), param("count", false)
 	// One 8-byte slot per warp (at most 32 warps of 32 threads).
 	g.shared = append(g.shared, ".shared .align 8 .b8 gpuarr_red_val[256];")
-	if g.twoWords() {
+	if g.twoSlots() {
 		g.shared = append(g.shared, ".shared .align 8 .b8 gpuarr_red_pos[256];")
 	}
 	g.loadParams()
@@ -455,6 +502,14 @@ func (g *gen) writeResult(a acc, out, out2, grp, b, count string) {
 		g.storeWide(out, grp, dtype.Int64, a.x)
 	case p.Wide():
 		g.storeWide(out, grp, rt, g.wideMean(a.v, a.x, count, rt))
+	case p.Reduce == expr.Mean && a.t.IsComplex():
+		cf := g.reg(clsF64)
+		g.emit("cvt.rn.f64.u64 %s, %s", cf, count)
+		re, im := parts(a.v)
+		mr, mi := g.reg(clsF64), g.reg(clsF64)
+		g.emit("div.rn.f64 %s, %s, %s", mr, re, cf)
+		g.emit("div.rn.f64 %s, %s, %s", mi, im, cf)
+		g.storeWide(out, grp, rt, g.cast(a.t, rt, pair(mr, mi)))
 	case p.Reduce == expr.Mean:
 		sum := g.cast(a.t, dtype.Float64, a.v)
 		cf, m := g.reg(clsF64), g.reg(clsF64)
@@ -538,5 +593,5 @@ func (g *gen) storeWide(base, i string, t dtype.DType, r string) {
 	off, addr := g.reg(clsB64), g.reg(clsB64)
 	g.emit("shl.b64 %s, %s, %d", off, i, log2(t.Size()))
 	g.emit("add.s64 %s, %s, %s", addr, base, off)
-	g.emit("st.global.%s [%s], %s", memType(t), addr, r)
+	g.stValue(addr, t, r)
 }
