@@ -100,7 +100,7 @@ def sortscan(seed, per=4):
         # Nonzero, MaskedSelect
         for _ in range(cnt):
             case = Case(rng, 'Nonzero')
-            x = case.leaf(t, rand_shape(rng, max_elems=30), 'small')
+            x = case.leaf(t, rand_shape(rng, max_elems=30, min_rank=1), 'small')
             nz = np.nonzero(case.evaluate(x))
             fam.add(case, Node('Nonzero', t, 'int64', [x]), [(np.asarray(a, np.int64), 'int64') for a in nz])
             case = Case(rng, 'MaskedSelect')
@@ -112,6 +112,10 @@ def sortscan(seed, per=4):
             xb = np.broadcast_to(xv, np.broadcast_shapes(xv.shape, mv.shape))
             mb = np.broadcast_to(mv, xb.shape)
             fam.add(case, Node('MaskedSelect', t, t, [x, m]), [(xb[mb], t)])
+        # Nonzero of a 0-d array: deprecated in NumPy 1.17, an error since 2.1
+        case = Case(rng, 'Nonzero')
+        x = case.leaf(t, (), 'small')
+        fam.add(case, Node('Nonzero', t, 'int64', [x]), err='ErrShape', note='NumPy 2.1: ValueError (0-d)')
     for t in ('int64', 'int32', 'uint8'):
         for _ in range(4):
             bincount_case(fam, t)
