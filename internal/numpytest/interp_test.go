@@ -183,7 +183,9 @@ func elementRows[T gpuarr.Element]() rows {
 		"Reshape": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
 			return a.Reshape(gpuarr.Shape(c.n.ints("shape")))
 		}),
-		"Clone": view(func(_ *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) { return gpuarr.Clone(a) }),
+		"Clone":           view(func(_ *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) { return gpuarr.Clone(a) }),
+		"EvalInto":        evalInto[T],
+		"EvalIntoOverlap": evalInto[T],
 
 		"Equal":    compare(gpuarr.Equal[T]),
 		"NotEqual": compare(gpuarr.NotEqual[T]),
@@ -388,6 +390,20 @@ func meanAsRows[R gpuarr.Floating, T gpuarr.Ordered]() rows {
 }
 
 // ------------------------------------------------------------ row helpers
+
+// evalInto computes its second operand into its first, an array, and
+// gives that array.
+func evalInto[T gpuarr.Element](c *call) (value, error) {
+	dst, err := arrayOf[T](c.args[0])
+	if err != nil {
+		return nil, err
+	}
+	e, err := operand[T](c.args[1])
+	if err != nil {
+		return nil, err
+	}
+	return arrayVal[T]{dst}, gpuarr.EvalInto(dst, e)
+}
 
 func unary[T gpuarr.Element](f func(gpuarr.Operand[T]) gpuarr.Expr[T]) row {
 	return func(c *call) (value, error) {
