@@ -56,8 +56,8 @@
 // operands, under the op name its row will have), regenerate, then its row
 // in interp_test.go; raise executedFloor to the new count. Adding an
 // element type: a row of gen/numerics.py's TYPES (the families draw from
-// its type lists), and in interp_test.go its entry in types and
-// conversionsTo.
+// its type lists), and in interp_test.go its entry in types and in the
+// conversion lists.
 //
 // # Op names and attributes
 //

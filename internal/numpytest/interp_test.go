@@ -10,13 +10,16 @@ import (
 // meet gpuarr's functions. A row turns a node (its evaluated operands and
 // its attributes) into a gpuarr call.
 //
-// Adding a function: a row in the rows of the element types it takes
-// (numericRows for every type, floatRows, integerRows, maskRows; for a
-// function from one element type to another, convertRows or
-// floatConvertRows), under the op name the generator gives its cases
-// (gen/*.py). Until its row exists, the cases of a function are counted
-// as pending, not run. Adding an element type: its entry in types and in
-// conversionsTo (and its format in formats_test.go).
+// Adding a function: a row in the rows of the element types it takes,
+// which follow gpuarr's constraints (elementRows for every type,
+// numberRows, orderedRows, realRows, floatingRows, floatRows, complexRows,
+// integerRows, maskRows; for a function from one element type to another,
+// castRows, sumAsRows or meanAsRows), under the op name the generator
+// gives its cases (gen/*.py). Until its row exists, the cases of a
+// function are counted as pending, not run. Adding an element type: its
+// entry in types and in the conversion lists (conversionsTo,
+// numberConversionsTo, floatingConversionsTo), and its format in
+// formats_test.go.
 
 type row func(c *call) (value, error)
 
@@ -44,49 +47,121 @@ type integer interface {
 }
 
 var types = map[string]*elemType{
-	"bool":    {rows: maskRows()},
-	"int8":    integerType[int8](),
-	"int16":   integerType[int16](),
-	"int32":   integerType[int32](),
-	"int64":   integerType[int64](),
-	"uint8":   integerType[uint8](),
-	"uint16":  integerType[uint16](),
-	"uint32":  integerType[uint32](),
-	"uint64":  integerType[uint64](),
-	"float32": floatType[float32](),
-	"float64": floatType[float64](),
+	"bool":       boolType(),
+	"int8":       integerType[int8](),
+	"int16":      integerType[int16](),
+	"int32":      integerType[int32](),
+	"int64":      integerType[int64](),
+	"uint8":      integerType[uint8](),
+	"uint16":     integerType[uint16](),
+	"uint32":     integerType[uint32](),
+	"uint64":     integerType[uint64](),
+	"float16":    floatingType[gpuarr.Float16](),
+	"bfloat16":   floatingType[gpuarr.BFloat16](),
+	"float32":    floatType[float32](),
+	"float64":    floatType[float64](),
+	"complex64":  complexType[complex64, float32](),
+	"complex128": complexType[complex128, float64](),
 }
 
 // conversionsTo are the functions from each element type to R.
-func conversionsTo[R gpuarr.Numeric]() map[string]rows {
+func conversionsTo[R gpuarr.Element]() map[string]rows {
 	return map[string]rows{
-		"int8":    convertRows[R, int8](),
-		"int16":   convertRows[R, int16](),
-		"int32":   convertRows[R, int32](),
-		"int64":   convertRows[R, int64](),
-		"uint8":   convertRows[R, uint8](),
-		"uint16":  convertRows[R, uint16](),
-		"uint32":  convertRows[R, uint32](),
-		"uint64":  convertRows[R, uint64](),
-		"float32": convertRows[R, float32](),
-		"float64": convertRows[R, float64](),
+		"bool":       castRows[R, bool](),
+		"int8":       castRows[R, int8](),
+		"int16":      castRows[R, int16](),
+		"int32":      castRows[R, int32](),
+		"int64":      castRows[R, int64](),
+		"uint8":      castRows[R, uint8](),
+		"uint16":     castRows[R, uint16](),
+		"uint32":     castRows[R, uint32](),
+		"uint64":     castRows[R, uint64](),
+		"float16":    castRows[R, gpuarr.Float16](),
+		"bfloat16":   castRows[R, gpuarr.BFloat16](),
+		"float32":    castRows[R, float32](),
+		"float64":    castRows[R, float64](),
+		"complex64":  castRows[R, complex64](),
+		"complex128": castRows[R, complex128](),
 	}
+}
+
+// numberConversionsTo are the reductions from each element type to a
+// number type R; floatingConversionsTo those to a floating type.
+func numberConversionsTo[R gpuarr.Number]() map[string]rows {
+	return map[string]rows{
+		"bool":       sumAsRows[R, bool](),
+		"int8":       sumAsRows[R, int8](),
+		"int16":      sumAsRows[R, int16](),
+		"int32":      sumAsRows[R, int32](),
+		"int64":      sumAsRows[R, int64](),
+		"uint8":      sumAsRows[R, uint8](),
+		"uint16":     sumAsRows[R, uint16](),
+		"uint32":     sumAsRows[R, uint32](),
+		"uint64":     sumAsRows[R, uint64](),
+		"float16":    sumAsRows[R, gpuarr.Float16](),
+		"bfloat16":   sumAsRows[R, gpuarr.BFloat16](),
+		"float32":    sumAsRows[R, float32](),
+		"float64":    sumAsRows[R, float64](),
+		"complex64":  sumAsRows[R, complex64](),
+		"complex128": sumAsRows[R, complex128](),
+	}
+}
+
+func floatingConversionsTo[R gpuarr.Floating]() map[string]rows {
+	return map[string]rows{
+		"bool":     meanAsRows[R, bool](),
+		"int8":     meanAsRows[R, int8](),
+		"int16":    meanAsRows[R, int16](),
+		"int32":    meanAsRows[R, int32](),
+		"int64":    meanAsRows[R, int64](),
+		"uint8":    meanAsRows[R, uint8](),
+		"uint16":   meanAsRows[R, uint16](),
+		"uint32":   meanAsRows[R, uint32](),
+		"uint64":   meanAsRows[R, uint64](),
+		"float16":  meanAsRows[R, gpuarr.Float16](),
+		"bfloat16": meanAsRows[R, gpuarr.BFloat16](),
+		"float32":  meanAsRows[R, float32](),
+		"float64":  meanAsRows[R, float64](),
+	}
+}
+
+func mergeFrom(ms ...map[string]rows) map[string]rows {
+	out := map[string]rows{}
+	for _, m := range ms {
+		for src, r := range m {
+			out[src] = merge(out[src], r)
+		}
+	}
+	return out
+}
+
+func boolType() *elemType {
+	return &elemType{rows: merge(elementRows[bool](), orderedRows[bool](), maskRows()), from: conversionsTo[bool](), upload: upload[bool]}
 }
 
 func integerType[T integer]() *elemType {
-	return &elemType{rows: merge(numericRows[T](), integerRows[T]()), from: conversionsTo[T](), upload: upload[T]}
+	return &elemType{rows: merge(elementRows[T](), numberRows[T](), orderedRows[T](), realRows[T](), integerRows[T]()),
+		from: mergeFrom(conversionsTo[T](), numberConversionsTo[T]()), upload: upload[T]}
+}
+
+func floatingType[T gpuarr.Floating]() *elemType {
+	return &elemType{rows: merge(elementRows[T](), numberRows[T](), orderedRows[T](), realRows[T](), floatingRows[T]()),
+		from: mergeFrom(conversionsTo[T](), numberConversionsTo[T](), floatingConversionsTo[T]()), upload: upload[T]}
 }
 
 func floatType[T gpuarr.Float]() *elemType {
-	from := conversionsTo[T]()
-	for src, r := range floatConversionsTo[T]() {
-		from[src] = merge(from[src], r)
-	}
-	return &elemType{rows: merge(numericRows[T](), floatRows[T]()), from: from, upload: upload[T]}
+	et := floatingType[T]()
+	et.rows = merge(et.rows, floatRows[T]())
+	return et
 }
 
-// numericRows are the functions of every numeric element type.
-func numericRows[T gpuarr.Numeric]() rows {
+func complexType[C gpuarr.ComplexFloat, R gpuarr.Float]() *elemType {
+	return &elemType{rows: merge(elementRows[C](), numberRows[C](), complexRows[C, R]()),
+		from: mergeFrom(conversionsTo[C](), numberConversionsTo[C]()), upload: upload[C]}
+}
+
+// elementRows are the functions of every element type.
+func elementRows[T gpuarr.Element]() rows {
 	return rows{
 		// leaves and constructors
 		"Scalar": func(c *call) (value, error) { return exprVal[T]{gpuarr.Scalar(scalarAttr[T](c.n, "v"))}, nil },
@@ -112,25 +187,10 @@ func numericRows[T gpuarr.Numeric]() rows {
 		"EvalInto":        evalInto[T],
 		"EvalIntoOverlap": evalInto[T],
 
-		// elementwise
-		"Add":     binop(gpuarr.Add[T]),
-		"Sub":     binop(gpuarr.Sub[T]),
-		"Mul":     binop(gpuarr.Mul[T]),
-		"Div":     binop(gpuarr.Div[T]),
-		"Minimum": binop(gpuarr.Minimum[T]),
-		"Maximum": binop(gpuarr.Maximum[T]),
-		"FMA":     ternary(gpuarr.FMA[T]),
-		"Neg":     unary(gpuarr.Neg[T]),
-		"Abs":     unary(gpuarr.Abs[T]),
-		"Clamp": func(c *call) (value, error) {
-			x, err := operand[T](c.args[0])
-			if err != nil {
-				return nil, err
-			}
-			return exprVal[T]{gpuarr.Clamp(x, scalarAttr[T](c.n, "lo"), scalarAttr[T](c.n, "hi"))}, nil
-		},
+		"Equal":    compare(gpuarr.Equal[T]),
+		"NotEqual": compare(gpuarr.NotEqual[T]),
 		"Where": func(c *call) (value, error) {
-			m, err := maskOf(c.args[0])
+			m, err := operand[bool](c.args[0])
 			if err != nil {
 				return nil, err
 			}
@@ -144,28 +204,74 @@ func numericRows[T gpuarr.Numeric]() rows {
 			}
 			return exprVal[T]{gpuarr.Where(m, x, y)}, nil
 		},
+		"CountNonzero": reduction(gpuarr.CountNonzero[T]),
+		"Nonzero": func(c *call) (value, error) {
+			x, err := operand[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			idx, err := gpuarr.Nonzero(x)
+			if err != nil {
+				return nil, err
+			}
+			var out tupleVal
+			for _, a := range idx {
+				c.sc.keep(a)
+				out = append(out, arrayVal[int64]{a})
+			}
+			return out, nil
+		},
+	}
+}
 
-		// comparisons
+// numberRows are the functions of the types arithmetic applies to.
+func numberRows[T gpuarr.Number]() rows {
+	return rows{
+		"Add":  binop(gpuarr.Add[T]),
+		"Sub":  binop(gpuarr.Sub[T]),
+		"Mul":  binop(gpuarr.Mul[T]),
+		"Div":  binop(gpuarr.Div[T]),
+		"FMA":  ternary(gpuarr.FMA[T]),
+		"Neg":  unary(gpuarr.Neg[T]),
+		"Conj": unary(gpuarr.Conj[T]),
+		"Sum":  reduction(gpuarr.Sum[T]),
+		"Prod": reduction(gpuarr.Prod[T]),
+		"Mean": reduction(gpuarr.Mean[T]),
+	}
+}
+
+// orderedRows are the functions of the types with an order.
+func orderedRows[T gpuarr.Ordered]() rows {
+	return rows{
 		"Less":         compare(gpuarr.Less[T]),
 		"LessEqual":    compare(gpuarr.LessEqual[T]),
 		"Greater":      compare(gpuarr.Greater[T]),
 		"GreaterEqual": compare(gpuarr.GreaterEqual[T]),
-		"Equal":        compare(gpuarr.Equal[T]),
-		"NotEqual":     compare(gpuarr.NotEqual[T]),
-
-		// reductions
-		"Sum":    reduction(gpuarr.Sum[T]),
-		"Prod":   reduction(gpuarr.Prod[T]),
-		"Min":    reduction(gpuarr.Min[T]),
-		"Max":    reduction(gpuarr.Max[T]),
-		"Mean":   reduction(gpuarr.Mean[T]),
-		"ArgMin": reduction(gpuarr.ArgMin[T]),
-		"ArgMax": reduction(gpuarr.ArgMax[T]),
+		"Min":          reduction(gpuarr.Min[T]),
+		"Max":          reduction(gpuarr.Max[T]),
+		"ArgMin":       reduction(gpuarr.ArgMin[T]),
+		"ArgMax":       reduction(gpuarr.ArgMax[T]),
 	}
 }
 
-// floatRows are the functions of the float element types.
-func floatRows[T gpuarr.Float]() rows {
+// realRows are the functions of the real number types.
+func realRows[T gpuarr.RealNumber]() rows {
+	return rows{
+		"Minimum": binop(gpuarr.Minimum[T]),
+		"Maximum": binop(gpuarr.Maximum[T]),
+		"Abs":     unary(gpuarr.Abs[T]),
+		"Clamp": func(c *call) (value, error) {
+			x, err := operand[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			return exprVal[T]{gpuarr.Clamp(x, scalarAttr[T](c.n, "lo"), scalarAttr[T](c.n, "hi"))}, nil
+		},
+	}
+}
+
+// floatingRows are the functions of the floating-point types.
+func floatingRows[T gpuarr.Floating]() rows {
 	return rows{
 		"Exp":     unary(gpuarr.Exp[T]),
 		"Log":     unary(gpuarr.Log[T]),
@@ -173,19 +279,46 @@ func floatRows[T gpuarr.Float]() rows {
 		"Tanh":    unary(gpuarr.Tanh[T]),
 		"Sigmoid": unary(gpuarr.Sigmoid[T]),
 		"Pow":     binop(gpuarr.Pow[T]),
-		"Matmul": func(c *call) (value, error) {
-			a, err := arrayOf[T](c.args[0])
-			if err != nil {
-				return nil, err
-			}
-			b, err := arrayOf[T](c.args[1])
-			if err != nil {
-				return nil, err
-			}
-			m, err := gpuarr.Matmul(a, b)
-			return keep(c, m, err)
-		},
+		"Matmul":  matmulRow[T](),
 	}
+}
+
+// floatRows are the functions of float32 and float64 only.
+func floatRows[T gpuarr.Float]() rows {
+	return rows{}
+}
+
+func matmulRow[T gpuarr.Inexact]() row {
+	return func(c *call) (value, error) {
+		a, err := arrayOf[T](c.args[0])
+		if err != nil {
+			return nil, err
+		}
+		b, err := arrayOf[T](c.args[1])
+		if err != nil {
+			return nil, err
+		}
+		m, err := gpuarr.Matmul(a, b)
+		return keep(c, m, err)
+	}
+}
+
+// complexRows are the functions of complex type C with parts of type R.
+func complexRows[C gpuarr.ComplexFloat, R gpuarr.Float]() rows {
+	return rows{
+		"Real":   func(c *call) (value, error) { return partOf(c, gpuarr.Real[R, C]) },
+		"Imag":   func(c *call) (value, error) { return partOf(c, gpuarr.Imag[R, C]) },
+		"Abs":    func(c *call) (value, error) { return partOf(c, gpuarr.ComplexAbs[R, C]) },
+		"Matmul": matmulRow[C](),
+	}
+}
+
+func partOf[R gpuarr.Float, C gpuarr.ComplexFloat](c *call, f func(gpuarr.Operand[C]) gpuarr.Expr[R]) (value, error) {
+	z, err := operand[C](c.args[0])
+	if err != nil {
+		return nil, err
+	}
+	return exprVal[R]{f(z)}, nil
 }
 
 // integerRows are the functions of the integer element types only.
@@ -193,7 +326,7 @@ func integerRows[T integer]() rows {
 	return rows{}
 }
 
-// maskRows are the functions of masks (comparisons' results).
+// maskRows are the functions of masks (comparisons' results) and bools.
 func maskRows() rows {
 	return rows{
 		"And": func(c *call) (value, error) {
@@ -228,8 +361,8 @@ func maskRows() rows {
 	}
 }
 
-// convertRows are the functions from element type T to R.
-func convertRows[R, T gpuarr.Numeric]() rows {
+// castRows are the conversions from element type T to R.
+func castRows[R, T gpuarr.Element]() rows {
 	return rows{
 		"Cast": func(c *call) (value, error) {
 			x, err := operand[T](c.args[0])
@@ -238,30 +371,21 @@ func convertRows[R, T gpuarr.Numeric]() rows {
 			}
 			return exprVal[R]{gpuarr.Cast[R](x)}, nil
 		},
+	}
+}
+
+// sumAsRows are the reductions from element type T to a number type R.
+func sumAsRows[R gpuarr.Number, T gpuarr.Element]() rows {
+	return rows{
 		"SumAs":  reduction(gpuarr.SumAs[R, T]),
 		"ProdAs": reduction(gpuarr.ProdAs[R, T]),
 	}
 }
 
-// floatConvertRows are the functions from element type T to a float R.
-func floatConvertRows[R gpuarr.Float, T gpuarr.Numeric]() rows {
+// meanAsRows are the means of element type T as a floating type R.
+func meanAsRows[R gpuarr.Floating, T gpuarr.Ordered]() rows {
 	return rows{
 		"MeanAs": reduction(gpuarr.MeanAs[R, T]),
-	}
-}
-
-func floatConversionsTo[R gpuarr.Float]() map[string]rows {
-	return map[string]rows{
-		"int8":    floatConvertRows[R, int8](),
-		"int16":   floatConvertRows[R, int16](),
-		"int32":   floatConvertRows[R, int32](),
-		"int64":   floatConvertRows[R, int64](),
-		"uint8":   floatConvertRows[R, uint8](),
-		"uint16":  floatConvertRows[R, uint16](),
-		"uint32":  floatConvertRows[R, uint32](),
-		"uint64":  floatConvertRows[R, uint64](),
-		"float32": floatConvertRows[R, float32](),
-		"float64": floatConvertRows[R, float64](),
 	}
 }
 
@@ -269,7 +393,7 @@ func floatConversionsTo[R gpuarr.Float]() map[string]rows {
 
 // evalInto computes its second operand into its first, an array, and
 // gives that array.
-func evalInto[T gpuarr.Numeric](c *call) (value, error) {
+func evalInto[T gpuarr.Element](c *call) (value, error) {
 	dst, err := arrayOf[T](c.args[0])
 	if err != nil {
 		return nil, err
@@ -281,7 +405,7 @@ func evalInto[T gpuarr.Numeric](c *call) (value, error) {
 	return arrayVal[T]{dst}, gpuarr.EvalInto(dst, e)
 }
 
-func unary[T gpuarr.Numeric](f func(gpuarr.Operand[T]) gpuarr.Expr[T]) row {
+func unary[T gpuarr.Element](f func(gpuarr.Operand[T]) gpuarr.Expr[T]) row {
 	return func(c *call) (value, error) {
 		x, err := operand[T](c.args[0])
 		if err != nil {
@@ -291,7 +415,7 @@ func unary[T gpuarr.Numeric](f func(gpuarr.Operand[T]) gpuarr.Expr[T]) row {
 	}
 }
 
-func binop[T gpuarr.Numeric](f func(x, y gpuarr.Operand[T]) gpuarr.Expr[T]) row {
+func binop[T gpuarr.Element](f func(x, y gpuarr.Operand[T]) gpuarr.Expr[T]) row {
 	return func(c *call) (value, error) {
 		x, err := operand[T](c.args[0])
 		if err != nil {
@@ -305,7 +429,7 @@ func binop[T gpuarr.Numeric](f func(x, y gpuarr.Operand[T]) gpuarr.Expr[T]) row 
 	}
 }
 
-func ternary[T gpuarr.Numeric](f func(x, y, z gpuarr.Operand[T]) gpuarr.Expr[T]) row {
+func ternary[T gpuarr.Element](f func(x, y, z gpuarr.Operand[T]) gpuarr.Expr[T]) row {
 	return func(c *call) (value, error) {
 		var ops [3]gpuarr.Operand[T]
 		for i := range ops {
@@ -319,7 +443,7 @@ func ternary[T gpuarr.Numeric](f func(x, y, z gpuarr.Operand[T]) gpuarr.Expr[T])
 	}
 }
 
-func compare[T gpuarr.Numeric](f func(x, y gpuarr.Operand[T]) gpuarr.Mask) row {
+func compare[T gpuarr.Element](f func(x, y gpuarr.Operand[T]) gpuarr.Mask) row {
 	return func(c *call) (value, error) {
 		x, err := operand[T](c.args[0])
 		if err != nil {
@@ -335,7 +459,7 @@ func compare[T gpuarr.Numeric](f func(x, y gpuarr.Operand[T]) gpuarr.Mask) row {
 
 // reduction runs a reduction with the node's axis and keepdims
 // attributes as Axis and KeepDims options.
-func reduction[T, R gpuarr.Numeric](f func(gpuarr.Operand[T], ...gpuarr.Option) (*gpuarr.Array[R], error)) row {
+func reduction[T, R gpuarr.Element](f func(gpuarr.Operand[T], ...gpuarr.Option) (*gpuarr.Array[R], error)) row {
 	return func(c *call) (value, error) {
 		x, err := operand[T](c.args[0])
 		if err != nil {
@@ -346,7 +470,7 @@ func reduction[T, R gpuarr.Numeric](f func(gpuarr.Operand[T], ...gpuarr.Option) 
 	}
 }
 
-func view[T gpuarr.Numeric](f func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error)) row {
+func view[T gpuarr.Element](f func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error)) row {
 	return func(c *call) (value, error) {
 		a, err := arrayOf[T](c.args[0])
 		if err != nil {
@@ -357,7 +481,7 @@ func view[T gpuarr.Numeric](f func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T
 	}
 }
 
-func construct[T gpuarr.Numeric](f func(c *call) (*gpuarr.Array[T], error)) row {
+func construct[T gpuarr.Element](f func(c *call) (*gpuarr.Array[T], error)) row {
 	return func(c *call) (value, error) {
 		a, err := f(c)
 		return keep(c, a, err)
@@ -365,7 +489,7 @@ func construct[T gpuarr.Numeric](f func(c *call) (*gpuarr.Array[T], error)) row 
 }
 
 // keep registers a new array with the case's scope.
-func keep[T gpuarr.Numeric](c *call, a *gpuarr.Array[T], err error) (value, error) {
+func keep[T gpuarr.Element](c *call, a *gpuarr.Array[T], err error) (value, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +511,7 @@ func (c *call) reduceOptions() []gpuarr.Option {
 }
 
 // scalarAttr is a scalar attribute (base64 of one element of T).
-func scalarAttr[T gpuarr.Numeric](n *node, key string) T {
+func scalarAttr[T gpuarr.Element](n *node, key string) T {
 	b := n.bytes(key)
 	xs := fromBytes[T](b)
 	if len(xs) != 1 || len(b) != len(asBytes(xs)) {
@@ -396,13 +520,12 @@ func scalarAttr[T gpuarr.Numeric](n *node, key string) T {
 	return xs[0]
 }
 
-func merge(a, b rows) rows {
+func merge(rs ...rows) rows {
 	out := rows{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
+	for _, r := range rs {
+		for k, v := range r {
+			out[k] = v
+		}
 	}
 	return out
 }

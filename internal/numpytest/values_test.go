@@ -20,15 +20,15 @@ type value interface {
 	download(sc *scope) ([]hostArray, error)
 }
 
-type arrayVal[T gpuarr.Numeric] struct{ a *gpuarr.Array[T] }
+type arrayVal[T gpuarr.Element] struct{ a *gpuarr.Array[T] }
 
-type exprVal[T gpuarr.Numeric] struct{ e gpuarr.Expr[T] }
+type exprVal[T gpuarr.Element] struct{ e gpuarr.Expr[T] }
 
 type maskVal struct{ m gpuarr.Mask }
 
 type tupleVal []value
 
-func typeName[T gpuarr.Numeric]() string { return dtype.Of[T]().String() }
+func typeName[T gpuarr.Element]() string { return dtype.Of[T]().String() }
 
 func (arrayVal[T]) dtype() string { return typeName[T]() }
 func (exprVal[T]) dtype() string  { return typeName[T]() }
@@ -103,7 +103,12 @@ func fromBytes[T any](b []byte) []T {
 // interpreter defect, reported as the case's failure).
 var errOperand = errors.New("operand of the wrong kind")
 
-func operand[T gpuarr.Numeric](v value) (gpuarr.Operand[T], error) {
+func operand[T gpuarr.Element](v value) (gpuarr.Operand[T], error) {
+	if m, ok := v.(maskVal); ok {
+		if o, ok := any(m.m).(gpuarr.Operand[T]); ok {
+			return o, nil // a mask is an operand of bool
+		}
+	}
 	switch x := v.(type) {
 	case arrayVal[T]:
 		return x.a, nil
@@ -113,7 +118,7 @@ func operand[T gpuarr.Numeric](v value) (gpuarr.Operand[T], error) {
 	return nil, fmt.Errorf("%w: %T where an operand of %s is needed", errOperand, v, typeName[T]())
 }
 
-func arrayOf[T gpuarr.Numeric](v value) (*gpuarr.Array[T], error) {
+func arrayOf[T gpuarr.Element](v value) (*gpuarr.Array[T], error) {
 	if x, ok := v.(arrayVal[T]); ok {
 		return x.a, nil
 	}
@@ -124,7 +129,11 @@ func maskOf(v value) (gpuarr.Mask, error) {
 	if x, ok := v.(maskVal); ok {
 		return x.m, nil
 	}
-	return gpuarr.Mask{}, fmt.Errorf("%w: %T where a mask is needed", errOperand, v)
+	b, err := operand[bool](v)
+	if err != nil {
+		return gpuarr.Mask{}, fmt.Errorf("%w: %T where a mask is needed", errOperand, v)
+	}
+	return gpuarr.NotEqual(b, gpuarr.Scalar(false)), nil // a bool array or expression as a mask
 }
 
 // scope holds the arrays one case made, released when it ends.
@@ -146,7 +155,7 @@ func (s *scope) release() error {
 }
 
 // upload makes an array of T from little-endian bytes.
-func upload[T gpuarr.Numeric](sc *scope, h hostArray) (value, error) {
+func upload[T gpuarr.Element](sc *scope, h hostArray) (value, error) {
 	a, err := gpuarr.FromSlice(fromBytes[T](h.raw), gpuarr.Shape(h.shape))
 	if err != nil {
 		return nil, err
