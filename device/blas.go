@@ -23,10 +23,11 @@ const (
 // is column-major Cᵀ = Bᵀ·Aᵀ, which reads the same memory.
 type Gemm = driver.Gemm
 
-// Gemm queues a matrix product on s (cuBLAS on CUDA, gonum on the host).
-// It returns once the work is queued. Without a BLAS library the error
-// matches ErrNotSupported and names it; bad sizes or leading dimensions
-// match ErrInvalidValue. A product with M or N zero does nothing.
+// Gemm queues a matrix product, or a strided batch of them (Batch > 1),
+// on s (cuBLAS on CUDA, gonum on the host). It returns once the work is
+// queued. Without a BLAS library the error matches ErrNotSupported and
+// names it; bad sizes, leading dimensions or batch strides match
+// ErrInvalidValue. A product with M or N zero does nothing.
 func (s *Stream) Gemm(g Gemm) error {
 	const call = "Stream.Gemm"
 	if err := s.check(call); err != nil {
@@ -83,6 +84,17 @@ func checkGemm(g *Gemm) error {
 	}
 	if g.WorkBytes > 0 && g.Work == 0 {
 		return invalid(call, "a %d-byte workspace at a null pointer", g.WorkBytes)
+	}
+	if g.Batch < 0 || g.Batch > math.MaxInt32 {
+		return invalid(call, "batch %d out of range [0, 2³¹)", g.Batch)
+	}
+	if g.Batch > 1 {
+		if g.StrideA < 0 || g.StrideB < 0 {
+			return invalid(call, "strides A=%d B=%d: want ≥ 0", g.StrideA, g.StrideB)
+		}
+		if c := driver.Span(g.M, g.N, g.LDC, g.Type) / uint64(g.Type.Size()); g.StrideC < 0 || uint64(g.StrideC) < c {
+			return invalid(call, "StrideC=%d: the %d C matrices would overlap (each spans %d elements)", g.StrideC, g.Batch, c)
+		}
 	}
 	return nil
 }

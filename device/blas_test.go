@@ -175,6 +175,9 @@ func TestGemmInvalid(t *testing.T) {
 		"ldb transB": {func(g *device.Gemm) { g.TransB, g.N, g.LDB = true, 8, 4 }, "LDB=4"},
 		"ldc":        {func(g *device.Gemm) { g.LDC = 0 }, "LDC=0"},
 		"null":       {func(g *device.Gemm) { g.B = 0 }, "B is a null pointer"},
+		"batch":      {func(g *device.Gemm) { g.Batch = -1 }, "batch -1"},
+		"strideA":    {func(g *device.Gemm) { g.Batch, g.StrideA, g.StrideC = 2, -16, 16 }, "strides A=-16"},
+		"strideC":    {func(g *device.Gemm) { g.Batch, g.StrideC = 2, 15 }, "StrideC=15"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			g := ok
@@ -203,4 +206,63 @@ func TestGemmLibraryMissing(t *testing.T) {
 	require.ErrorContains(t, err, driver.BLASLibrary)
 	require.NoError(t, s.Gemm(g), "the library is back after restore")
 	require.NoError(t, s.Synchronize())
+}
+
+func TestGemmBatchFloat32(t *testing.T) { testGemmBatch[float32](t, device.Float32, 1e-5) }
+func TestGemmBatchFloat64(t *testing.T) { testGemmBatch[float64](t, device.Float64, 1e-13) }
+
+// A strided batch (cuBLAS's gemmStridedBatched on a GPU): each product
+// against the float64 reference, with a broadcast A (stride 0), padded
+// leading dimensions, gaps between the matrices and transposes.
+func testGemmBatch[T float32 | float64](t *testing.T, typ device.DType, tol float64) {
+	dev := testDevice(t)
+	s := newStream(t, dev)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		m, n, k, batch int
+		transA, transB bool
+		shareA         bool
+	}{
+		{3, 4, 5, 7, false, false, false},
+		{3, 4, 5, 7, true, true, true},
+		{16, 1, 9, 5, false, true, false},
+		{8, 8, 8, 64, false, false, true},
+	} {
+		t.Run(fmt.Sprintf("%dx%dx%d_batch%d_tA=%v_tB=%v_shareA=%v", tc.m, tc.n, tc.k, tc.batch, tc.transA, tc.transB, tc.shareA), func(t *testing.T) {
+			g := device.Gemm{Type: typ, M: tc.m, N: tc.n, K: tc.k, TransA: tc.transA, TransB: tc.transB, Alpha: 1, Batch: tc.batch}
+			aRows, aCols, bRows, bCols := g.Extents()
+			g.LDA, g.LDB, g.LDC = aRows+1, bRows, tc.m+2
+			spanA, spanB, spanC := (aCols-1)*g.LDA+aRows, (bCols-1)*g.LDB+bRows, (tc.n-1)*g.LDC+tc.m
+			g.StrideA, g.StrideB, g.StrideC = int64(spanA+3), int64(spanB), int64(spanC+1)
+			if tc.shareA {
+				g.StrideA = 0
+			}
+			count := func(stride int64, span int) int { return int(stride)*(tc.batch-1) + span }
+			a := randColMajor(rng, count(g.StrideA, spanA), 1, count(g.StrideA, spanA))
+			b := randColMajor(rng, count(g.StrideB, spanB), 1, count(g.StrideB, spanB))
+			c := randColMajor(rng, count(g.StrideC, spanC), 1, count(g.StrideC, spanC))
+			g.A, g.B, g.C = uploadMatrix[T](t, dev, s, a), uploadMatrix[T](t, dev, s, b), uploadMatrix[T](t, dev, s, c)
+			require.NoError(t, s.Gemm(g))
+			got := make([]T, len(c.v))
+			require.NoError(t, device.Download(s, got, g.C))
+			for i := range tc.batch {
+				ai := colMajor{aRows, aCols, g.LDA, a.v[i*int(g.StrideA):]}
+				bi := colMajor{bRows, bCols, g.LDB, b.v[i*int(g.StrideB):]}
+				one := g
+				one.LDC = g.LDC
+				want, bound := gemmRef(one, ai, bi)
+				base := i * int(g.StrideC)
+				for j := range tc.n {
+					for r := range tc.m {
+						x := j*g.LDC + r
+						require.InDelta(t, want[x], float64(got[base+x]), tol*bound[x]+1e-30, "product %d C[%d,%d]", i, r, j)
+					}
+				}
+				// The gap after each C matrix stays untouched.
+				if i < tc.batch-1 {
+					require.Equal(t, T(c.v[base+spanC]), got[base+spanC], "the gap after product %d", i)
+				}
+			}
+		})
+	}
 }

@@ -174,9 +174,15 @@ func TestViews(t *testing.T) {
 	defer empty.Release()
 	assert.Equal(t, gpuarr.Shape{0, 4}, empty.Shape())
 	assert.Empty(t, values(t, empty))
-	for _, bad := range [][2]int{{-1, 1}, {2, 1}, {0, 4}} {
-		_, err := x.Slice(bad[0], bad[1])
-		assert.ErrorIs(t, err, gpuarr.ErrShape, "%v", bad)
+	// Python's rules: negative bounds count from the end, bounds past
+	// the ends clip, and an empty range is no error.
+	for _, c := range []struct {
+		i, j int
+		want []int32
+	}{{-1, 3, want[8:]}, {-2, -1, want[4:8]}, {2, 1, []int32{}}, {0, 4, want}, {-9, 1, want[:4]}} {
+		v := must(x.Slice(c.i, c.j))
+		assert.Equal(t, c.want, values(t, v), "Slice(%d, %d)", c.i, c.j)
+		require.NoError(t, v.Release())
 	}
 
 	scalar := must(gpuarr.Full(gpuarr.Shape{}, float64(2.5)))

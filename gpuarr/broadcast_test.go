@@ -148,13 +148,25 @@ func TestStridedInputs(t *testing.T) {
 			}
 		}
 	}
-	// Strided views refuse what needs contiguous memory.
-	_, err := tr.Reshape(gpuarr.Shape{120})
-	assert.ErrorIs(t, err, gpuarr.ErrArgument)
-	assert.ErrorIs(t, gpuarr.EvalInto(tr, gpuarr.Add(tr, tr)), gpuarr.ErrArgument)
+	// A Reshape no strides can express is a copy, which shares nothing.
+	flat := must(tr.Reshape(gpuarr.Shape{120}))
+	assert.Equal(t, got, values(t, flat))
+	// EvalInto writes through a strided view (tr = tr + tr doubles a).
+	require.NoError(t, gpuarr.EvalInto(tr, gpuarr.Add(tr, tr)))
+	doubled := make([]float32, len(h))
+	for i, v := range h {
+		doubled[i] = 2 * v
+	}
+	assert.Equal(t, doubled, values(t, a))
+	assert.Equal(t, got, values(t, flat), "Reshape's copy does not share a's memory")
 	// Clone compacts.
 	c := must(gpuarr.Clone(tr))
-	assert.Equal(t, got, values(t, c))
+	for i, v := range values(t, c) {
+		require.Equal(t, 2*got[i], v)
+	}
+	// A broadcast view cannot be written: its elements share memory.
+	b := must(row.BroadcastTo(gpuarr.Shape{3, 6}))
+	assert.ErrorIs(t, gpuarr.EvalInto(b, b), gpuarr.ErrArgument)
 }
 
 func TestEmptyArrays(t *testing.T) {

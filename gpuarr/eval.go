@@ -40,8 +40,12 @@ func Eval[T Numeric](e Operand[T], opts ...Option) (*Array[T], error) {
 
 // EvalInto computes e into dst, whose shape e must broadcast to. dst may
 // be one of e's operands (y = y*2 + x in place: each element is read
-// before it is written); it must be contiguous. It runs on the default
-// stream of dst's device unless an Option says otherwise.
+// before it is written); operands that overlap dst otherwise (a shifted
+// view of the same memory) read unspecified values. dst may be a strided
+// view (EvalInto(x.Index(gpuarr.Colon, gpuarr.At(0)), e) is NumPy's
+// x[:, 0] = e), except a broadcast one, whose elements share memory. It
+// runs on the default stream of dst's device unless an Option says
+// otherwise.
 func EvalInto[T Numeric](dst *Array[T], e Operand[T], opts ...Option) error {
 	const call = "EvalInto"
 	if err := dst.check(call + ": destination"); err != nil {
@@ -57,8 +61,13 @@ func EvalInto[T Numeric](dst *Array[T], e Operand[T], opts ...Option) error {
 	if sh, err := layout.Broadcast(n.Shape(), dst.c.Shape()); err != nil || !slices.Equal(sh, dst.c.Shape()) {
 		return arg.Shapef(call, "the expression's shape %v does not broadcast to %s", n.Shape(), dst.c.Describe())
 	}
-	if !dst.c.Contiguous() {
-		return fmt.Errorf("gpuarr.%s: %s is a strided view; evaluate into a contiguous array: %w", call, dst.c.Describe(), ErrArgument)
+	if st := dst.c.Strides(); st != nil {
+		for d, e := range dst.c.Shape() {
+			if e > 1 && st[d] == 0 {
+				return fmt.Errorf("gpuarr.%s: %s is a broadcast view (axis %d repeats its memory), whose elements cannot be written apart: %w",
+					call, dst.c.Describe(), d, ErrArgument)
+			}
+		}
 	}
 	s, err := streamFor(call, opts, dst.c.Device())
 	if err != nil {

@@ -22,7 +22,8 @@ import (
 // one counts.
 //
 // Other options belong to some calls only: Axis and KeepDims to the
-// reductions, TF32 to Matmul and MatmulInto. A call given an option it
+// reductions, Ddof to Var and Std, Ord to Norm, Endpoint to Linspace,
+// TF32 to Matmul and MatmulInto. A call given an option it
 // does not take fails with an error matching ErrArgument that names the
 // option and the call; nothing is ignored.
 type Option interface{ isOption() }
@@ -36,6 +37,9 @@ const (
 	optAxis                            // Axis: reductions
 	optKeepDims                        // KeepDims: reductions
 	optTF32                            // TF32: Matmul, MatmulInto
+	optDdof                            // Ddof: Var, Std
+	optOrd                             // Ord: Norm
+	optEndpoint                        // Endpoint: Linspace
 )
 
 // kindOf is o's kind.
@@ -49,6 +53,12 @@ func kindOf(o Option) optionKind {
 		return optKeepDims
 	case tf32Option:
 		return optTF32
+	case ddofOption:
+		return optDdof
+	case ordOption:
+		return optOrd
+	case endpointOption:
+		return optEndpoint
 	}
 	return 0
 }
@@ -65,9 +75,15 @@ func optionName(o Option) string {
 func optionUsers(k optionKind) string {
 	switch k {
 	case optAxis, optKeepDims:
-		return "the reductions (Sum, SumAs, Prod, ProdAs, Mean, MeanAs, Min, Max, ArgMin, ArgMax)"
+		return "the reductions (Sum, Prod, Mean, Min, Max, ArgMin, ArgMax, Var, Std, the Nan reductions, Any, All, LogSumExp, Norm and their As forms)"
 	case optTF32:
 		return "Matmul and MatmulInto"
+	case optDdof:
+		return "Var, Std, VarAs and StdAs"
+	case optOrd:
+		return "Norm"
+	case optEndpoint:
+		return "Linspace"
 	}
 	return "no call"
 }

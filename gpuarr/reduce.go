@@ -3,6 +3,7 @@ package gpuarr
 import (
 	"fmt"
 
+	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/fusion"
@@ -18,25 +19,35 @@ import (
 // the GPU. A reduction is one kernel, or two when the result has few
 // elements (partial results, then a pass over them).
 //
-// Float sums, products and means accumulate in float64 in a tree order,
-// so float32 results are as accurate as a float64 reference rounded to
-// float32. Integer sums and products accumulate in 64 bits, and means
-// exactly (in 128 bits); Sum and Prod refuse integer types narrower than
-// 64 bits, whose results could overflow them: SumAs and ProdAs name the
-// result type, as NumPy's dtype= does. Min and Max are NaN when any
-// element is NaN. Sum of no elements is 0 and Prod 1; Min, Max, Mean,
-// ArgMin and ArgMax of no elements are errors.
+// Float sums, products and means accumulate in float64: each thread adds
+// a run of at most 2²³ elements in order (for any array a GPU holds;
+// 1,024 on the host), and runs combine in a tree. A float32 sum S of
+// elements x is therefore within 2⁻²⁴·|S| + 2⁻³⁰·Σ|x| of the exact sum
+// (the float64 error, at most (run + 64)·2⁻⁵³·Σ|x|, and one rounding to
+// float32), where NumPy's pairwise float32 sum is only bounded by about
+// (⌈log₂ n⌉ + 8)·2⁻²⁴·Σ|x|: float32 results are as accurate as a float64
+// reference rounded to float32. A float64 sum is within
+// (run + 64)·2⁻⁵³·Σ|x|. Integer sums and products accumulate in 64 bits,
+// and means exactly (in 128 bits); Sum and Prod refuse integer types
+// narrower than 64 bits, whose results could overflow them: SumAs and
+// ProdAs name the result type, as NumPy's dtype= does. Min and Max are
+// NaN when any element is NaN (NanMin and NanMax ignore NaNs). Sum of no
+// elements is 0 and Prod 1; Min, Max, Mean, ArgMin, ArgMax, Var, Std and
+// the other reductions with no identity are errors of no elements.
 
 type (
 	axisOption     int
 	keepDimsOption struct{}
+	ddofOption     int
 )
 
 func (axisOption) isOption()     {}
 func (keepDimsOption) isOption() {}
+func (ddofOption) isOption()     {}
 
 func (o axisOption) String() string   { return fmt.Sprintf("gpuarr.Axis(%d)", int(o)) }
 func (keepDimsOption) String() string { return "gpuarr.KeepDims()" }
+func (o ddofOption) String() string   { return fmt.Sprintf("gpuarr.Ddof(%d)", int(o)) }
 
 // Axis makes a reduction work along axis k (negative k counts from the
 // last axis, as in NumPy). Several Axis options reduce along each axis
@@ -152,52 +163,140 @@ func (a *Array[T]) Item() (T, error) {
 // options name. refuseNarrow refuses integer values narrower than 64 bits
 // (Sum and Prod, whose result type is theirs).
 func reduceTo[R Numeric](call string, r expr.ReduceOp, n *fusion.Node, opts []Option, refuseNarrow bool) (*Array[R], error) {
+	also := optionKind(0)
+	if r == expr.Var || r == expr.Std {
+		also = optDdof
+	}
+	rd, err := readReduction(call, n, opts, also)
+	if err != nil {
+		return nil, err
+	}
+	if t := n.Type(); refuseNarrow && t.IsInt() && t.Size() < 8 {
+		return nil, narrowError(call, t)
+	}
+	if r.IsArg() && rd.named > 1 {
+		return nil, fmt.Errorf("gpuarr.%s takes at most one Axis (the position is an index along it), not %d: %w",
+			call, rd.named, ErrArgument)
+	}
+	return runReduction[R](rd, r, n)
+}
+
+// reduction is what a reduction call's operand and options say: where it
+// runs, what it reduces and the shape of its result.
+type reduction struct {
+	call     string
+	s        *device.Stream
+	space    Shape  // the operand's shape
+	axes     uint64 // the reduced axes, a bit set
+	named    int    // Axis options given
+	order    [2]int // the first two axes named, in order (-1: none)
+	keep     bool   // KeepDims
+	ddof     int    // Ddof (Var, Std)
+	outShape Shape
+	glen     int // elements per group
+}
+
+// readReduction checks n and reads the options of a reduction call that
+// takes Axis, KeepDims, the stream options and those of the kinds in
+// also.
+func readReduction(call string, n *fusion.Node, opts []Option, also optionKind) (*reduction, error) {
 	if n == nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, fusion.ErrNilExpr)
 	}
 	if n.Err() != nil {
 		return nil, fmt.Errorf("gpuarr.%s: %w", call, n.Err())
 	}
-	if t := n.Type(); refuseNarrow && t.IsInt() && t.Size() < 8 {
-		return nil, narrowError(call, t)
-	}
-	s, err := streamTaking(call, opts, fusion.FirstDevice(n), optAxis|optKeepDims)
+	s, err := streamTaking(call, opts, fusion.FirstDevice(n), optAxis|optKeepDims|also)
 	if err != nil {
 		return nil, err
 	}
-	space := n.Shape()
-	axes, named, keep, err := reduceAxes(call, opts, space)
-	if err != nil {
+	rd := &reduction{call: call, s: s, space: n.Shape(), order: [2]int{-1, -1}}
+	if rd.axes, rd.named, rd.keep, err = reduceAxes(call, opts, rd.space); err != nil {
 		return nil, err
 	}
-	if r.IsArg() && named > 1 {
-		return nil, fmt.Errorf("gpuarr.%s takes at most one Axis (the position is an index along it), not %d: %w",
-			call, named, ErrArgument)
-	}
-	outShape, glen := make(Shape, 0, len(space)), 1
-	for d, e := range space {
-		switch {
-		case axes&(1<<d) == 0:
-			outShape = append(outShape, e)
-		case keep:
-			outShape = append(outShape, 1)
-			glen *= e
-		default:
-			glen *= e
+	named := 0
+	for _, o := range opts {
+		switch o := o.(type) {
+		case ddofOption:
+			if o < 0 {
+				return nil, fmt.Errorf("gpuarr.%s: %s: the degrees of freedom cannot be negative: %w", call, o, ErrArgument)
+			}
+			rd.ddof = int(o)
+		case axisOption:
+			if named < len(rd.order) {
+				rd.order[named] = (int(o) + len(rd.space)) % max(len(rd.space), 1)
+			}
+			named++
 		}
 	}
-	if glen == 0 && outShape.Len() > 0 && r != expr.Sum && r != expr.Prod {
-		return nil, arg.Shapef(call, "%s of no elements (shape %v, %s) is undefined", r, space, axesNote(axes, space))
+	rd.shapes()
+	return rd, nil
+}
+
+// shapes sets outShape and glen from space, axes and keep.
+func (rd *reduction) shapes() {
+	rd.outShape, rd.glen = make(Shape, 0, len(rd.space)), 1
+	for d, e := range rd.space {
+		switch {
+		case rd.axes&(1<<d) == 0:
+			rd.outShape = append(rd.outShape, e)
+		case rd.keep:
+			rd.outShape = append(rd.outShape, 1)
+			rd.glen *= e
+		default:
+			rd.glen *= e
+		}
 	}
-	out, err := newArray[R](call, outShape, s)
+}
+
+// keeping is rd with KeepDims on (for the steps of a composite
+// reduction, whose intermediate results broadcast against the operand).
+func (rd *reduction) keeping() *reduction {
+	k := *rd
+	k.keep = true
+	k.shapes()
+	return &k
+}
+
+// empty reports whether the groups have no elements while there are
+// groups to fill.
+func (rd *reduction) empty() bool { return rd.glen == 0 && rd.outShape.Len() > 0 }
+
+// emptyError refuses reduction r of no elements.
+func (rd *reduction) emptyError(what string) error {
+	return arg.Shapef(rd.call, "%s of no elements (shape %v, %s) is undefined", what, rd.space, axesNote(rd.axes, rd.space))
+}
+
+// runReduction reduces n with r as rd says into a new array of R.
+func runReduction[R Numeric](rd *reduction, r expr.ReduceOp, n *fusion.Node) (*Array[R], error) {
+	if rd.empty() && r != expr.Sum && r != expr.Prod {
+		return nil, rd.emptyError(r.String())
+	}
+	out, err := newArray[R](rd.call, rd.outShape, rd.s)
 	if err != nil {
 		return nil, err
 	}
-	if err := fusion.Reduce(call, r, dtype.Of[R](), &out.c, n, space, axes, glen, s); err != nil {
+	count := rd.glen
+	if r == expr.Var || r == expr.Std {
+		count = max(rd.glen-rd.ddof, 0)
+	}
+	if err := fusion.Reduce(rd.call, r, dtype.Of[R](), &out.c, n, rd.space, rd.axes, rd.glen, count, rd.s); err != nil {
 		_ = out.Release()
 		return nil, err
 	}
 	return out, nil
+}
+
+// dropKept reshapes a result computed with KeepDims (extent 1 at the
+// reduced axes) to rd's result shape, releasing it; it returns a itself
+// when rd keeps the axes.
+func dropKept[T Numeric](rd *reduction, a *Array[T]) (*Array[T], error) {
+	if rd.keep {
+		return a, nil
+	}
+	v, err := a.Reshape(rd.outShape)
+	_ = a.Release()
+	return v, err
 }
 
 // reduceAxes reads the Axis and KeepDims options of a reduction over

@@ -9,7 +9,10 @@
 //  3. Sum of 2²⁸ float32: device time per Sum (+ Release of its result),
 //     and host wall time with the device synchronized after each batch;
 //  4. Matmul of two 8192×8192 float32 matrices (cuBLAS SGEMM, no TF32):
-//     TFLOP/s;
+//     TFLOP/s; and of two stacks of 512 256×256 matrices (one
+//     strided-batched SGEMM);
+//     4b. Var and Std of a 4096×4096×16 float32 array, and Sum and Var over
+//     its first two axes: device time, GB/s;
 //  5. a + b on 1,024 elements, host time per op (EvalInto a preallocated
 //     array, and Eval + Release), batches of launches not synchronized
 //     inside a batch, against the raw cuLaunchKernel of gpuarr_vadd_f32 in
@@ -18,7 +21,7 @@
 //  6. first-use JIT compile time of fresh expression shapes, and the host
 //     overhead of a cached expression beyond the raw launch.
 //
-// Cases 1–4 use device timing events around batches of operations; cases
+// Cases 1–4b use device timing events around batches of operations; cases
 // 5 and 6 host wall-clock time. The PyTorch and CuPy figures for cases 1–5
 // come from bench/peer/kernels_peers.py in the same GPU run; that script
 // reads this program's kernels.json from its --out folder and adds the
@@ -49,6 +52,8 @@ const (
 	targetFusedSpeedup  = 1.3  // torch eager a*b+c time / fused EvalInto time
 	targetSumVsTorch    = 0.90 // torch.sum time / gpuarr.Sum time
 	targetMatmulVsTorch = 0.95 // gpuarr TFLOP/s / torch.matmul's
+	targetBmmVsTorch    = 0.95 // gpuarr batched TFLOP/s / torch.bmm's
+	targetStatsVsTorch  = 0.90 // torch.var/std/sum(dim=(0,1)) time / gpuarr's
 	targetSmallVsRaw    = 1.2  // EvalInto(1,024) host time / raw cuLaunchKernel
 	targetLookupNs      = 1000 // cache-hit overhead (EvalInto − raw launch)
 )
@@ -59,14 +64,17 @@ var (
 )
 
 type config struct {
-	n          int // elements of the bandwidth cases
-	matN       int // matmul size
-	smallN     int // elements of the per-op case
-	samples    int // timed samples per bandwidth/matmul path
-	opBatch    int // operations per device-timed sample (bandwidth cases)
-	batches    int // timed batches per per-op path
-	launchOps  int // launches per batch (per-op case)
-	freshExprs int // fresh expression shapes compiled in case 6
+	n          int   // elements of the bandwidth cases
+	matN       int   // matmul size
+	bmmBatch   int   // batched matmul: matrices per stack
+	bmmN       int   // batched matmul: matrix size
+	stat       []int // Var, Std, two-axis Sum: the array's shape
+	smallN     int   // elements of the per-op case
+	samples    int   // timed samples per bandwidth/matmul path
+	opBatch    int   // operations per device-timed sample (bandwidth cases)
+	batches    int   // timed batches per per-op path
+	launchOps  int   // launches per batch (per-op case)
+	freshExprs int   // fresh expression shapes compiled in case 6
 	seed       int64
 }
 
@@ -76,6 +84,9 @@ func main() {
 	cfg := config{}
 	flag.IntVar(&cfg.n, "n", 1<<28, "elements of the a+b, a*b+c and Sum cases (2²⁰ on the host backend)")
 	flag.IntVar(&cfg.matN, "matmul", 8192, "matmul size (256 on the host backend)")
+	flag.IntVar(&cfg.bmmBatch, "bmm-batch", 512, "batched matmul: matrices per stack (8 on the host backend)")
+	flag.IntVar(&cfg.bmmN, "bmm", 256, "batched matmul: matrix size (32 on the host backend)")
+	cfg.stat = []int{4096, 4096, 16}
 	flag.IntVar(&cfg.smallN, "small", 1024, "elements of the per-op case")
 	flag.IntVar(&cfg.samples, "samples", 30, "device-timed samples per bandwidth or matmul path")
 	flag.IntVar(&cfg.opBatch, "op-batch", 10, "operations per device-timed sample")
@@ -116,6 +127,9 @@ func run(outDir string, cfg config, quick bool, set map[string]bool) error {
 		def("batches", &cfg.batches, 40)
 		def("launch-batch", &cfg.launchOps, 64)
 		def("fresh", &cfg.freshExprs, 4)
+		def("bmm-batch", &cfg.bmmBatch, 8)
+		def("bmm", &cfg.bmmN, 32)
+		cfg.stat = []int{128, 64, 16}
 	}
 	rep := report.New("kernels", dev.Name(), dev.Backend(), dev.DriverVersion())
 	cases := []struct {
@@ -126,6 +140,8 @@ func run(outDir string, cfg config, quick bool, set map[string]bool) error {
 		{"a*b+c", benchFused},
 		{"sum", benchSum},
 		{"matmul", benchMatmul},
+		{"batched matmul", benchBatched},
+		{"var, std, two-axis sum", benchStats},
 		{"small op", benchSmall},
 		{"jit", benchJIT},
 	}

@@ -12,7 +12,11 @@ Times, on the same GPU and at the same sizes as bench/kernels:
      with one synchronize;
   4. torch.matmul of two n x n float32 matrices with
      torch.backends.cuda.matmul.allow_tf32 = False (allocating, and out=),
-     cupy.matmul (TFLOP/s = 2n^3 / time);
+     cupy.matmul (TFLOP/s = 2n^3 / time); torch.bmm and cupy.matmul of two
+     stacks of b matrices n x n (TFLOP/s = 2bn^3 / time);
+  4b. torch.var, torch.std of all the elements of a float32 array, and
+     torch.sum and torch.var over its first two axes (CuPy's too), device
+     time;
   5. a + b on 1,024 elements from Python, host time per op: batches of
      calls, synchronized between batches (torch.add(a, b, out=c), a + b,
      cupy.add(out=), and the interpreter's empty loop).
@@ -46,6 +50,10 @@ CASE_ADD = "a + b, float32"
 CASE_FUSED = "a*b + c, float32"
 CASE_SUM = "Sum, float32"
 CASE_MATMUL = "matmul, float32, no TF32"
+CASE_BMM = "batched matmul, float32, no TF32"
+CASE_VAR = "Var, float32"
+CASE_STD = "Std, float32"
+CASE_SUM2 = "Sum over two axes, float32"
 CASE_SMALL = "small a + b, float32, host time per op"
 CASE_VS = "vs gpuarr"
 
@@ -54,6 +62,8 @@ TARGET_ADD = 0.95     # gpuarr GB/s / torch.add(out=)'s
 TARGET_FUSED = 1.3    # torch eager a*b+c time / gpuarr fused time
 TARGET_SUM = 0.90     # torch.sum time / gpuarr Sum time
 TARGET_MATMUL = 0.95  # gpuarr TFLOP/s / torch.matmul's
+TARGET_BMM = 0.95     # gpuarr batched TFLOP/s / torch.bmm's
+TARGET_STATS = 0.90   # torch.var/std/sum(dim=(0,1)) time / gpuarr's
 TARGET_SMALL = 1.0    # torch.add(out=) host time / gpuarr EvalInto's
 
 
@@ -108,8 +118,9 @@ class Report(_peer.Report):
 
 
 class Sizes:
-    def __init__(self, n, mat, small):
+    def __init__(self, n, mat, small, bmm=(512, 256), stat=(4096, 4096, 16)):
         self.n, self.mat, self.small = n, mat, small
+        self.bmm, self.stat = bmm, stat
 
 
 def sizes_from(gp, sizes):
@@ -124,6 +135,11 @@ def sizes_from(gp, sizes):
             sizes.mat = int(m.group(1))
         if r["name"] == CASE_SMALL and size.isdigit():
             sizes.small = int(size)
+        m = re.fullmatch(r"(\d+)×(\d+)×(\d+)", size)
+        if r["name"] == CASE_BMM and m:
+            sizes.bmm = (int(m.group(1)), int(m.group(2)))
+        if r["name"] in (CASE_VAR, CASE_STD, CASE_SUM2) and m:
+            sizes.stat = tuple(int(g) for g in m.groups())
     return sizes
 
 
@@ -278,8 +294,30 @@ def bench_torch(rep, sz, args):
         rep.add_case(CASE_SMALL, "torch.add(a, b, out=c)", str(k), summarize(into))
         rep.add_case(CASE_SMALL, "torch a + b (result allocated)", str(k), summarize(plus))
 
+    def case_bmm():
+        bs, m = sz.bmm
+        torch.backends.cuda.matmul.allow_tf32 = False
+        a, b = full((bs, m, m), 1.0), full((bs, m, m), 0.5)
+        c = torch.empty((bs, m, m), dtype=f32, device="cuda")
+        alloc, into = dtimes([lambda: torch.bmm(a, b), lambda: torch.bmm(a, b, out=c)])
+        flops, size = 2.0 * bs * m ** 3, "%d×%d×%d" % (bs, m, m)
+        rep.add_case(CASE_BMM, "torch.bmm(a, b), allow_tf32=False", size, with_rate(summarize(alloc), flops=flops))
+        rep.add_case(CASE_BMM, "torch.bmm(a, b, out=c), allow_tf32=False", size, with_rate(summarize(into), flops=flops))
+
+    def case_stats():
+        shape = sz.stat
+        x = torch.rand(shape, dtype=f32, device="cuda")
+        size, gb = "%d×%d×%d" % shape, 4.0 * shape[0] * shape[1] * shape[2]
+        v, s, s2, v2 = dtimes([lambda: torch.var(x), lambda: torch.std(x), lambda: torch.sum(x, dim=(0, 1)),
+                               lambda: torch.var(x, dim=(0, 1))])
+        rep.add_case(CASE_VAR, "torch.var(x)", size, with_rate(summarize(v), gbytes=gb))
+        rep.add_case(CASE_STD, "torch.std(x)", size, with_rate(summarize(s), gbytes=gb))
+        rep.add_case(CASE_SUM2, "torch.sum(x, dim=(0, 1))", size, with_rate(summarize(s2), gbytes=gb))
+        rep.add_case(CASE_VAR, "torch.var(x, dim=(0, 1))", size, with_rate(summarize(v2), gbytes=gb))
+
     for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sum", case_sum),
-                       ("matmul", case_matmul), ("small a + b", case_small)):
+                       ("matmul", case_matmul), ("batched matmul", case_bmm), ("var, std, two-axis sum", case_stats),
+                       ("small a + b", case_small)):
         guarded(rep, "PyTorch " + name, case, done)
     rep.note("PyTorch %s (CUDA %s) on %s; matmul with torch.backends.cuda.matmul.allow_tf32 = False." % (
         torch.__version__, torch.version.cuda, rep.device))
@@ -338,8 +376,24 @@ def bench_cupy(rep, sz, args):
         into, = host_times(sync, args.batches, args.launch_batch, [lambda: cupy.add(a, b, out=c)])
         rep.add_case(CASE_SMALL, "cupy.add(a, b, out=c)", str(k), summarize(into))
 
+    def case_bmm():
+        bs, m = sz.bmm
+        a, b = cupy.full((bs, m, m), 1.0, dtype=f32), cupy.full((bs, m, m), 0.5, dtype=f32)
+        t, = dtimes([lambda: cupy.matmul(a, b)])
+        rep.add_case(CASE_BMM, "cupy.matmul(a, b)", "%d×%d×%d" % (bs, m, m), with_rate(summarize(t), flops=2.0 * bs * m ** 3))
+
+    def case_stats():
+        shape = sz.stat
+        x = cupy.random.random_sample(shape, dtype=f32)
+        size, gb = "%d×%d×%d" % shape, 4.0 * shape[0] * shape[1] * shape[2]
+        v, s, s2 = dtimes([lambda: cupy.var(x), lambda: cupy.std(x), lambda: cupy.sum(x, axis=(0, 1))])
+        rep.add_case(CASE_VAR, "cupy.var(x)", size, with_rate(summarize(v), gbytes=gb))
+        rep.add_case(CASE_STD, "cupy.std(x)", size, with_rate(summarize(s), gbytes=gb))
+        rep.add_case(CASE_SUM2, "cupy.sum(x, axis=(0, 1))", size, with_rate(summarize(s2), gbytes=gb))
+
     for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sum", case_sum),
-                       ("matmul", case_matmul), ("small a + b", case_small)):
+                       ("matmul", case_matmul), ("batched matmul", case_bmm), ("var, std, two-axis sum", case_stats),
+                       ("small a + b", case_small)):
         guarded(rep, "CuPy " + name, case, done)
     rep.note("CuPy %s on %s (CUPY_TF32 %s: matmul in full float32 unless it is 1)." % (
         cupy.__version__, rep.device, os.environ.get("CUPY_TF32", "unset")))
@@ -388,6 +442,18 @@ def compare(rep, gp):
         CASE_MATMUL, "gpuarr.Matmul(a, b) + Release", CASE_MATMUL, "torch.matmul(a, b), allow_tf32=False", by_time, TARGET_MATMUL)
     one("matmul: gpuarr.MatmulInto TFLOP/s / torch.matmul(out=) TFLOP/s",
         CASE_MATMUL, "gpuarr.MatmulInto(c, a, b)", CASE_MATMUL, "torch.matmul(a, b, out=c), allow_tf32=False", by_time, None)
+    one("batched matmul: gpuarr.Matmul TFLOP/s / torch.bmm TFLOP/s",
+        CASE_BMM, "gpuarr.Matmul(a, b) + Release", CASE_BMM, "torch.bmm(a, b), allow_tf32=False", by_time, TARGET_BMM)
+    one("batched matmul: gpuarr.MatmulInto TFLOP/s / torch.bmm(out=) TFLOP/s",
+        CASE_BMM, "gpuarr.MatmulInto(c, a, b)", CASE_BMM, "torch.bmm(a, b, out=c), allow_tf32=False", by_time, None)
+    one("Var: torch.var time / gpuarr.Var time (all axes)",
+        CASE_VAR, "gpuarr.Var(x) + Release, all axes", CASE_VAR, "torch.var(x)", by_time, TARGET_STATS)
+    one("Std: torch.std time / gpuarr.Std time (all axes)",
+        CASE_STD, "gpuarr.Std(x) + Release, all axes", CASE_STD, "torch.std(x)", by_time, TARGET_STATS)
+    one("Sum over axes (0, 1): torch.sum time / gpuarr.Sum time",
+        CASE_SUM2, "gpuarr.Sum(x, Axis(0), Axis(1)) + Release", CASE_SUM2, "torch.sum(x, dim=(0, 1))", by_time, TARGET_STATS)
+    one("Var over axes (0, 1): torch.var time / gpuarr.Var time",
+        CASE_VAR, "gpuarr.Var(x, Axis(0), Axis(1)) + Release", CASE_VAR, "torch.var(x, dim=(0, 1))", by_time, None)
     one("small a + b: torch.add(out=) host time / gpuarr EvalInto host time (> 1: gpuarr faster)",
         CASE_SMALL, "gpuarr.EvalInto(c, Add(a, b))", CASE_SMALL, "torch.add(a, b, out=c)", by_time, TARGET_SMALL)
     one("small a + b: torch a + b host time / gpuarr Eval + Release host time",
@@ -415,7 +481,7 @@ def main():
 
     sizes = Sizes(1 << 28, 8192, 1024)
     if args.quick:
-        sizes = Sizes(1 << 20, 256, 1024)
+        sizes = Sizes(1 << 20, 256, 1024, (8, 32), (128, 64, 16))
         args.samples, args.op_batch, args.batches, args.launch_batch = 10, 2, 40, 64
     rep = Report()
     gpath = args.gpuarr or (os.path.join(args.out, "kernels.json") if args.out else "")
@@ -435,10 +501,12 @@ def main():
     rep.add_case(CASE_SMALL, "python loop + call (floor)", str(sizes.small),
             summarize(host_times(lambda: None, args.batches, args.launch_batch, [lambda: None])[0]))
     measured = measure_each(rep, (("PyTorch", bench_torch), ("CuPy", bench_cupy)), sizes, args)
-    rep.note("Sizes: n = %d (a + b, a*b + c, sum), matmul %d², small op %d elements%s. Device time from cuda events around "
+    rep.note("Sizes: n = %d (a + b, a*b + c, sum), matmul %d², batched matmul %d × %d², var/std/two-axis sum %s, "
+             "small op %d elements%s. Device time from cuda events around "
              "%d ops per sample, %d samples (matmul: fewer); host time per op from Python %s: %d batches of %d calls, "
              "synchronized between batches." % (
-                 sizes.n, sizes.mat, sizes.small, " (from kernels.json)" if gp else "", args.op_batch, args.samples,
+                 sizes.n, sizes.mat, sizes.bmm[0], sizes.bmm[1], "×".join(map(str, sizes.stat)), sizes.small,
+                 " (from kernels.json)" if gp else "", args.op_batch, args.samples,
                  platform.python_version(), args.batches, args.launch_batch))
     if not measured:
         rep.note(NONE_MEASURED)

@@ -30,6 +30,12 @@ static struct {
 	                                 float *const[], int, int *, int);
 	cublasStatus_t (*dgetrs_batched)(cublasHandle_t, int, int, int, const double *const[], int, const int *,
 	                                 double *const[], int, int *, int);
+	cublasStatus_t (*sgemm_batched)(cublasHandle_t, int, int, int, int, int, const float *, const float *, int,
+	                                long long, const float *, int, long long, const float *, float *, int, long long,
+	                                int);
+	cublasStatus_t (*dgemm_batched)(cublasHandle_t, int, int, int, int, int, const double *, const double *, int,
+	                                long long, const double *, int, long long, const double *, double *, int,
+	                                long long, int);
 } gb;
 
 static void set_err(char *err, int errlen, const char *a, const char *b) {
@@ -73,6 +79,8 @@ int gp_blas_open(const char *dep, const char *path, char *err, int errlen) {
 	gb.dgetrf_batched = dlsym(h, "cublasDgetrfBatched");
 	gb.sgetrs_batched = dlsym(h, "cublasSgetrsBatched");
 	gb.dgetrs_batched = dlsym(h, "cublasDgetrsBatched");
+	gb.sgemm_batched = dlsym(h, "cublasSgemmStridedBatched");
+	gb.dgemm_batched = dlsym(h, "cublasDgemmStridedBatched");
 	gb.lib = h;
 	return 0;
 }
@@ -195,5 +203,39 @@ gp_bret gp_blas_gemm(gp_h ctx, gp_h h, int dbl, int math, int ta, int tb, int m,
 	out.which = GP_BLAS_SGEMM;
 	out.status = gb.sgemm(hd, ta, tb, m, n, k, &fa, (const float *)a, lda, (const float *)b, ldb, &fb,
 	                      (float *)c, ldc);
+	return out;
+}
+
+// A strided batch of GEMMs on the handle's stream
+// (cublas<t>gemmStridedBatched): product i reads a + i·sa, b + i·sb and
+// writes c + i·sc (strides in elements); the rest as gp_blas_gemm. A
+// library without the entry point reports GP_BLAS_MISSING.
+gp_bret gp_blas_gemm_batched(gp_h ctx, gp_h h, int dbl, int math, int ta, int tb, int m, int n, int k,
+                             double alpha, CUdeviceptr a, int lda, long long sa, CUdeviceptr b, int ldb,
+                             long long sb, double beta, CUdeviceptr c, int ldc, long long sc, int batch) {
+	gp_bret out = {0};
+	BCTX(out, ctx);
+	cublasHandle_t hd = (cublasHandle_t)h;
+	if (dbl) {
+		out.which = GP_BLAS_DGEMM_BATCHED;
+		if (!gb.dgemm_batched) {
+			out.status = GP_BLAS_MISSING;
+			return out;
+		}
+		out.status = gb.dgemm_batched(hd, ta, tb, m, n, k, &alpha, (const double *)a, lda, sa, (const double *)b,
+		                              ldb, sb, &beta, (double *)c, ldc, sc, batch);
+		return out;
+	}
+	out.which = GP_BLAS_SGEMM_BATCHED;
+	if (!gb.sgemm_batched) {
+		out.status = GP_BLAS_MISSING;
+		return out;
+	}
+	out.which = GP_BLAS_SET_MATH;
+	if ((out.status = gb.set_math(hd, math))) return out;
+	float fa = (float)alpha, fb = (float)beta;
+	out.which = GP_BLAS_SGEMM_BATCHED;
+	out.status = gb.sgemm_batched(hd, ta, tb, m, n, k, &fa, (const float *)a, lda, sa, (const float *)b, ldb, sb,
+	                              &fb, (float *)c, ldc, sc, batch);
 	return out;
 }

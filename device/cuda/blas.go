@@ -63,7 +63,7 @@ var blasStatusNames = map[int]string{
 
 var blasCallNames = [...]string{"cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2",
 	"cublasSetMathMode", "cublasSgemm_v2", "cublasDgemm_v2", "cublasSetWorkspace_v2", "cublas<t>getrfBatched",
-	"cublas<t>getrsBatched"}
+	"cublas<t>getrsBatched", "cublasSgemmStridedBatched", "cublasDgemmStridedBatched"}
 
 // blasError turns a failed cuBLAS call into a *driver.Error: a context
 // switch failure as the shim reports it, else the cuBLAS status mapped to
@@ -204,10 +204,11 @@ func (s *stream) BLASWorkspace() uint64 {
 	return 4 << 20
 }
 
-// Gemm queues cublasSgemm_v2 or cublasDgemm_v2 on the stream: one cgo
-// call (two when the workspace changes), no synchronization. The stream's
-// handle is held (blasMu) for the call, so two goroutines never use it at
-// once.
+// Gemm queues cublasSgemm_v2 or cublasDgemm_v2 on the stream, or for a
+// batch cublas<t>gemmStridedBatched (one product per matrix when the
+// library lacks it): one cgo call (two when the workspace changes), no
+// synchronization. The stream's handle is held (blasMu) for the call, so
+// two goroutines never use it at once.
 func (s *stream) Gemm(g driver.Gemm) error {
 	if !driver.GemmType(g.Type) {
 		return driver.Errorf(blasGemmCallID, driver.InvalidValue, "element type %v", g.Type)
@@ -227,12 +228,47 @@ func (s *stream) Gemm(g driver.Gemm) error {
 	} else if g.TF32 {
 		math = blasMathTF32
 	}
+	if g.Batch > 1 {
+		r := C.gp_blas_gemm_batched(s.dev.ctx, h, dbl, math, blasOp(g.TransA), blasOp(g.TransB),
+			C.int(g.M), C.int(g.N), C.int(g.K), C.double(g.Alpha),
+			C.CUdeviceptr(g.A), C.int(g.LDA), C.longlong(g.StrideA), C.CUdeviceptr(g.B), C.int(g.LDB), C.longlong(g.StrideB),
+			C.double(g.Beta), C.CUdeviceptr(g.C), C.int(g.LDC), C.longlong(g.StrideC), C.int(g.Batch))
+		switch {
+		case r.cu == 0 && r.status == C.GP_BLAS_MISSING:
+			return s.gemmEach(h, g, dbl, math)
+		case r.cu != 0 || r.status != 0:
+			return s.dev.blasError(r, "%v gemm M=%d N=%d K=%d transA=%v transB=%v batch %d on %s",
+				g.Type, g.M, g.N, g.K, g.TransA, g.TransB, g.Batch, s.dev)
+		}
+		return nil
+	}
+	return s.gemmOne(h, g, dbl, math)
+}
+
+// gemmOne queues the one product of g.
+func (s *stream) gemmOne(h C.gp_h, g driver.Gemm, dbl, math C.int) error {
 	r := C.gp_blas_gemm(s.dev.ctx, h, dbl, math, blasOp(g.TransA), blasOp(g.TransB),
 		C.int(g.M), C.int(g.N), C.int(g.K), C.double(g.Alpha),
 		C.CUdeviceptr(g.A), C.int(g.LDA), C.CUdeviceptr(g.B), C.int(g.LDB), C.double(g.Beta),
 		C.CUdeviceptr(g.C), C.int(g.LDC))
 	if r.cu != 0 || r.status != 0 {
 		return s.dev.blasError(r, "%v gemm M=%d N=%d K=%d transA=%v transB=%v on %s", g.Type, g.M, g.N, g.K, g.TransA, g.TransB, s.dev)
+	}
+	return nil
+}
+
+// gemmEach queues g's batch one product at a time.
+func (s *stream) gemmEach(h C.gp_h, g driver.Gemm, dbl, math C.int) error {
+	size := uint64(g.Type.Size())
+	for i := range g.Batch {
+		one := g
+		one.Batch = 0
+		one.A = g.A.Add(uint64(i) * uint64(g.StrideA) * size)
+		one.B = g.B.Add(uint64(i) * uint64(g.StrideB) * size)
+		one.C = g.C.Add(uint64(i) * uint64(g.StrideC) * size)
+		if err := s.gemmOne(h, one, dbl, math); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -33,7 +33,9 @@ enum {
 	GP_BLAS_DGEMM,
 	GP_BLAS_SET_WORKSPACE,
 	GP_BLAS_GETRF_BATCHED,
-	GP_BLAS_GETRS_BATCHED
+	GP_BLAS_GETRS_BATCHED,
+	GP_BLAS_SGEMM_BATCHED,
+	GP_BLAS_DGEMM_BATCHED
 };
 
 int gp_blas_open(const char *dep, const char *path, char *err, int errlen);
@@ -43,6 +45,9 @@ gp_bret gp_blas_destroy(gp_h ctx, gp_h h);
 gp_bret gp_blas_gemm(gp_h ctx, gp_h h, int dbl, int math, int ta, int tb, int m, int n, int k,
                      double alpha, CUdeviceptr a, int lda, CUdeviceptr b, int ldb, double beta,
                      CUdeviceptr c, int ldc);
+gp_bret gp_blas_gemm_batched(gp_h ctx, gp_h h, int dbl, int math, int ta, int tb, int m, int n, int k,
+                             double alpha, CUdeviceptr a, int lda, long long sa, CUdeviceptr b, int ldb,
+                             long long sb, double beta, CUdeviceptr c, int ldc, long long sc, int batch);
 gp_bret gp_blas_set_workspace(gp_h ctx, gp_h h, CUdeviceptr ws, size_t size);
 gp_bret gp_blas_getrf_batched(gp_h ctx, gp_h h, int dbl, int n, CUdeviceptr a, int lda, CUdeviceptr ipiv,
                               CUdeviceptr info, int batch);

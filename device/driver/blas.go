@@ -15,6 +15,12 @@ func GemmType(t dtype.DType) bool { return t == dtype.Float32 || t == dtype.Floa
 // (A: M×K, or K×M when TransA, with LDA ≥ its row count; likewise B; C
 // with LDC ≥ M). TF32 lets float32 products use TF32 tensor cores (about
 // 10 bits of mantissa in the multiplications).
+//
+// Batch > 1 makes it Batch products (a strided batch, cuBLAS's
+// gemmStridedBatched): product i takes A + i·StrideA, B + i·StrideB and
+// C + i·StrideC (in elements). StrideA and StrideB may be 0 (one matrix
+// for every product); StrideC keeps the C matrices apart (at least
+// Span(M, N, LDC) elements). Batch 0 or 1 is one product.
 type Gemm struct {
 	Type           dtype.DType // Float32 or Float64 (GemmType)
 	TransA, TransB bool
@@ -32,7 +38,13 @@ type Gemm struct {
 	// itself; zero lets the library use its own.
 	Work      Ptr
 	WorkBytes uint64
+
+	Batch                     int
+	StrideA, StrideB, StrideC int64
 }
+
+// Count is the number of products: Batch, or 1 when Batch is 0.
+func (g *Gemm) Count() int { return max(g.Batch, 1) }
 
 // Extents returns the stored shape (rows, columns) of A and B: op(A)
 // before the transposition, and op(B).
@@ -55,6 +67,16 @@ func Span(rows, cols, ld int, t dtype.DType) uint64 {
 		return 0
 	}
 	return (uint64(cols-1)*uint64(ld) + uint64(rows)) * uint64(t.Size())
+}
+
+// BatchSpan is the bytes count matrices of span bytes each, stride
+// elements apart (stride ≥ 0), cover from the first one's first element;
+// zero when a matrix has no element.
+func BatchSpan(span uint64, count int, stride int64, t dtype.DType) uint64 {
+	if span == 0 {
+		return 0
+	}
+	return span + uint64(max(count-1, 0))*uint64(stride)*uint64(t.Size())
 }
 
 // BLAS is an optional capability of a backend's Stream: matrix products

@@ -38,10 +38,11 @@ func (s *stream) Gemm(g driver.Gemm) error {
 		return errorf(blasCall, driver.InvalidValue, "element type %v", g.Type)
 	}
 	aRows, aCols, bRows, bCols := g.Extents()
+	count := g.Count()
 	spans := [3]uint64{
-		driver.Span(aRows, aCols, g.LDA, g.Type),
-		driver.Span(bRows, bCols, g.LDB, g.Type),
-		driver.Span(g.M, g.N, g.LDC, g.Type),
+		driver.BatchSpan(driver.Span(aRows, aCols, g.LDA, g.Type), count, g.StrideA, g.Type),
+		driver.BatchSpan(driver.Span(bRows, bCols, g.LDB, g.Type), count, g.StrideB, g.Type),
+		driver.BatchSpan(driver.Span(g.M, g.N, g.LDC, g.Type), count, g.StrideC, g.Type),
 	}
 	ptrs := [3]driver.Ptr{g.A, g.B, g.C}
 	for i, n := range spans {
@@ -72,8 +73,9 @@ const hostBLASWorkspace = 4096
 // driver.BLASWorkspace.
 func (s *stream) BLASWorkspace() uint64 { return hostBLASWorkspace }
 
-// gemm runs one product; a gonum panic (it checks its arguments) becomes
-// the stream's error rather than the process's.
+// gemm runs the products of g (Batch of them, or one); a gonum panic (it
+// checks its arguments) becomes the stream's error rather than the
+// process's.
 func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err error) {
 	if g.WorkBytes > 0 {
 		a, _, why := index.pin(g.Work, g.WorkBytes)
@@ -102,11 +104,25 @@ func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err e
 			err = errorf(blasCall, driver.InvalidValue, "gonum refused the product on %s: %v\n%s", d, r, debug.Stack())
 		}
 	}()
+	for i := range g.Count() {
+		at := func(m []byte, stride int64) []byte {
+			if len(m) == 0 {
+				return nil
+			}
+			return m[uint64(i)*uint64(stride)*uint64(g.Type.Size()):]
+		}
+		gemmOne(g, at(mem[0], g.StrideA), at(mem[1], g.StrideB), at(mem[2], g.StrideC))
+	}
+	return nil
+}
+
+// gemmOne runs one product of g on the matrices at a, b and c.
+func gemmOne(g driver.Gemm, a, b, c []byte) {
 	if g.K == 0 {
 		// An empty sum: C = Beta·C, as BLAS defines it (gonum would
 		// insist on operands that hold nothing).
-		scaleColumns(g, mem[2])
-		return nil
+		scaleColumns(g, c)
+		return
 	}
 	// gonum is row-major: column-major C = op(A)·op(B) is the row-major
 	// Cᵀ = op(B)ᵀ·op(A)ᵀ over the same memory, with the same flags.
@@ -114,14 +130,13 @@ func (d *device) gemm(g driver.Gemm, ptrs [3]driver.Ptr, spans [3]uint64) (err e
 	switch g.Type {
 	case dtype.Float32:
 		gonumBLAS.Sgemm(tB, tA, g.N, g.M, g.K, float32(g.Alpha),
-			floats[float32](mem[1]), g.LDB, floats[float32](mem[0]), g.LDA,
-			float32(g.Beta), floats[float32](mem[2]), g.LDC)
+			floats[float32](b), g.LDB, floats[float32](a), g.LDA,
+			float32(g.Beta), floats[float32](c), g.LDC)
 	case dtype.Float64:
 		gonumBLAS.Dgemm(tB, tA, g.N, g.M, g.K, g.Alpha,
-			floats[float64](mem[1]), g.LDB, floats[float64](mem[0]), g.LDA,
-			g.Beta, floats[float64](mem[2]), g.LDC)
+			floats[float64](b), g.LDB, floats[float64](a), g.LDA,
+			g.Beta, floats[float64](c), g.LDC)
 	}
-	return nil
 }
 
 // gonumBLAS is gonum's own BLAS: not blas64's and blas32's current ones,

@@ -126,3 +126,25 @@ func TestCompileCUDANotSupported(t *testing.T) {
 	require.Empty(t, ptx)
 	require.Empty(t, log)
 }
+
+// A strided batch: product i takes A + i·StrideA (0: the same A for all),
+// B + i·StrideB and writes C + i·StrideC; a B batch that runs past its
+// memory is an illegal address like any short operand.
+func TestGemmBatch(t *testing.T) {
+	d := testSystem(t).devs[0]
+	s := newTestStream(t, d)
+	a, b, c := newTestAlloc(t, d, 32), newTestAlloc(t, d, 3*32), newTestAlloc(t, d, 3*40)
+	upload(t, s, a, []float64{1, 3, 2, 4})                         // [1 2; 3 4]
+	upload(t, s, b, []float64{5, 7, 6, 8, 1, 0, 0, 1, 0, 1, 1, 0}) // [5 6; 7 8], I, the swap
+	g := driver.Gemm{Type: dtype.Float64, M: 2, N: 2, K: 2, Alpha: 1, A: a, LDA: 2, B: b, LDB: 2, C: c, LDC: 2,
+		Batch: 3, StrideA: 0, StrideB: 4, StrideC: 5}
+	require.NoError(t, s.Gemm(g))
+	got := download[float64](t, s, c, 15)
+	require.Equal(t, []float64{19, 43, 22, 50}, got[0:4])
+	require.Equal(t, []float64{1, 3, 2, 4}, got[5:9])
+	require.Equal(t, []float64{2, 4, 1, 3}, got[10:14])
+
+	short := g
+	short.Batch = 4 // a fourth B past the end of b
+	require.Equal(t, driver.IllegalAddress, code(t, s.Gemm(short)))
+}

@@ -14,12 +14,13 @@ const elementwiseBlock = 256
 
 // EvalInto computes root into dst on s: it finds (or compiles) the kernel
 // computing root over dst's shape (root's shape broadcasts to it; dst is
-// contiguous) and launches it, claiming dst and the inputs like any
+// contiguous, or a strided view whose strides map no two elements to one
+// address) and launches it, claiming dst and the inputs like any
 // operation. An expression whose shape has a plan skips the lowering
 // (plan.go). Errors name call.
 func EvalInto(call string, dst *lifetime.Handle, root *Node, s *device.Stream) error {
 	var w planWalk
-	if s.IsCapturing() || !w.scan(root, dst) {
+	if s.IsCapturing() || !dst.Contiguous() || !w.scan(root, dst) {
 		return evalLowered(call, dst, root, s, nil)
 	}
 	if p := stateOf(s.Device()).plans.find(w.key()); p != nil {
@@ -31,7 +32,7 @@ func EvalInto(call string, dst *lifetime.Handle, root *Node, s *device.Stream) e
 // evalLowered is EvalInto through the full lowering; w, when not nil, is
 // the expression's walk, whose signature gets the plan found.
 func evalLowered(call string, dst *lifetime.Handle, root *Node, s *device.Stream, w *planWalk) error {
-	l, err := lowerTree(root, dst.Shape(), 0)
+	l, err := lowerTree(root, dst.Shape(), 0, dst.Strides())
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}

@@ -25,10 +25,11 @@ import (
 // that can be merged.
 const maxKernelRank = 8
 
-// leaf is one Memory or Random input.
+// leaf is one Memory, Random or Iota input.
 type leaf struct {
 	c       *lifetime.Handle
 	rnd     *random
+	iota    []int // an Iota input's shape (nil for the others)
 	strides []int // element steps over the iteration space
 	strided bool
 }
@@ -41,6 +42,9 @@ type lowered struct {
 	space   []int // iteration space, reduced axes last
 	dims    []int // space with mergeable axes merged (len = prog.Rank)
 	n       int
+	// outStrides: a strided destination's steps over the iteration space
+	// (then over dims once collapsed); nil for a contiguous one.
+	outStrides []int
 
 	// Reused buffers: a lowered comes from a pool, so a materialization
 	// of a cached expression allocates nothing here.
@@ -74,7 +78,7 @@ func newLowered(space []int) *lowered {
 	l.prog = expr.Program{Code: l.prog.Code[:0], Inputs: l.prog.Inputs[:0], Scalars: l.prog.Scalars[:0], ArgIndex: -1}
 	l.leaves, l.scalars, l.memo = l.leaves[:0], l.scalars[:0], l.memo[:0]
 	l.space = append(l.space[:0], space...)
-	l.dims, l.strideBuf = nil, l.strideBuf[:0]
+	l.dims, l.strideBuf, l.outStrides = nil, l.strideBuf[:0], nil
 	l.n = layout.Len(space)
 	if l.args == nil {
 		l.args = new(device.Args)
@@ -94,19 +98,20 @@ func (l *lowered) free() {
 // lowerTree builds the program computing root over space (root's shape
 // broadcasts to it). The axes in the bit set reduced (a reduction along
 // them; 0 for none) move after the others, keeping their order, so that
-// each group of the reduction is a run of the iteration space. The caller
-// frees the result.
-func lowerTree(root *Node, space []int, reduced uint64) (*lowered, error) {
+// each group of the reduction is a run of the iteration space. outStrides
+// (elementwise only) are a strided destination's steps over space, nil
+// for a contiguous one. The caller frees the result.
+func lowerTree(root *Node, space []int, reduced uint64, outStrides []int) (*lowered, error) {
 	l := newLowered(space)
 	if _, err := l.build(root); err != nil {
 		l.free()
 		return nil, err
 	}
 	permuted := !trailingAxes(reduced, len(space))
-	anyStrided := false
+	anyStrided := outStrides != nil
 	for i := range l.leaves {
 		lf := &l.leaves[i]
-		lf.strided = lf.rnd != nil || permuted || !lf.c.Contiguous() || !slices.Equal(lf.c.Shape(), space)
+		lf.strided = lf.c == nil || permuted || !lf.c.Contiguous() || !slices.Equal(lf.c.Shape(), space)
 		l.prog.Inputs[i].Strided = lf.strided
 		anyStrided = anyStrided || lf.strided
 	}
@@ -114,13 +119,20 @@ func lowerTree(root *Node, space []int, reduced uint64) (*lowered, error) {
 		l.prog.Index64 = l.needs64()
 		return l, nil
 	}
+	if outStrides != nil {
+		l.outStrides = append([]int(nil), outStrides...)
+		l.prog.OutStrided = true
+	}
 	// Strides over the iteration space, for every leaf (collapse needs
 	// them all aligned).
 	for i := range l.leaves {
 		lf := &l.leaves[i]
-		if lf.rnd != nil {
+		switch {
+		case lf.rnd != nil:
 			lf.strides = layout.BroadcastStrides(lf.rnd.shape, layout.RowMajorStrides(lf.rnd.shape), l.space)
-		} else {
+		case lf.iota != nil:
+			lf.strides = layout.BroadcastStrides(lf.iota, layout.RowMajorStrides(lf.iota), l.space)
+		default:
 			st := lf.c.Strides()
 			if st == nil {
 				st = layout.RowMajorStrides(lf.c.Shape())
@@ -200,6 +212,10 @@ func (l *lowered) build(n *Node) (int32, error) {
 		in.Aux = int32(len(l.leaves))
 		l.leaves = append(l.leaves, leaf{rnd: n.rnd})
 		l.prog.Inputs = append(l.prog.Inputs, expr.Input{Kind: expr.Random, T: n.t, Normal: n.rnd.normal})
+	case expr.OpIota:
+		in.Aux = int32(len(l.leaves))
+		l.leaves = append(l.leaves, leaf{iota: n.iota})
+		l.prog.Inputs = append(l.prog.Inputs, expr.Input{Kind: expr.Iota, T: dtype.Int64})
 	case expr.OpScalar:
 		in.Aux = int32(len(l.scalars))
 		l.scalars = append(l.scalars, n.bits)
@@ -232,9 +248,10 @@ func (l *lowered) emit(n *Node, in expr.Instr) int32 {
 	return i
 }
 
-// collapse merges neighbouring axes that every strided leaf steps through
-// as one (stride[d] = stride[d+1]·extent[d+1]) and drops extent-1 axes,
-// so most views and broadcasts index with one or two axes.
+// collapse merges neighbouring axes that every strided leaf (and a
+// strided destination) steps through as one (stride[d] =
+// stride[d+1]·extent[d+1]) and drops extent-1 axes, so most views and
+// broadcasts index with one or two axes.
 func (l *lowered) collapse() error {
 	dims := make([]int, 0, len(l.space))
 	keep := make([]int, 0, len(l.space)) // which space axes survive, outermost first
@@ -247,15 +264,21 @@ func (l *lowered) collapse() error {
 	for i := range l.leaves {
 		strides[i] = make([]int, 0, len(keep))
 	}
+	var outSt []int
+	if l.outStrides != nil {
+		outSt = make([]int, 0, len(keep))
+	}
 	for _, d := range keep {
 		e := l.space[d]
 		if len(dims) > 0 {
 			last := len(dims) - 1
-			merge := true
+			merge := outSt == nil || outSt[last] == l.outStrides[d]*e
 			for i, lf := range l.leaves {
+				if !merge {
+					break
+				}
 				if lf.strided && strides[i][last] != lf.strides[d]*e {
 					merge = false
-					break
 				}
 			}
 			if merge {
@@ -265,12 +288,18 @@ func (l *lowered) collapse() error {
 						strides[i][last] = lf.strides[d]
 					}
 				}
+				if outSt != nil {
+					outSt[last] = l.outStrides[d]
+				}
 				continue
 			}
 		}
 		dims = append(dims, e)
 		for i, lf := range l.leaves {
 			strides[i] = append(strides[i], lf.strides[d])
+		}
+		if outSt != nil {
+			outSt = append(outSt, l.outStrides[d])
 		}
 	}
 	if len(dims) == 0 {
@@ -279,7 +308,11 @@ func (l *lowered) collapse() error {
 		for i := range strides {
 			strides[i] = append(strides[i], 0)
 		}
+		if outSt != nil {
+			outSt = append(outSt, 0)
+		}
 	}
+	l.outStrides = outSt
 	if len(dims) > maxKernelRank {
 		return fmt.Errorf("the expression's operands need %d axes that cannot be merged, at most %d (make some operands contiguous with Clone): %w",
 			len(dims), maxKernelRank, arg.ErrShape)
@@ -297,23 +330,23 @@ func (l *lowered) needs64() bool {
 	if uint64(l.n) >= math.MaxInt32 {
 		return true
 	}
-	for _, lf := range l.leaves {
-		if !lf.strided {
-			continue
-		}
+	spanOf := func(strides []int) uint64 {
 		var span uint64
-		for d, st := range lf.strides {
+		for d, st := range strides {
 			a := st
 			if a < 0 {
 				a = -a
 			}
 			span += uint64(a) * uint64(l.dims[d]-1)
 		}
-		if span >= math.MaxInt32 {
+		return span
+	}
+	for _, lf := range l.leaves {
+		if lf.strided && spanOf(lf.strides) >= math.MaxInt32 {
 			return true
 		}
 	}
-	return false
+	return l.outStrides != nil && spanOf(l.outStrides) >= math.MaxInt32
 }
 
 // vectorize sets the program's vector width when every operand is
@@ -321,6 +354,9 @@ func (l *lowered) needs64() bool {
 // out is nil for a reduction (which writes one value per group).
 func (l *lowered) vectorize(out *lifetime.Handle, outT dtype.DType) {
 	l.prog.Vector = 1
+	if l.prog.OutStrided {
+		return
+	}
 	maxSize := 4 // a reduction's partial results are written one per group
 	if out != nil {
 		if maxSize = outT.Size(); maxSize < 4 {
@@ -355,10 +391,15 @@ func (l *lowered) appendLeafArgs(a *device.Args) bool {
 	for _, d := range l.dims {
 		ok = ok && a.Append(device.ArgU64, uint64(d))
 	}
+	for _, st := range l.outStrides {
+		ok = ok && a.Append(device.ArgI64, uint64(int64(st)))
+	}
 	for _, lf := range l.leaves {
-		if lf.rnd != nil {
+		switch {
+		case lf.rnd != nil:
 			ok = ok && a.Append(device.ArgU64, lf.rnd.seed) && a.Append(device.ArgU64, lf.rnd.stream)
-		} else {
+		case lf.iota != nil: // no base
+		default:
 			ok = ok && a.Append(device.ArgPtr, uint64(lf.c.Ptr()))
 		}
 		if lf.strided {

@@ -29,6 +29,9 @@ type Node struct {
 	bits  uint64           // OpScalar: the value's ParamType bits
 	value float64          // OpConst
 	rnd   *random          // OpRandom
+	// OpIota: the shape whose row-major positions the node counts (its
+	// own shape; kept apart so that the leaf's layout is explicit).
+	iota []int
 }
 
 // random is one draw of random numbers: a Philox stream addressed by
@@ -99,6 +102,14 @@ func Const(t dtype.DType, v float64) *Node {
 func Random(t dtype.DType, seed, stream uint64, normal bool, sh []int) *Node {
 	src := &random{seed: seed, stream: stream, normal: normal, shape: sh}
 	return &Node{op: expr.OpRandom, t: t, rnd: src, shape: sh}
+}
+
+// Iota is the int64 position of each element within shape sh, row-major
+// (0 … len−1), broadcasting like an array of shape sh: Iota([m 1]) over
+// an [m n] expression is each element's row, Iota([n]) its column. sh is
+// kept.
+func Iota(sh []int) *Node {
+	return &Node{op: expr.OpIota, t: dtype.Int64, iota: sh, shape: sh}
 }
 
 // Unary is op applied to x, with result type t. A nil x is ErrNilExpr;

@@ -171,7 +171,7 @@ func (w *planWalk) node(n *Node, space []int) bool {
 		binary.LittleEndian.PutUint64(w.sig[w.nsig:], math.Float64bits(n.value))
 		w.nsig += 8
 		return true
-	case expr.OpRandom:
+	case expr.OpRandom, expr.OpIota:
 		return false // indexed by position: always strided
 	}
 	if !w.put2(byte(n.op), byte(n.t)) {

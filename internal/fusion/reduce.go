@@ -19,13 +19,15 @@ const reduceBlock = 256
 // type resT, on s, claiming out and the inputs like any operation: one
 // kernel when there are enough groups to fill the device, else a partial
 // pass that splits each group over several blocks into scratch arrays and
-// a final pass over the partials. Errors name call.
-func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle, root *Node, space []int, axes uint64, glen int, s *device.Stream) error {
+// a final pass over the partials. count is the divisor of Mean (glen),
+// Var and Std (glen less the degrees of freedom, at least 0). Errors name
+// call.
+func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle, root *Node, space []int, axes uint64, glen, count int, s *device.Stream) error {
 	groups := out.Len()
 	if groups == 0 {
 		return nil
 	}
-	l, err := lowerTree(root, space, axes)
+	l, err := lowerTree(root, space, axes, nil)
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
@@ -45,7 +47,7 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 	vt := l.prog.ValueType()
 	if bpg == 1 {
 		l.prog.Stage = expr.Final
-		return l.launchReduce(call, s, out, nil, groups, glen, 1, glen)
+		return l.launchReduce(call, s, out, nil, nil, groups, glen, 1, count)
 	}
 
 	// Partial pass into temporaries, then a final pass over them.
@@ -59,14 +61,20 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 		return err
 	}
 	defer parts.Done()
-	var second *lifetime.Handle // Arg positions, or a Wide Mean's high words
+	var second, third *lifetime.Handle // Arg positions, a Wide Mean's high words, moments' counts; moments' M2s
 	if l.prog.HasOut2() {
-		if second, err = lifetime.Temp(call, s, dtype.Int64, groups*bpg); err != nil {
+		if second, err = lifetime.Temp(call, s, l.prog.SecondType(), groups*bpg); err != nil {
 			return err
 		}
 		defer second.Done()
 	}
-	if err := l.launchReduce(call, s, parts, second, groups, glen, bpg, glen); err != nil {
+	if l.prog.HasOut3() {
+		if third, err = lifetime.Temp(call, s, dtype.Float64, groups*bpg); err != nil {
+			return err
+		}
+		defer third.Done()
+	}
+	if err := l.launchReduce(call, s, parts, second, third, groups, glen, bpg, count); err != nil {
 		return err
 	}
 
@@ -78,14 +86,18 @@ func Reduce(call string, r expr.ReduceOp, resT dtype.DType, out *lifetime.Handle
 	fin.leaves = []leaf{{c: parts}}
 	if second != nil {
 		fin.prog.ArgIndex = 1
-		fin.prog.Inputs = append(fin.prog.Inputs, expr.Input{Kind: expr.Memory, T: dtype.Int64})
+		fin.prog.Inputs = append(fin.prog.Inputs, expr.Input{Kind: expr.Memory, T: l.prog.SecondType()})
 		fin.leaves = append(fin.leaves, leaf{c: second})
 	}
-	return fin.launchReduce(call, s, out, nil, groups, bpg, 1, glen)
+	if third != nil {
+		fin.prog.Inputs = append(fin.prog.Inputs, expr.Input{Kind: expr.Memory, T: dtype.Float64})
+		fin.leaves = append(fin.leaves, leaf{c: third})
+	}
+	return fin.launchReduce(call, s, out, nil, nil, groups, bpg, 1, count)
 }
 
-// launchReduce launches l's reduction kernel writing out (and out2).
-func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *lifetime.Handle, groups, glen, bpg, count int) error {
+// launchReduce launches l's reduction kernel writing out (and out2, out3).
+func (l *lowered) launchReduce(call string, s *device.Stream, out, out2, out3 *lifetime.Handle, groups, glen, bpg, count int) error {
 	st := stateOf(s.Device())
 	l.key = l.prog.AppendKey(l.key[:0])
 	k, err := st.kernel(&l.prog, l.key)
@@ -98,6 +110,9 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *lifetim
 	if out2 != nil {
 		ok = ok && args.Append(device.ArgPtr, uint64(out2.Ptr()))
 	}
+	if out3 != nil {
+		ok = ok && args.Append(device.ArgPtr, uint64(out3.Ptr()))
+	}
 	ok = ok && args.Append(device.ArgU64, uint64(groups)) && args.Append(device.ArgU64, uint64(glen)) &&
 		args.Append(device.ArgU64, uint64(bpg)) && args.Append(device.ArgU64, uint64(count)) && l.appendLeafArgs(args)
 	if !ok {
@@ -109,6 +124,9 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2 *lifetim
 	o.Add(out, tracking.Write, s)
 	if out2 != nil {
 		o.Add(out2, tracking.Write, s)
+	}
+	if out3 != nil {
+		o.Add(out3, tracking.Write, s)
 	}
 	if err := o.Begin(true); err != nil {
 		return err

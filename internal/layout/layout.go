@@ -141,3 +141,52 @@ func IsRowMajor(sh, st []int) bool {
 	}
 	return true
 }
+
+// ReshapeStrides returns the strides with which shape to steps through
+// the elements of an array of shape from and strides st in row-major
+// order, when such strides exist (NumPy's attempt to reshape without a
+// copy): each run of from's axes that merges into, or splits from, to's
+// axes must be contiguous among itself. Extent-1 axes take any stride.
+// ok is false when no strides do (the reshape needs a copy); from and to
+// have the same element count, which is not 0.
+func ReshapeStrides(from, st, to []int) (out []int, ok bool) {
+	var od, os []int // from without its extent-1 axes
+	for i, d := range from {
+		if d != 1 {
+			od, os = append(od, d), append(os, st[i])
+		}
+	}
+	out = make([]int, len(to))
+	oi, oj, ni, nj := 0, 1, 0, 1
+	for ni < len(to) && oi < len(od) {
+		np, op := to[ni], od[oi]
+		for np != op {
+			if np < op {
+				np *= to[nj]
+				nj++
+			} else {
+				op *= od[oj]
+				oj++
+			}
+		}
+		for k := oi; k < oj-1; k++ {
+			if os[k] != od[k+1]*os[k+1] {
+				return nil, false
+			}
+		}
+		out[nj-1] = os[oj-1]
+		for k := nj - 1; k > ni; k-- {
+			out[k-1] = out[k] * to[k]
+		}
+		ni, nj = nj, nj+1
+		oi, oj = oj, oj+1
+	}
+	last := 1
+	if ni > 0 {
+		last = out[ni-1]
+	}
+	for k := ni; k < len(to); k++ {
+		out[k] = last
+	}
+	return out, true
+}

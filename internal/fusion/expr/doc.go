@@ -14,10 +14,12 @@
 // A Program's kernel takes its parameters in this order (Params lists them):
 //
 //	elementwise:  out u64 · n u64
-//	reduction:    out u64 · [out2 u64, Arg reductions in the Partial stage]
+//	reduction:    out u64 · [out2 u64, Partial stage with Words ≥ 2]
+//	              · [out3 u64, Partial stage with Words = 3]
 //	              · groups u64 · glen u64 · bpg u64 · count u64
 //	then:         dims[Rank] u64               (only when Rank > 0)
-//	              per input i: base u64         (address; the seed for a Random input)
+//	              [out strides[Rank] s64]       (OutStrided only)
+//	              per input i: [base u64]       (address; the seed for a Random input; none for Iota)
 //	                           [stream u64]     (Random inputs only)
 //	                           [strides[Rank] s64, in elements] (Strided inputs only)
 //	              per scalar j: the scalar's parameter type (ParamType)
@@ -25,13 +27,18 @@
 // # Iteration space and indexing
 //
 // An elementwise kernel computes out[i] = value of the last instruction at
-// i, for i in [0, n); out is contiguous. A contiguous input (Strided false)
-// is read at its base + i·size. A strided input is read at
+// i, for i in [0, n); out is contiguous, or with OutStrided written at
+// out + Σ_d idx_d·outStrides_d·size like a strided input (its strides
+// never map two elements to one address). A contiguous input (Strided
+// false) is read at its base + i·size. A strided input is read at
 // base + Σ_d idx_d·strides_d·size, where idx is i decomposed row-major over
 // dims (dims[Rank-1] varies fastest); strides are in elements, may be 0
-// (broadcast) or negative. Index64 false promises that n, every offset and
-// every intermediate index fit in a signed 32-bit integer, so 32-bit index
-// arithmetic is allowed; Index64 true needs 64-bit arithmetic throughout.
+// (broadcast) or negative. An Iota input's value (OpIota) is that offset
+// itself, Σ_d idx_d·strides_d, as an Int64: with row-major strides of a
+// shape broadcast over the space, the position within that shape.
+// Index64 false promises that n, every offset and every intermediate
+// index fit in a signed 32-bit integer, so 32-bit index arithmetic is
+// allowed; Index64 true needs 64-bit arithmetic throughout.
 //
 // A reduction's iteration space is groups × glen (n = groups·glen): element
 // i belongs to group i / glen at position k = i mod glen. Each group is
@@ -45,26 +52,44 @@
 // means exactly in 128 bits (Wide: a low and a high word). Float sums and
 // products must be accurate to float64-reference tolerance: a tree or
 // pairwise order, or sequential runs of at most a few thousand elements
-// combined in a tree. Min and Max propagate NaN. ArgMin and ArgMax give
-// the position k of the first minimum or maximum; a NaN counts as both
-// the least and the greatest value, so the first NaN wins. Identities,
-// for empty groups and for empty parts of a Partial stage: Sum and Mean
-// 0, Prod 1, Min +Inf or the type's largest value, Max -Inf or its
-// smallest, and for the Arg reductions that value with position -1, which
-// loses to any real position. In the Final stage the result is written in
-// FinalType (Result, or by default ResultType), computed as FinalType's
-// doc says, bit for bit on both back ends (Mean divides by count). In the
-// Partial stage the parts of a group partition its positions in any way
-// the back end likes; the Arg reductions and Wide means write a second
-// word per part to out2, and with ArgIndex ≥ 0 a Final stage over the
-// parts reads those words from that input.
+// combined in a tree. Min and Max propagate NaN; NanMin and NanMax ignore
+// it (IEEE minNum/maxNum: NaN only when every value is NaN). ArgMin and
+// ArgMax give the position k of the first minimum or maximum; a NaN
+// counts as both the least and the greatest value, so the first NaN wins.
+//
+// The moments (Var, Std, NanMean) take float values and accumulate three
+// Float64 words: S, the sum of the values' deviations from the group's
+// shift K, the count n and M2, the sum of squared deviations from the
+// mean (NanMean skips NaN values, takes K = 0 and needs only S and n).
+// For Var and Std, K is the group's value at position 0 (0 for an empty
+// group), the same for every part of the group. A run of values is
+// folded into n, S = Σ(x−K) and S2 = Σ(x−K)², then M2 = S2 − S²/n; two
+// accumulators combine by Chan's rule, n = na + nb, S = Sa + Sb,
+// M2 = M2a + M2b + δ²·na·nb/n with δ = Sb/nb − Sa/na (no δ term when na
+// or nb is 0). A value of ±Inf or NaN in a Var or Std group makes M2
+// NaN. The back ends agree to within rounding, not bit for bit.
+//
+// Identities, for empty groups and for empty parts of a Partial stage:
+// Sum and Mean 0, Prod 1, Min +Inf or the type's largest value, Max -Inf
+// or its smallest, NanMin and NanMax NaN (floats; integers as Min and
+// Max), the moments 0, 0, 0, and for the Arg reductions the Min or Max
+// value with position -1, which loses to any real position. In the Final
+// stage the result is written in FinalType (Result, or by default
+// ResultType), computed from the accumulator as FinalType's doc says, bit
+// for bit on both back ends (Mean divides by count). In the Partial stage
+// the parts of a group partition its positions in any way the back end
+// likes; the Arg reductions, Wide means and moments write a second word
+// per part to out2 (moments a third to out3), and with ArgIndex ≥ 0 a
+// Final stage over the parts reads those words from that input (and the
+// third from the next).
 //
 // # Vectors
 //
 // Vector V > 1 (elementwise, or a reduction with groups == 1) promises that
-// no input is Strided or Random, that every array operand's element size
-// is ≥ 4 bytes, and that every address (out and inputs) is aligned to
-// V × its element size, where V = 16 / the largest element size. The kernel
+// no input is Strided, Random or Iota, that out is not strided, that every
+// array operand's element size is ≥ 4 bytes, and that every address (out
+// and inputs) is aligned to V × its element size, where V = 16 / the
+// largest element size. The kernel
 // may then read and write V consecutive elements at once; it handles the
 // n mod V tail itself.
 //

@@ -14,6 +14,7 @@ const (
 	OpRandom           // a random value from Inputs[Aux] (a Random input); T is Float32 or Float64
 	OpScalar           // the scalar parameter Scalars[Aux] (T = its type)
 	OpConst            // the constant Const converted to T
+	OpIota             // the position of Inputs[Aux] (an Iota input): its strided element offset; T is Int64
 
 	// Unary (operand A).
 	OpNeg
@@ -90,6 +91,7 @@ var ops = [numOps]OpInfo{
 	OpRandom: {"random", 0, Leaf, false},
 	OpScalar: {"scalar", 0, Leaf, false},
 	OpConst:  {"const", 0, Leaf, false},
+	OpIota:   {"iota", 0, Leaf, false},
 
 	OpNeg:  {"neg", 1, Numeric, false},
 	OpAbs:  {"abs", 1, Numeric, false},

@@ -26,14 +26,15 @@ type InputKind uint8
 const (
 	Memory InputKind = iota // an array in device memory
 	Random                  // a Philox stream (see the package doc)
+	Iota                    // positions: the element offset its strides give (Int64)
 )
 
 // Input is one array or random operand.
 type Input struct {
 	Kind    InputKind
-	T       dtype.DType // element type (Random: the generated type)
+	T       dtype.DType // element type (Random: the generated type; Iota: Int64)
 	Normal  bool        // Random only: normal instead of uniform
-	Strided bool        // addressed through dims and strides (always true for Random)
+	Strided bool        // addressed through dims and strides (always true for Random and Iota)
 }
 
 // ReduceOp is what a reduction computes per group.
@@ -48,9 +49,17 @@ const (
 	Mean   // Sum / count
 	ArgMin // position k of the first minimum (the first NaN, if any); Int64
 	ArgMax
+	NanMin  // the least value that is not NaN; NaN when all are NaN
+	NanMax  // the greatest value that is not NaN; NaN when all are NaN
+	Var     // variance: the sum of squared deviations from the mean over count
+	Std     // the square root of Var
+	NanMean // the mean of the values that are not NaN; NaN when all are NaN
+
+	numReduceOps
 )
 
-var reduceNames = [...]string{"none", "sum", "prod", "min", "max", "mean", "argmin", "argmax"}
+var reduceNames = [...]string{"none", "sum", "prod", "min", "max", "mean", "argmin", "argmax",
+	"nanmin", "nanmax", "var", "std", "nanmean"}
 
 func (r ReduceOp) String() string {
 	if int(r) < len(reduceNames) {
@@ -62,6 +71,14 @@ func (r ReduceOp) String() string {
 // IsArg reports whether r yields positions.
 func (r ReduceOp) IsArg() bool { return r == ArgMin || r == ArgMax }
 
+// IsMoments reports whether r accumulates moments: a sum, a count and a
+// sum of squared deviations (Var, Std, NanMean; see the package doc).
+// Moments take float values only.
+func (r ReduceOp) IsMoments() bool { return r == Var || r == Std || r == NanMean }
+
+// IsNan reports whether r ignores NaN values (NanMin, NanMax, NanMean).
+func (r ReduceOp) IsNan() bool { return r == NanMin || r == NanMax || r == NanMean }
+
 // Stage says what a reduction kernel writes.
 type Stage uint8
 
@@ -72,9 +89,11 @@ const (
 	// g reduces positions k ≡ chunks of its part and writes its partial
 	// accumulator (AccType) to out[g·bpg+p] (Arg: the value to out, in
 	// the input's type, and its position k (Int64) to out2; Wide Mean:
-	// the low word to out and the high word (Int64) to out2). A Final
-	// program over the partials (groups × bpg, contiguous; ArgIndex
-	// naming the out2 words when there are any) finishes.
+	// the low word to out and the high word (Int64) to out2; moments:
+	// the sum to out, the count to out2 and the sum of squared
+	// deviations to out3, all Float64). A Final program over the
+	// partials (groups × bpg, contiguous; ArgIndex naming the out2 words
+	// when there are any, ArgIndex+1 the out3 words) finishes.
 	Partial
 )
 
@@ -83,17 +102,22 @@ type Program struct {
 	Code    []Instr // the last instruction is the value per element
 	Inputs  []Input
 	Scalars []dtype.DType
-	Rank    int  // dims parameters (0 when no input is Strided or Random)
+	Rank    int  // dims parameters (0 when no input is Strided, Random or Iota)
 	Index64 bool // 64-bit index arithmetic needed
 	Vector  int  // elements per vector access; 0 or 1: none
+	// OutStrided (elementwise only): out is addressed through dims and
+	// out strides, like a strided input, instead of contiguously.
+	OutStrided bool
 
 	Reduce ReduceOp
 	Stage  Stage
 	// ArgIndex ≥ 0 (a Final stage over the partials of a reduction with
 	// two outputs, see HasOut2): each partial's second word comes from
-	// Inputs[ArgIndex] (Int64) at the same element, not from the value:
-	// its position k for the Arg reductions, the high 64 bits of its
-	// 128-bit sum for a Wide Mean. That input is not used by Code.
+	// Inputs[ArgIndex] (SecondType) at the same element, not from the
+	// value: its position k for the Arg reductions, the high 64 bits of
+	// its 128-bit sum for a Wide Mean, the count for moments, whose third
+	// word (the sum of squared deviations, Float64) comes from
+	// Inputs[ArgIndex+1]. Those inputs are not used by Code.
 	ArgIndex int
 	// Result is the element type a Final reduction writes; the zero value
 	// (dtype.Invalid) means ResultType(Reduce, ValueType()). See FinalType for the types allowed.
@@ -107,12 +131,15 @@ func (p *Program) ValueType() dtype.DType { return p.Code[len(p.Code)-1].T }
 // Prod accumulate floats in Float64, signed integers in Int64 and
 // unsigned in Uint64 (wrapping modulo 2⁶⁴); Mean accumulates floats in
 // Float64 and integers exactly in 128 bits (Wide), whose low word is the
-// Uint64 AccType returns and whose high word is an Int64 beside it; Min,
-// Max and the Arg reductions keep t.
+// Uint64 AccType returns and whose high word is an Int64 beside it; the
+// moments accumulate a Float64 sum, count and sum of squared deviations;
+// Min, Max, NanMin, NanMax and the Arg reductions keep t.
 func AccType(r ReduceOp, t dtype.DType) dtype.DType {
 	switch {
 	case Wide(r, t):
 		return dtype.Uint64
+	case r.IsMoments():
+		return dtype.Float64
 	case r == Sum || r == Prod || r == Mean:
 		switch {
 		case t.IsFloat():
@@ -142,9 +169,10 @@ func ResultType(r ReduceOp, t dtype.DType) dtype.DType {
 }
 
 // FinalType is the element type the Final stage writes: Result when set,
-// else ResultType. Min and Max write the value type and the Arg
-// reductions Int64; Sum, Prod and Mean may write any element type, and
-// the value written is then:
+// else ResultType. Min, Max, NanMin and NanMax write the value type and
+// the Arg reductions Int64; Var, Std and NanMean write a float type (of
+// values that are floats); Sum, Prod and Mean may write any element type,
+// and the value written is then:
 //
 //   - Sum, Prod: the accumulator converted to Result as OpCast converts
 //     (from AccType: integers wrap, floats round, float→int saturates);
@@ -157,7 +185,14 @@ func ResultType(r ReduceOp, t dtype.DType) dtype.DType {
 //     width; for a float Result, ±(float64(q) + float64(r) / float64(c))
 //     with each conversion and operation rounded to nearest in float64
 //     (q and r converted as unsigned), then rounded to Result. count = 0
-//     gives 0 for an integer Result and NaN for a float one.
+//     gives 0 for an integer Result and NaN for a float one;
+//   - Var: the sum of squared deviations M2 divided by count in float64
+//     (count is the divisor: the number of values less the degrees of
+//     freedom, at least 0, so that M2/0 gives +Inf or NaN), rounded to
+//     Result; Std: the square root (sqrt.rn) of that float64 quotient,
+//     rounded to Result;
+//   - NanMean: the float64 sum of the values that are not NaN divided by
+//     their number (NaN when there are none), rounded to Result.
 func (p *Program) FinalType() dtype.DType {
 	if p.Result != dtype.Invalid {
 		return p.Result
@@ -168,11 +203,39 @@ func (p *Program) FinalType() dtype.DType {
 // Wide reports whether the program's reduction accumulates in 128 bits.
 func (p *Program) Wide() bool { return Wide(p.Reduce, p.ValueType()) }
 
+// Words is the number of words in the reduction's accumulator: 3 for the
+// moments (sum, count, sum of squared deviations), 2 for the Arg
+// reductions (value, position) and Wide Means (low, high), else 1.
+func (p *Program) Words() int {
+	switch {
+	case p.Reduce.IsMoments():
+		return 3
+	case p.Reduce.IsArg() || p.Wide():
+		return 2
+	}
+	return 1
+}
+
+// SecondType is the type of the accumulator's second word (Words ≥ 2):
+// Float64 for the moments' count, Int64 otherwise.
+func (p *Program) SecondType() dtype.DType {
+	if p.Reduce.IsMoments() {
+		return dtype.Float64
+	}
+	return dtype.Int64
+}
+
 // HasOut2 reports whether the kernel writes a second output, out2: a
-// Partial stage of an Arg reduction (positions) or of a Wide Mean (the
-// high words of the 128-bit sums).
+// Partial stage of an Arg reduction (positions), of a Wide Mean (the
+// high words of the 128-bit sums) or of moments (the counts).
 func (p *Program) HasOut2() bool {
-	return p.Reduce != NoReduce && p.Stage == Partial && (p.Reduce.IsArg() || p.Wide())
+	return p.Reduce != NoReduce && p.Stage == Partial && p.Words() >= 2
+}
+
+// HasOut3 reports whether the kernel writes a third output, out3: a
+// Partial stage of moments (the sums of squared deviations).
+func (p *Program) HasOut3() bool {
+	return p.Reduce != NoReduce && p.Stage == Partial && p.Words() == 3
 }
 
 // OutType is the type the kernel writes to out.
@@ -206,6 +269,9 @@ func (p *Program) Params() []Param {
 		if p.HasOut2() {
 			u("out2")
 		}
+		if p.HasOut3() {
+			u("out3")
+		}
 		u("groups")
 		u("glen")
 		u("bpg")
@@ -214,8 +280,15 @@ func (p *Program) Params() []Param {
 	for d := 0; d < p.Rank; d++ {
 		u(fmt.Sprintf("dim%d", d))
 	}
+	if p.OutStrided {
+		for d := 0; d < p.Rank; d++ {
+			ps = append(ps, Param{fmt.Sprintf("out_stride%d", d), dtype.Int64})
+		}
+	}
 	for i, in := range p.Inputs {
-		u(fmt.Sprintf("in%d", i))
+		if in.Kind != Iota {
+			u(fmt.Sprintf("in%d", i))
+		}
 		if in.Kind == Random {
 			u(fmt.Sprintf("in%d_stream", i))
 		}
@@ -243,15 +316,18 @@ func (p *Program) AppendKey(b []byte) []byte {
 	if p.Index64 {
 		flags |= 1
 	}
+	if p.OutStrided {
+		flags |= 2
+	}
 	b = append(b, byte(p.Rank), byte(p.Vector), flags, byte(p.Reduce), byte(p.Stage), byte(p.ArgIndex+1),
 		byte(p.Result), byte(len(p.Inputs)), byte(len(p.Scalars)))
 	for _, in := range p.Inputs {
 		k := byte(in.Kind)
 		if in.Normal {
-			k |= 2
+			k |= 4
 		}
 		if in.Strided {
-			k |= 4
+			k |= 8
 		}
 		b = append(b, k, byte(in.T))
 	}
@@ -287,6 +363,9 @@ func (p *Program) EntryName() string {
 func (p *Program) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "program %s (rank %d, vector %d, index64 %t, reduce %s, stage %d", p.EntryName(), p.Rank, p.Vector, p.Index64, p.Reduce, p.Stage)
+	if p.OutStrided {
+		b.WriteString(", strided out")
+	}
 	if p.Reduce != NoReduce && p.Result != dtype.Invalid {
 		fmt.Fprintf(&b, ", result %s", p.Result)
 	}
@@ -294,7 +373,7 @@ func (p *Program) String() string {
 	for i, in := range p.Code {
 		fmt.Fprintf(&b, "  %%%d = %s.%s", i, in.Op, in.T)
 		switch {
-		case in.Op == OpInput || in.Op == OpRandom:
+		case in.Op == OpInput || in.Op == OpRandom || in.Op == OpIota:
 			fmt.Fprintf(&b, " in%d", in.Aux)
 		case in.Op == OpScalar:
 			fmt.Fprintf(&b, " s%d", in.Aux)
@@ -310,3 +389,7 @@ func (p *Program) String() string {
 	}
 	return b.String()
 }
+
+// Valid reports whether r is one of the reductions above (NoReduce
+// included).
+func (r ReduceOp) Valid() bool { return r < numReduceOps }

@@ -41,7 +41,26 @@ func (p *Program) Validate() error {
 	if err := p.validateVector(); err != nil {
 		return err
 	}
+	if err := p.validateOut(); err != nil {
+		return err
+	}
 	return p.validateReduce()
+}
+
+// validateOut checks OutStrided: an elementwise program of rank ≥ 1
+// without vectors.
+func (p *Program) validateOut() error {
+	switch {
+	case !p.OutStrided:
+		return nil
+	case p.Reduce != NoReduce:
+		return fmt.Errorf("expr: a reduction's output cannot be strided")
+	case p.Rank == 0:
+		return fmt.Errorf("expr: a strided output needs rank ≥ 1 (its strides run over dims)")
+	case p.Vector > 1:
+		return fmt.Errorf("expr: vector width %d with a strided output", p.Vector)
+	}
+	return nil
 }
 
 func (p *Program) validateInput(i int, in Input) error {
@@ -56,7 +75,9 @@ func (p *Program) validateInput(i int, in Input) error {
 		return fmt.Errorf("expr: random input in%d has type %s; want float32 or float64", i, in.T)
 	case in.Kind == Random && !in.Strided:
 		return fmt.Errorf("expr: random input in%d must be Strided (its counter is its strided offset)", i)
-	case in.Kind > Random:
+	case in.Kind == Iota && (in.T != dtype.Int64 || !in.Strided || in.Normal):
+		return fmt.Errorf("expr: iota input in%d must be a Strided int64 input (its value is its strided offset)", i)
+	case in.Kind > Iota:
 		return fmt.Errorf("expr: input in%d has invalid kind %d", i, in.Kind)
 	}
 	return nil
@@ -133,6 +154,13 @@ func (p *Program) validateInstr(i int, in Instr) error {
 		if src.T != in.T {
 			return fmt.Errorf("random input in%d has type %s", in.Aux, src.T)
 		}
+	case op == OpIota:
+		if in.Aux < 0 || int(in.Aux) >= len(p.Inputs) {
+			return fmt.Errorf("input index %d out of range (%d inputs)", in.Aux, len(p.Inputs))
+		}
+		if src := p.Inputs[in.Aux]; src.Kind != Iota || in.T != dtype.Int64 {
+			return fmt.Errorf("input in%d is not an iota input of this int64 instruction", in.Aux)
+		}
 	case op == OpScalar:
 		if in.Aux < 0 || int(in.Aux) >= len(p.Scalars) {
 			return fmt.Errorf("scalar index %d out of range (%d scalars)", in.Aux, len(p.Scalars))
@@ -179,8 +207,8 @@ func (p *Program) validateVector() error {
 		largest = 0 // a reduction writes one value per work item, not vectors
 	}
 	for i, in := range p.Inputs {
-		if in.Kind == Random || in.Strided {
-			return fmt.Errorf("expr: vector width %d with strided or random input in%d", v, i)
+		if in.Kind != Memory || in.Strided {
+			return fmt.Errorf("expr: vector width %d with strided, random or iota input in%d", v, i)
 		}
 		if in.T.Size() < 4 {
 			return fmt.Errorf("expr: vector width %d with %s input in%d (elements under 4 bytes)", v, in.T, i)
@@ -200,17 +228,26 @@ func (p *Program) validateReduce() error {
 	switch {
 	case p.Reduce == NoReduce:
 		return nil
-	case p.Reduce > ArgMax:
+	case p.Reduce >= numReduceOps:
 		return fmt.Errorf("expr: invalid reduce op %d", p.Reduce)
 	case p.Stage > Partial:
 		return fmt.Errorf("expr: invalid reduction stage %d", p.Stage)
+	case p.Reduce.IsMoments() && !p.ValueType().IsFloat():
+		return fmt.Errorf("expr: %s of %s values: it takes floats (cast them)", p.Reduce, p.ValueType())
 	}
-	if (p.Reduce.IsArg() || p.Wide()) && p.ArgIndex >= 0 {
-		if p.ArgIndex >= len(p.Inputs) {
-			return fmt.Errorf("expr: ArgIndex %d out of range (%d inputs)", p.ArgIndex, len(p.Inputs))
+	if w := p.Words(); w >= 2 && p.ArgIndex >= 0 {
+		if p.ArgIndex+w-1 > len(p.Inputs) {
+			return fmt.Errorf("expr: ArgIndex %d out of range for %d words (%d inputs)", p.ArgIndex, w, len(p.Inputs))
 		}
-		if in := p.Inputs[p.ArgIndex]; in.Kind != Memory || in.T != dtype.Int64 {
-			return fmt.Errorf("expr: ArgIndex input in%d must be an int64 memory input", p.ArgIndex)
+		want := []dtype.DType{p.SecondType(), dtype.Float64}
+		for k := range w - 1 {
+			if in := p.Inputs[p.ArgIndex+k]; in.Kind != Memory || in.T != want[k] {
+				article := "a"
+				if want[k] == dtype.Int64 {
+					article = "an"
+				}
+				return fmt.Errorf("expr: ArgIndex input in%d must be %s %s memory input", p.ArgIndex+k, article, want[k])
+			}
 		}
 	}
 	return p.validateResult()
@@ -224,8 +261,10 @@ func (p *Program) validateResult() error {
 		return nil
 	case !Stores(rt):
 		return fmt.Errorf("expr: result type %v, which arrays of programs do not hold", rt)
-	case (p.Reduce == Min || p.Reduce == Max) && rt != vt:
+	case (p.Reduce == Min || p.Reduce == Max || p.Reduce == NanMin || p.Reduce == NanMax) && rt != vt:
 		return fmt.Errorf("expr: %s of %s values writes %s, not %s", p.Reduce, vt, vt, rt)
+	case p.Reduce.IsMoments() && !rt.IsFloat():
+		return fmt.Errorf("expr: %s writes a float, not %s", p.Reduce, rt)
 	case p.Reduce.IsArg() && rt != dtype.Int64:
 		return fmt.Errorf("expr: %s writes int64 positions, not %s", p.Reduce, rt)
 	}

@@ -14,8 +14,9 @@ type redSpec struct {
 	stage     expr.Stage
 	t         dtype.DType // value type
 	rng       intRange    // integer value types: the Min and Max identities
-	positions bool        // the second words (Arg positions, Wide high words) come from the ArgIndex input
+	positions bool        // the second words (Arg positions, Wide high words, moments' counts) come from the ArgIndex input
 	wide      bool        // a Mean of integers: 128-bit sums
+	shifts    bool        // Var or Std over values: sums of deviations from the group's first value
 	// Final stage: the result type, its size, and the conversion to it
 	// from the accumulator (Sum, Prod), the mean (float Mean: Float64),
 	// or the quotient (Wide: Int64 for an integer result, else Float64).
@@ -37,8 +38,10 @@ func (r *redSpec) storeFinal(ls *launch, u uint64, v *uint64) {
 type accumulator interface {
 	reset() // to the identity
 	// fold adds n values at vals; their positions are pos (ArgIndex) or,
-	// when pos is nil, k0, k0+1, ...
-	fold(vals unsafe.Pointer, pos []int64, k0 int64, n int)
+	// when pos is nil, k0, k0+1, ... (pos holds the second words' bits
+	// of other reductions over partials, and third the moments' third
+	// words' bits).
+	fold(vals unsafe.Pointer, pos, third []int64, k0 int64, n int)
 	merge(b accumulator) // b's values follow the receiver's
 	clone() accumulator
 	write(ls *launch, u uint64) // store the result of unit u
@@ -47,6 +50,12 @@ type accumulator interface {
 func newAccumulator(r *redSpec) accumulator {
 	if r.wide {
 		return newWideAccumulator(r)
+	}
+	if r.op.IsMoments() {
+		if r.t == dtype.Float32 {
+			return &moments[float32]{r: r}
+		}
+		return &moments[float64]{r: r}
 	}
 	switch r.t {
 	case dtype.Int8:
@@ -117,8 +126,8 @@ func (c *cascade) total() float64 {
 type accum[T number] struct {
 	r     *redSpec
 	float bool
-	isMin bool // Min or ArgMin
-	ident T    // Min/Max/Arg identity value
+	isMin bool // Min, NanMin or ArgMin
+	ident T    // Min/Max/NanMin/NanMax/Arg identity value
 	c     cascade
 	u     uint64
 	v     T
@@ -127,9 +136,11 @@ type accum[T number] struct {
 }
 
 func newAccum[T number](r *redSpec) *accum[T] {
-	a := &accum[T]{r: r, float: r.t.IsFloat(), isMin: r.op == expr.Min || r.op == expr.ArgMin}
+	a := &accum[T]{r: r, float: r.t.IsFloat(), isMin: r.op == expr.Min || r.op == expr.ArgMin || r.op == expr.NanMin}
 	a.c.mul = r.op == expr.Prod
 	switch {
+	case a.float && (r.op == expr.NanMin || r.op == expr.NanMax):
+		a.ident = T(math.NaN())
 	case a.float && a.isMin:
 		a.ident = T(math.Inf(1))
 	case a.float:
@@ -178,7 +189,29 @@ func (a *accum[T]) better(v T, p int64) bool {
 	return v > a.v
 }
 
-func (a *accum[T]) fold(vals unsafe.Pointer, pos []int64, k0 int64, n int) {
+// fmin and fmax are IEEE minNum and maxNum: the operand that is not NaN
+// (NaN when both are); for integers min and max.
+func fmin[T number](a, b T) T {
+	switch {
+	case a != a:
+		return b
+	case b != b:
+		return a
+	}
+	return min(a, b)
+}
+
+func fmax[T number](a, b T) T {
+	switch {
+	case a != a:
+		return b
+	case b != b:
+		return a
+	}
+	return max(a, b)
+}
+
+func (a *accum[T]) fold(vals unsafe.Pointer, pos, _ []int64, k0 int64, n int) {
 	vs := col[T](vals, n)
 	switch a.r.op {
 	case expr.Sum, expr.Mean:
@@ -221,6 +254,18 @@ func (a *accum[T]) fold(vals unsafe.Pointer, pos []int64, k0 int64, n int) {
 			m = max(m, v)
 		}
 		a.v = m
+	case expr.NanMin:
+		m := a.v
+		for _, v := range vs {
+			m = fmin(m, v)
+		}
+		a.v = m
+	case expr.NanMax:
+		m := a.v
+		for _, v := range vs {
+			m = fmax(m, v)
+		}
+		a.v = m
 	default: // ArgMin, ArgMax
 		if pos != nil {
 			for j, v := range vs {
@@ -257,6 +302,10 @@ func (a *accum[T]) merge(other accumulator) {
 		a.v = min(a.v, b.v)
 	case expr.Max:
 		a.v = max(a.v, b.v)
+	case expr.NanMin:
+		a.v = fmin(a.v, b.v)
+	case expr.NanMax:
+		a.v = fmax(a.v, b.v)
 	default:
 		if a.better(b.v, b.pos) {
 			a.v, a.pos = b.v, b.pos
@@ -270,9 +319,10 @@ func store[T any](base unsafe.Pointer, u uint64, v T) {
 
 func (a *accum[T]) write(ls *launch, u uint64) {
 	op := a.r.op
+	minMax := op == expr.Min || op == expr.Max || op == expr.NanMin || op == expr.NanMax
 	if a.r.stage == expr.Partial {
 		switch {
-		case op == expr.Min || op == expr.Max:
+		case minMax:
 			store(ls.out, u, a.v)
 		case op.IsArg():
 			store(ls.out, u, a.v)
@@ -285,7 +335,7 @@ func (a *accum[T]) write(ls *launch, u uint64) {
 		return
 	}
 	switch {
-	case op == expr.Min || op == expr.Max:
+	case minMax:
 		store(ls.out, u, a.v)
 	case op.IsArg():
 		store(ls.out, u, a.pos)

@@ -28,8 +28,9 @@ type program struct {
 	steps   []step
 
 	value  int // slot of the per-element value
-	out    int // elementwise: the slot aliasing out; -1 for reductions
-	argPos int // slot of the ArgIndex positions, or -1
+	out    int // elementwise: the slot aliasing out (or scattered from, OutStrided); -1 for reductions
+	argPos int // slot of the ArgIndex words (positions, high words, counts), or -1
+	third  int // slot of the moments' third words (input ArgIndex+1), or -1
 
 	inputs []inputUse
 	red    *redSpec
@@ -47,7 +48,7 @@ type slotFill struct {
 
 // inputUse is what the kernel does with one input.
 type inputUse struct {
-	used bool // by Code, or as the ArgIndex positions
+	used bool // by Code, or as the ArgIndex words
 	t    dtype.DType
 	size int
 }
@@ -60,7 +61,7 @@ func compile(p *expr.Program) (*program, error) {
 	if p.Rank < 0 {
 		return nil, fmt.Errorf("rank %d", p.Rank)
 	}
-	pr := &program{src: p, entry: p.EntryName(), params: p.Params(), out: -1, argPos: -1}
+	pr := &program{src: p, entry: p.EntryName(), params: p.Params(), out: -1, argPos: -1, third: -1}
 	pr.inputs = make([]inputUse, len(p.Inputs))
 	for i, in := range p.Inputs {
 		switch {
@@ -70,7 +71,9 @@ func compile(p *expr.Program) (*program, error) {
 			return nil, fmt.Errorf("input %d: random values of type %s (want float32 or float64)", i, in.T)
 		case in.Kind == expr.Random && !in.Strided:
 			return nil, fmt.Errorf("input %d: a random input must be strided (its counter is its strided offset)", i)
-		case in.Kind != expr.Memory && in.Kind != expr.Random:
+		case in.Kind == expr.Iota && (in.T != dtype.Int64 || !in.Strided):
+			return nil, fmt.Errorf("input %d: an iota input must be a strided int64 input (its value is its strided offset)", i)
+		case in.Kind != expr.Memory && in.Kind != expr.Random && in.Kind != expr.Iota:
 			return nil, fmt.Errorf("input %d: unknown kind %d", i, in.Kind)
 		case in.Strided && p.Rank == 0:
 			return nil, fmt.Errorf("input %d is strided but the program has rank 0", i)
@@ -86,12 +89,15 @@ func compile(p *expr.Program) (*program, error) {
 	n := len(p.Code)
 	pr.nslots = n
 	last := p.Code[n-1]
+	if p.OutStrided && (p.Reduce != expr.NoReduce || p.Rank == 0) {
+		return nil, fmt.Errorf("a strided output needs an elementwise program of rank ≥ 1")
+	}
 	if p.Reduce == expr.NoReduce {
 		if last.T == dtype.Bool {
 			return nil, fmt.Errorf("the result is bool, which arrays cannot hold (cast it)")
 		}
 		pr.out = n - 1
-		if last.Op.Arity() == 0 {
+		if last.Op.Arity() == 0 && !p.OutStrided {
 			// A leaf's column is not written per chunk: copy it out.
 			pr.out = n
 			pr.nslots++
@@ -104,6 +110,9 @@ func compile(p *expr.Program) (*program, error) {
 	if pr.argPos >= 0 {
 		pr.nslots++
 	}
+	if pr.third >= 0 {
+		pr.nslots++
+	}
 	pr.owned = make([]bool, pr.nslots)
 
 	for i, in := range p.Code {
@@ -111,17 +120,31 @@ func compile(p *expr.Program) (*program, error) {
 			return nil, fmt.Errorf("instruction %d (%s.%s): %w", i, in.Op, in.T, err)
 		}
 	}
-	if pr.out == n {
+	switch {
+	case p.OutStrided:
+		// The value's column is scattered to out at its strided offsets.
+		pr.out = n - 1
+		sc := scatterFor(last.T.Size())
+		pr.steps = append(pr.steps, func(fr *frame, ls *launch, lo uint64, n int) {
+			off := fr.off[:n]
+			stridedOffsets(off, lo, ls.dims, ls.outStrides, ls.outOrigin, fr.idx)
+			sc(ls.out, ls.outSpan, fr.col[pr.out], off)
+		})
+	case pr.out == n:
 		d, s, k := pr.out, n-1, moveFor(last.T.Size())
 		pr.steps = append(pr.steps, func(fr *frame, _ *launch, _ uint64, n int) { k(fr.col[d], fr.col[s], n) })
 	}
-	if pr.out >= 0 {
+	if pr.out >= 0 && !p.OutStrided {
 		pr.owned[pr.out] = false
 		pr.aliases = append(pr.aliases, pr.out)
 	}
 	if pr.argPos >= 0 {
-		pr.argPos = pr.nslots - 1
+		pr.argPos = n
 		pr.loadInput(pr.argPos, p.ArgIndex)
+	}
+	if pr.third >= 0 {
+		pr.third = pr.nslots - 1
+		pr.loadInput(pr.third, p.ArgIndex+1)
 	}
 	return pr, nil
 }
@@ -134,38 +157,54 @@ func (pr *program) checkReduce() error {
 	}
 	t := p.ValueType()
 	switch {
-	case p.Reduce > expr.ArgMax:
+	case !p.Reduce.Valid():
 		return fmt.Errorf("unknown reduction %d", p.Reduce)
 	case p.Stage != expr.Final && p.Stage != expr.Partial:
 		return fmt.Errorf("unknown stage %d", p.Stage)
 	case !validType(t) || t == dtype.Bool:
 		return fmt.Errorf("%s of %s values (cast them to a number)", p.Reduce, t)
+	case p.Reduce.IsMoments() && !t.IsFloat():
+		return fmt.Errorf("%s of %s values: it takes floats", p.Reduce, t)
 	}
 	pr.red = &redSpec{op: p.Reduce, stage: p.Stage, t: t, wide: p.Wide()}
+	pr.red.shifts = (p.Reduce == expr.Var || p.Reduce == expr.Std) && !(p.Stage == expr.Final && p.ArgIndex >= 0)
 	if t.IsInt() {
 		pr.red.rng = rangeOf(t)
 	}
 	if err := pr.red.finalConversion(p); err != nil {
 		return err
 	}
-	// ArgIndex means something only for Arg reductions and Wide Means in
-	// the Final stage.
-	if !(p.Reduce.IsArg() || p.Wide()) || p.Stage != expr.Final || p.ArgIndex < 0 {
+	// ArgIndex means something only for reductions of several words
+	// (Arg, Wide Mean, moments) in the Final stage.
+	words := p.Words()
+	if words < 2 || p.Stage != expr.Final || p.ArgIndex < 0 {
 		return nil
 	}
 	ai := p.ArgIndex
-	if ai >= len(p.Inputs) {
-		return fmt.Errorf("ArgIndex %d: the program has %d inputs", ai, len(p.Inputs))
+	if ai+words-1 > len(p.Inputs) {
+		return fmt.Errorf("ArgIndex %d: the program has %d inputs, %d words need %d after it", ai, len(p.Inputs), words-1, words-1)
 	}
-	if in := p.Inputs[ai]; in.Kind != expr.Memory || in.T != dtype.Int64 {
-		return fmt.Errorf("ArgIndex %d: positions must be an int64 array input", ai)
+	what, article := "positions", "an"
+	if p.Reduce.IsMoments() {
+		what, article = "counts", "a"
+	}
+	if in := p.Inputs[ai]; in.Kind != expr.Memory || in.T != p.SecondType() {
+		return fmt.Errorf("ArgIndex %d: %s must be %s %s array input", ai, what, article, p.SecondType())
+	}
+	if words == 3 {
+		if in := p.Inputs[ai+1]; in.Kind != expr.Memory || in.T != dtype.Float64 {
+			return fmt.Errorf("ArgIndex %d: the third words must be a float64 array input", ai)
+		}
 	}
 	for i, in := range p.Code {
-		if (in.Op == expr.OpInput || in.Op == expr.OpRandom) && int(in.Aux) == ai {
-			return fmt.Errorf("ArgIndex %d: instruction %d reads the positions input", ai, i)
+		if (in.Op == expr.OpInput || in.Op == expr.OpRandom) && int(in.Aux) >= ai && int(in.Aux) < ai+words-1 {
+			return fmt.Errorf("ArgIndex %d: instruction %d reads the %s input", ai, i, what)
 		}
 	}
 	pr.argPos = 0 // placed after the instructions' slots
+	if words == 3 {
+		pr.third = 0
+	}
 	pr.red.positions = true
 	return nil
 }
@@ -177,8 +216,10 @@ func (r *redSpec) finalConversion(p *expr.Program) error {
 	switch {
 	case !validType(rt) || rt == dtype.Bool:
 		return fmt.Errorf("result type %s", rt)
-	case (r.op == expr.Min || r.op == expr.Max) && rt != r.t:
+	case (r.op == expr.Min || r.op == expr.Max || r.op == expr.NanMin || r.op == expr.NanMax) && rt != r.t:
 		return fmt.Errorf("%s of %s values writes %s, not %s", r.op, r.t, r.t, rt)
+	case r.op.IsMoments() && !rt.IsFloat():
+		return fmt.Errorf("%s writes a float, not %s", r.op, rt)
 	case r.op.IsArg() && rt != dtype.Int64:
 		return fmt.Errorf("%s writes int64 positions, not %s", r.op, rt)
 	}
@@ -189,7 +230,7 @@ func (r *redSpec) finalConversion(p *expr.Program) error {
 		from = dtype.Float64
 	case r.wide:
 		from = dtype.Int64
-	case r.op == expr.Mean:
+	case r.op == expr.Mean || r.op.IsMoments():
 		from = dtype.Float64
 	}
 	r.final = castFor(from, rt)
@@ -240,6 +281,18 @@ func (pr *program) compileInstr(i int, in expr.Instr) error {
 		}
 		pr.inputs[in.Aux].used = true
 		pr.steps = append(pr.steps, randomStep(d, int(in.Aux), src))
+	case op == expr.OpIota:
+		if in.Aux < 0 || int(in.Aux) >= len(p.Inputs) {
+			return fmt.Errorf("input %d of %d", in.Aux, len(p.Inputs))
+		}
+		if src := p.Inputs[in.Aux]; src.Kind != expr.Iota || in.T != dtype.Int64 {
+			return fmt.Errorf("input %d is not an iota input of this int64 instruction", in.Aux)
+		}
+		pr.inputs[in.Aux].used = true
+		i := int(in.Aux)
+		pr.steps = append(pr.steps, func(fr *frame, ls *launch, lo uint64, n int) {
+			stridedOffsets(col[int64](fr.col[d], n), lo, ls.dims, ls.in[i].strides, 0, fr.idx)
+		})
 	case op == expr.OpScalar:
 		if in.Aux < 0 || int(in.Aux) >= len(p.Scalars) || p.Scalars[in.Aux] != in.T {
 			return fmt.Errorf("scalar %d is not a %s scalar (the program has %v)", in.Aux, in.T, p.Scalars)

@@ -108,6 +108,28 @@ func gatherFor(size int) func(o, base unsafe.Pointer, span int, off []int64) {
 	return gatherK[uint64]
 }
 
+// scatterFor returns a kernel that writes a column of elements of the
+// given size to the offsets off of the span-element array at base (a
+// strided output).
+func scatterFor(size int) func(base unsafe.Pointer, span int, src unsafe.Pointer, off []int64) {
+	switch size {
+	case 1:
+		return scatterK[uint8]
+	case 2:
+		return scatterK[uint16]
+	case 4:
+		return scatterK[uint32]
+	}
+	return scatterK[uint64]
+}
+
+func scatterK[T any](base unsafe.Pointer, span int, src unsafe.Pointer, off []int64) {
+	v, s := col[T](base, span), col[T](src, len(off))
+	for j, k := range off {
+		v[k] = s[j]
+	}
+}
+
 func gatherK[T any](o, base unsafe.Pointer, span int, off []int64) {
 	v, os := col[T](base, span), col[T](o, len(off))
 	for j, k := range off {

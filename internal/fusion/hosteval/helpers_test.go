@@ -44,7 +44,8 @@ func download[T any](t testing.TB, dev *device.Device, p device.Ptr, n int) []T 
 // call holds a launch's arguments by meaning; args orders them as the
 // Program's Params say.
 type call struct {
-	out, out2                device.Ptr
+	out, out2, out3          device.Ptr
+	outStrides               []int64
 	n                        uint64
 	groups, glen, bpg, count uint64
 	dims                     []uint64
@@ -68,6 +69,10 @@ func (c call) args(t testing.TB, p *expr.Program) []any {
 			as = append(as, c.out)
 		case pa.Name == "out2":
 			as = append(as, c.out2)
+		case pa.Name == "out3":
+			as = append(as, c.out3)
+		case scan(pa.Name, "out_stride%d", &d):
+			as = append(as, c.outStrides[d])
 		case pa.Name == "n":
 			as = append(as, c.n)
 		case pa.Name == "groups":

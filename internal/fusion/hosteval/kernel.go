@@ -41,8 +41,14 @@ func Check(p *expr.Program) error {
 
 // launch is one launch's parameters and memory.
 type launch struct {
-	n         uint64 // elements in the iteration space
-	out, out2 unsafe.Pointer
+	n               uint64 // elements in the iteration space
+	out, out2, out3 unsafe.Pointer
+
+	// OutStrided: out's strides, the offset of its first element from
+	// out (the lowest element reachable) and the elements viewable there.
+	outStrides []int64
+	outOrigin  int64
+	outSpan    int
 
 	groups, glen, count uint64
 	parts, partLen      uint64 // units per group and positions per unit
@@ -70,11 +76,14 @@ func (pr *program) run(l *hostkernel.Launch) error {
 		return nil
 	}
 	outSize := uintptr(pr.src.OutType().Size())
+	strided := pr.src.OutStrided
 	l.ParallelFor(ls.n, func(lo, hi uint64) {
 		fr := pr.getFrame(ls)
 		for pos := lo; pos < hi; pos += chunk {
 			n := int(min(chunk, hi-pos))
-			fr.col[pr.out] = unsafe.Add(ls.out, uintptr(pos)*outSize)
+			if !strided {
+				fr.col[pr.out] = unsafe.Add(ls.out, uintptr(pos)*outSize)
+			}
 			pr.evalChunk(fr, ls, pos, n)
 		}
 		pr.putFrame(fr)
@@ -97,7 +106,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 	u64 := func() uint64 { next++; return args.U64(next - 1) }
 
 	ls := &launch{}
-	out, out2 := hostkernel.Ptr(u64()), hostkernel.Ptr(0)
+	out, out2, out3 := hostkernel.Ptr(u64()), hostkernel.Ptr(0), hostkernel.Ptr(0)
 	outCount := uint64(0)
 	if pr.red == nil {
 		ls.n = u64()
@@ -105,6 +114,9 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 	} else {
 		if p.HasOut2() {
 			out2 = hostkernel.Ptr(u64())
+		}
+		if p.HasOut3() {
+			out3 = hostkernel.Ptr(u64())
 		}
 		ls.groups, ls.glen = u64(), u64()
 		bpg := u64()
@@ -143,21 +155,49 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 	if p.Rank > 0 && prod != ls.n {
 		return nil, fmt.Errorf("dims %v hold %d elements, but the iteration space has %d", ls.dims, prod, ls.n)
 	}
+	if p.OutStrided {
+		ls.outStrides = make([]int64, p.Rank)
+		for d := range ls.outStrides {
+			ls.outStrides[d] = args.I64(next)
+			next++
+		}
+	}
 
 	var err error
-	if ls.out, err = view(l, p.OutType(), out, outCount); err != nil {
-		return nil, fmt.Errorf("out: %w", err)
+	switch {
+	case p.OutStrided && ls.n > 0:
+		lo, hi, err := span(ls.dims, ls.outStrides)
+		if err != nil {
+			return nil, fmt.Errorf("out (strides %v over dims %v): %w", ls.outStrides, ls.dims, err)
+		}
+		first := out + hostkernel.Ptr(uint64(lo)*uint64(p.OutType().Size())) // lo ≤ 0: wraps down
+		ls.outSpan, ls.outOrigin = int(hi-lo+1), -lo
+		if ls.out, err = view(l, p.OutType(), first, uint64(ls.outSpan)); err != nil {
+			return nil, fmt.Errorf("out (strides %v over dims %v): %w", ls.outStrides, ls.dims, err)
+		}
+	case !p.OutStrided:
+		if ls.out, err = view(l, p.OutType(), out, outCount); err != nil {
+			return nil, fmt.Errorf("out: %w", err)
+		}
 	}
 	if out2 != 0 || p.HasOut2() {
-		if ls.out2, err = view(l, dtype.Int64, out2, outCount); err != nil {
+		if ls.out2, err = view(l, p.SecondType(), out2, outCount); err != nil {
 			return nil, fmt.Errorf("out2: %w", err)
+		}
+	}
+	if out3 != 0 || p.HasOut3() {
+		if ls.out3, err = view(l, dtype.Float64, out3, outCount); err != nil {
+			return nil, fmt.Errorf("out3: %w", err)
 		}
 	}
 
 	ls.in = make([]inputArgs, len(p.Inputs))
 	for i, in := range p.Inputs {
 		a := &ls.in[i]
-		base := u64()
+		var base uint64
+		if in.Kind != expr.Iota {
+			base = u64()
+		}
 		if in.Kind == expr.Random {
 			a.seed, a.stream = base, u64()
 		}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/device/hostkernel"
 )
 
@@ -33,6 +34,27 @@ func (ps *pieces) add(p piece) {
 	ps.mu.Lock()
 	ps.list = append(ps.list, p)
 	ps.mu.Unlock()
+}
+
+// shifter is an accumulator that sums deviations from its group's value
+// at position 0 (Var and Std over values).
+type shifter interface{ setShift(k float64) }
+
+// shiftOf is the value at element i (a group's first) as a float64: from
+// the chunk's values at vals (elements pos, pos+1, …) when i is among
+// them, else evaluated alone.
+func (pr *program) shiftOf(ls *launch, vals unsafe.Pointer, pos, i uint64) float64 {
+	if i < pos {
+		fr := pr.getFrame(ls)
+		pr.evalChunk(fr, ls, i, 1)
+		v := pr.shiftOf(ls, fr.col[pr.value], i, i)
+		pr.putFrame(fr)
+		return v
+	}
+	if pr.red.t == dtype.Float32 {
+		return float64(*(*float32)(unsafe.Add(vals, uintptr(i-pos)*4)))
+	}
+	return *(*float64)(unsafe.Add(vals, uintptr(i-pos)*8))
 }
 
 func (pr *program) reduce(l *hostkernel.Launch, ls *launch) {
@@ -91,9 +113,12 @@ func (pr *program) reduceRange(fr *frame, ls *launch, acc accumulator, lo, hi ui
 		n := int(min(chunk, hi-pos))
 		pr.evalChunk(fr, ls, pos, n)
 		vals := fr.col[pr.value]
-		var positions []int64
+		var positions, thirds []int64
 		if pr.argPos >= 0 {
 			positions = col[int64](fr.col[pr.argPos], n)
+		}
+		if pr.third >= 0 {
+			thirds = col[int64](fr.col[pr.third], n)
 		}
 		for j := 0; j < n; {
 			i := pos + uint64(j)
@@ -109,13 +134,19 @@ func (pr *program) reduceRange(fr *frame, ls *launch, acc accumulator, lo, hi ui
 				end = kBase + min((p+1)*ls.partLen, ls.glen)
 				open = true
 				acc.reset()
+				if sh, ok := acc.(shifter); ok && pr.red.shifts {
+					sh.setShift(pr.shiftOf(ls, vals, pos, kBase))
+				}
 			}
 			m := int(min(end, pos+uint64(n)) - i)
-			var seg []int64
+			var seg, seg3 []int64
 			if positions != nil {
 				seg = positions[j : j+m]
 			}
-			acc.fold(unsafe.Add(vals, uintptr(j)*size), seg, int64(i-kBase), m)
+			if thirds != nil {
+				seg3 = thirds[j : j+m]
+			}
+			acc.fold(unsafe.Add(vals, uintptr(j)*size), seg, seg3, int64(i-kBase), m)
 			j += m
 		}
 		pos += uint64(n)

@@ -58,7 +58,7 @@ func (a *wideAcc[T]) add(lo, hi uint64) {
 	a.hi, _ = bits.Add64(a.hi, hi, c)
 }
 
-func (a *wideAcc[T]) fold(vals unsafe.Pointer, pos []int64, _ int64, n int) {
+func (a *wideAcc[T]) fold(vals unsafe.Pointer, pos, _ []int64, _ int64, n int) {
 	vs := col[T](vals, n)
 	switch {
 	case pos != nil: // partials: low words (T is uint64) and high words

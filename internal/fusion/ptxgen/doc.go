@@ -52,8 +52,14 @@
 //
 // Every combination is commutative given positions (ties and NaNs go to
 // the lower position, position -1 loses), so threads, lanes and warps may
-// combine in any order. Each thread sums sequentially, so for float
-// accuracy the caller keeps glen / (bpg·ntid) to a few thousand elements.
+// combine in any order. Each thread sums its run of about
+// glen / (bpg·ntid) elements sequentially in float64, so a float sum is
+// within (run + 64)·2⁻⁵³·Σ|x| of the exact one before its final
+// rounding (package gpuarr's Sum states the resulting bound). Moments
+// (Var, Std, NanMean) fold each thread's run into f64 sums of deviations
+// from the group's shift, its value at position 0, which every thread
+// evaluates first; runs and warps then combine by Chan's rule, three
+// words per accumulator (a third .shared slot array).
 //
 // # Semantics
 //

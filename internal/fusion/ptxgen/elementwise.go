@@ -63,7 +63,11 @@ func (g *gen) elementwise() {
 	g.emitLabel(loop)
 	e := g.newElem(i, nil)
 	r := g.value(e)
-	g.store(out, i, outT, r)
+	if p.OutStrided {
+		g.storeStrided(out, e, outT, r)
+	} else {
+		g.store(out, i, outT, r)
+	}
 	g.emit("add.%s %s, %s, %s", g.it(), i, i, step)
 	more := g.reg(clsPred)
 	g.emit("setp.lt.%s %s, %s, %s", g.it(), more, i, n)

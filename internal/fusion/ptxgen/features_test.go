@@ -254,7 +254,7 @@ func TestGenerateErrors(t *testing.T) {
 		{"rank", func(p *expr.Program) { p.Rank = 9 }, "rank 9 out of range"},
 		{"vector width", func(p *expr.Program) { p.Vector = 3 }, "vector width 3"},
 		{"vector too wide", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Float64); p.Vector = 4 }, "exceeds 16 bytes"},
-		{"vector strided", func(p *expr.Program) { p.Vector, p.Rank, p.Inputs[0].Strided = 4, 1, true }, "strided or random input in0"},
+		{"vector strided", func(p *expr.Program) { p.Vector, p.Rank, p.Inputs[0].Strided = 4, 1, true }, "strided, random or iota input in0"},
 		{"vector narrow", func(p *expr.Program) { *p = *binary(expr.OpAdd, dtype.Int16); p.Vector = 2 }, "int16 input in0"},
 		{"random not float", func(p *expr.Program) {
 			p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Random, T: dtype.Int32, Strided: true})
@@ -287,4 +287,34 @@ func TestGenerateErrors(t *testing.T) {
 	}
 	_, err := Generate(ok(), genHeader)
 	assert.NoError(t, err)
+}
+
+// A strided output stores through its own strides (signed, in the index
+// width) and never in vectors; an Iota input has no base parameter and
+// its value is its offset, sign-extended to s64.
+func TestStridedOutAndIotaCode(t *testing.T) {
+	for _, idx64 := range []bool{false, true} {
+		p := &expr.Program{Rank: 2, Index64: idx64, OutStrided: true,
+			Inputs: []expr.Input{mem(dtype.Float32), {Kind: expr.Iota, T: dtype.Int64, Strided: true}},
+			Code: []expr.Instr{in(dtype.Float32, 0), {Op: expr.OpIota, T: dtype.Int64, Aux: 1, A: -1, B: -1, C: -1},
+				un(expr.OpCast, dtype.Float32, 1), bin(expr.OpAdd, dtype.Float32, 0, 2)}}
+		ptx := generate(t, p)
+		for d := range 2 {
+			assert.Regexp(t, `ld\.param\.s64 %rd\d+, \[out_stride`+itoa(d)+`\]`, ptx)
+			assert.Regexp(t, `ld\.param\.s64 %rd\d+, \[in1_stride`+itoa(d)+`\]`, ptx)
+		}
+		assert.NotContains(t, ptx, "[in1]", "an iota input has no base")
+		assert.NotContains(t, ptx, ".param .u64 in1\n")
+		assert.NotContains(t, ptx, "st.global.v")
+		loop := section(t, ptx, "loop", "done")
+		if idx64 {
+			assert.Contains(t, loop, "mul.lo.s64")
+		} else {
+			assert.Contains(t, loop, "mul.wide.s32")
+			assert.Contains(t, loop, "cvt.s64.s32", "the iota's offset sign-extends")
+		}
+	}
+	p := &expr.Program{Rank: 1, OutStrided: true, Vector: 4, Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
+	_, err := Generate(p, "")
+	assert.ErrorContains(t, err, "strided output")
 }

@@ -100,13 +100,16 @@ type gen struct {
 	inv       []string // registers of hoisted invariant instructions
 
 	// Parameters, loaded once.
-	dims    []string // u32 or u64 per idx64
-	base    []string // per input: global address (seed for Random)
-	stream  []string // per input: Random stream
-	strides [][]string
-	usesIn  []bool // input read by the code or as positions
+	dims       []string // u32 or u64 per idx64
+	outStrides []string // OutStrided: per dim, index width
+	base       []string // per input: global address (seed for Random)
+	stream     []string // per input: Random stream
+	strides    [][]string
+	usesIn     []bool // input read by the code or as positions
 
 	shared []string // module-scope .shared declarations
+
+	shift string // moments: the group's shift (f64 register), see groupShift
 }
 
 func newGen(p *expr.Program) *gen {
@@ -128,7 +131,7 @@ func newGen(p *expr.Program) *gen {
 		switch in.Op {
 		case expr.OpScalar, expr.OpConst:
 			g.invariant[i] = true
-		case expr.OpInput, expr.OpRandom:
+		case expr.OpInput, expr.OpRandom, expr.OpIota:
 		default:
 			inv := true
 			for _, a := range []int32{in.A, in.B, in.C}[:in.Op.Arity()] {
@@ -139,20 +142,23 @@ func newGen(p *expr.Program) *gen {
 	}
 	g.usesIn = make([]bool, len(p.Inputs))
 	for i, in := range p.Code {
-		if g.used[i] && (in.Op == expr.OpInput || in.Op == expr.OpRandom) {
+		if g.used[i] && (in.Op == expr.OpInput || in.Op == expr.OpRandom || in.Op == expr.OpIota) {
 			g.usesIn[in.Aux] = true
 		}
 	}
-	if g.argIndex() >= 0 {
-		g.usesIn[g.argIndex()] = true
+	if ai := g.argIndex(); ai >= 0 {
+		for k := range p.Words() - 1 {
+			g.usesIn[ai+k] = true
+		}
 	}
 	return g
 }
 
 // argIndex is the input holding the partials' second words (positions,
-// or a Wide Mean's high words), or -1.
+// a Wide Mean's high words, the moments' counts, followed by their sums
+// of squared deviations), or -1.
 func (g *gen) argIndex() int {
-	if g.p.Reduce.IsArg() || g.p.Wide() {
+	if g.p.Reduce != expr.NoReduce && g.p.Words() >= 2 {
 		return max(g.p.ArgIndex, -1)
 	}
 	return -1
@@ -255,6 +261,11 @@ func (g *gen) loadParams() {
 			g.dims = append(g.dims, g.narrowIdx(r))
 		}
 	}
+	if p.OutStrided {
+		for d := range p.Rank {
+			g.outStrides = append(g.outStrides, g.strideParam(fmt.Sprintf("out_stride%d", d)))
+		}
+	}
 	g.base = make([]string, len(p.Inputs))
 	g.stream = make([]string, len(p.Inputs))
 	g.strides = make([][]string, len(p.Inputs))
@@ -262,26 +273,22 @@ func (g *gen) loadParams() {
 		if !g.usesIn[i] {
 			continue
 		}
-		r := g.reg(clsB64)
-		g.emit("ld.param.u64 %s, [in%d]", r, i)
-		if in.Kind == expr.Random {
-			s := g.reg(clsB64)
+		switch in.Kind {
+		case expr.Iota: // no base: its value is its offset
+		case expr.Random:
+			r, s := g.reg(clsB64), g.reg(clsB64)
+			g.emit("ld.param.u64 %s, [in%d]", r, i)
 			g.emit("ld.param.u64 %s, [in%d_stream]", s, i)
-			g.stream[i] = s
-		} else {
+			g.base[i], g.stream[i] = r, s
+		default:
+			r := g.reg(clsB64)
+			g.emit("ld.param.u64 %s, [in%d]", r, i)
 			g.emit("cvta.to.global.u64 %s, %s", r, r)
+			g.base[i] = r
 		}
-		g.base[i] = r
 		if in.Strided {
 			for d := range p.Rank {
-				s := g.reg(clsB64)
-				g.emit("ld.param.s64 %s, [in%d_stride%d]", s, i, d)
-				if !g.idx64 {
-					s32 := g.reg(clsB32)
-					g.emit("cvt.u32.u64 %s, %s", s32, s)
-					s = s32
-				}
-				g.strides[i] = append(g.strides[i], s)
+				g.strides[i] = append(g.strides[i], g.strideParam(fmt.Sprintf("in%d_stride%d", i, d)))
 			}
 		}
 	}
@@ -298,8 +305,26 @@ func (g *gen) loadParams() {
 	}
 }
 
-// needsDims reports whether some used input is addressed through dims.
+// strideParam loads the s64 stride parameter name in the index width (a
+// 32-bit stride keeps the low word: two's complement, so negative strides
+// stay negative).
+func (g *gen) strideParam(name string) string {
+	s := g.reg(clsB64)
+	g.emit("ld.param.s64 %s, [%s]", s, name)
+	if g.idx64 {
+		return s
+	}
+	s32 := g.reg(clsB32)
+	g.emit("cvt.u32.u64 %s, %s", s32, s)
+	return s32
+}
+
+// needsDims reports whether out or some used input is addressed through
+// dims.
 func (g *gen) needsDims() bool {
+	if g.p.OutStrided && g.p.Rank > 0 {
+		return true
+	}
 	for i, in := range g.p.Inputs {
 		if g.usesIn[i] && in.Strided && g.p.Rank > 0 {
 			return true

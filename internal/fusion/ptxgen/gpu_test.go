@@ -46,8 +46,17 @@ type launchSpec struct {
 	count   uint64 // Mean's divisor; 0: glen
 	outLen  int    // bytes
 	out2Len int
+	out3Len int
+	out3    *[]byte // receives out3 (moments' Partial stage)
 	grid    uint32
 	block   uint32
+	// OutStrided: out's strides, and its first element's offset (in
+	// elements) into the outLen-byte buffer.
+	outStrides []int64
+	outFirst   int
+	// inFirst: per input, its first element's offset (in elements) into
+	// its buffer (nil: 0), for negative strides.
+	inFirst []int
 }
 
 // run generates p, launches it once and returns out and out2.
@@ -80,14 +89,18 @@ func run(t *testing.T, dev *device.Device, p *expr.Program, ls launchSpec) (out,
 	}
 	outP := alloc(poison(ls.outLen), ls.outLen)
 	var args []any
-	args = append(args, outP)
-	var out2P device.Ptr
+	args = append(args, outP.Add(uint64(ls.outFirst*p.OutType().Size())))
+	var out2P, out3P device.Ptr
 	if p.Reduce == expr.NoReduce {
 		args = append(args, ls.n)
 	} else {
 		if p.HasOut2() {
 			out2P = alloc(poison(ls.out2Len), ls.out2Len)
 			args = append(args, out2P)
+		}
+		if p.HasOut3() {
+			out3P = alloc(poison(ls.out3Len), ls.out3Len)
+			args = append(args, out3P)
 		}
 		count := ls.count
 		if count == 0 {
@@ -98,11 +111,20 @@ func run(t *testing.T, dev *device.Device, p *expr.Program, ls launchSpec) (out,
 	for _, d := range ls.dims {
 		args = append(args, d)
 	}
+	for _, st := range ls.outStrides {
+		args = append(args, st)
+	}
 	for i, in := range p.Inputs {
-		if in.Kind == expr.Random {
+		switch in.Kind {
+		case expr.Random:
 			args = append(args, ls.seeds[i][0], ls.seeds[i][1])
-		} else {
-			args = append(args, alloc(ls.inputs[i], len(ls.inputs[i])))
+		case expr.Iota:
+		default:
+			base := alloc(ls.inputs[i], len(ls.inputs[i]))
+			if ls.inFirst != nil {
+				base = base.Add(uint64(ls.inFirst[i] * in.T.Size()))
+			}
+			args = append(args, base)
 		}
 		if in.Strided {
 			for _, st := range ls.strides[i] {
@@ -123,6 +145,10 @@ func run(t *testing.T, dev *device.Device, p *expr.Program, ls launchSpec) (out,
 	if out2P != 0 {
 		out2 = make([]byte, ls.out2Len)
 		require.NoError(t, device.Download(s, out2, out2P))
+	}
+	if out3P != 0 && ls.out3 != nil {
+		*ls.out3 = make([]byte, ls.out3Len)
+		require.NoError(t, device.Download(s, *ls.out3, out3P))
 	}
 	return out, out2
 }
@@ -674,5 +700,146 @@ func TestGPUMathAndRandom(t *testing.T) {
 		for i, x := range fromBytes[float64](out) {
 			assert.InEpsilon(t, normalF64Model(seed, uint64(2*i), stream), x, 1e-14, "normal %d", i)
 		}
+	}
+}
+
+// TestGPUStridedOutAndIota writes through negative out strides (the
+// reversed transpose of a C×R buffer), reads an input through negative
+// strides and adds an Iota input's positions, with 32- and 64-bit
+// index arithmetic.
+func TestGPUStridedOutAndIota(t *testing.T) {
+	dev := cudaDevice(t)
+	const R, C = 7, 13
+	a := make([]float64, R*C)
+	for i := range a {
+		a[i] = float64(i) * 0.5
+	}
+	for _, idx64 := range []bool{false, true} {
+		p := &expr.Program{
+			Rank: 2, Index64: idx64, OutStrided: true,
+			Inputs: []expr.Input{strided(dtype.Float64), {Kind: expr.Iota, T: dtype.Int64, Strided: true}},
+			Code: []expr.Instr{in(dtype.Float64, 0), {Op: expr.OpIota, T: dtype.Int64, Aux: 1, A: -1, B: -1, C: -1},
+				un(expr.OpCast, dtype.Float64, 1), bin(expr.OpAdd, dtype.Float64, 0, 2)},
+		}
+		// Element [i, j] of the R×C space: a read backwards (a[R·C−1 − (i·C+j)]),
+		// the iota of a [R 1] shape (its row i) broadcast over columns,
+		// written to the C×R out buffer at [C−1−j, R−1−i].
+		out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a), nil}, dims: []uint64{R, C},
+			strides: [][]int64{{-C, -1}, {1, 0}}, n: R * C, outLen: 8 * R * C, grid: 3,
+			outStrides: []int64{-1, -R}, outFirst: R*C - 1, inFirst: []int{R*C - 1, 0}})
+		got := fromBytes[float64](out)
+		for i := range R {
+			for j := range C {
+				want := a[R*C-1-(i*C+j)] + float64(i)
+				require.Equal(t, want, got[(C-1-j)*R+(R-1-i)], "[%d,%d] index64 %t", i, j, idx64)
+			}
+		}
+	}
+}
+
+// TestGPUMoments runs Var, Std and NanMean in one stage, in the vector
+// path, and as partials (three words) finished by a Final stage over
+// them, and NanMin and NanMax, against float64 references.
+func TestGPUMoments(t *testing.T) {
+	dev := cudaDevice(t)
+	stubMath(t)
+	const G, L = 3, 70001
+	a := make([]float32, G*L)
+	for i := range a {
+		a[i] = 1e4 + float32((i*7919)%1000)*0.001
+		if i%97 == 5 && i/L == 2 {
+			a[i] = float32(math.NaN())
+		}
+	}
+	ref := func(g int, skip bool) (mean, m2 float64, n int) {
+		var s float64
+		for _, v := range a[g*L : (g+1)*L] {
+			if !(skip && v != v) {
+				s += float64(v)
+				n++
+			}
+		}
+		mean = s / float64(n)
+		for _, v := range a[g*L : (g+1)*L] {
+			if !(skip && v != v) {
+				m2 += (float64(v) - mean) * (float64(v) - mean)
+			}
+		}
+		return mean, m2, n
+	}
+	prog := func(r expr.ReduceOp) *expr.Program {
+		return &expr.Program{Reduce: r, ArgIndex: -1, Inputs: []expr.Input{mem(dtype.Float32)}, Code: []expr.Instr{in(dtype.Float32, 0)}}
+	}
+	for _, r := range []expr.ReduceOp{expr.Var, expr.Std, expr.NanMean} {
+		count := uint64(L - 1) // Ddof 1
+		out, _ := run(t, dev, prog(r), launchSpec{inputs: [][]byte{bytesOf(a)}, groups: G, glen: L, bpg: 1, count: count, outLen: 4 * G, grid: 2})
+		for g, got := range fromBytes[float32](out) {
+			mean, m2, _ := ref(g, r == expr.NanMean)
+			switch {
+			case r == expr.NanMean:
+				assert.InEpsilon(t, mean, float64(got), 1e-6, "%s group %d", r, g)
+			case g == 2:
+				assert.True(t, math.IsNaN(float64(got)), "%s of a group with NaN", r)
+			case r == expr.Var:
+				assert.InEpsilon(t, m2/float64(count), float64(got), 1e-6, "%s group %d", r, g)
+			default:
+				assert.InEpsilon(t, math.Sqrt(m2/float64(count)), float64(got), 1e-6, "%s group %d", r, g)
+			}
+		}
+		// Partials: three words per part; a Final stage over them.
+		const bpg = 5
+		p := prog(r)
+		p.Stage = expr.Partial
+		var third []byte
+		s1, n := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a)}, groups: G, glen: L, bpg: bpg, count: count,
+			outLen: 8 * G * bpg, out2Len: 8 * G * bpg, out3Len: 8 * G * bpg, out3: &third, grid: 7})
+		f := &expr.Program{Reduce: r, ArgIndex: 1, Result: dtype.Float64,
+			Inputs: []expr.Input{mem(dtype.Float64), mem(dtype.Float64), mem(dtype.Float64)}, Code: []expr.Instr{in(dtype.Float64, 0)}}
+		out, _ = run(t, dev, f, launchSpec{inputs: [][]byte{s1, n, third}, groups: G, glen: bpg, bpg: 1, count: count, outLen: 8 * G, grid: 2})
+		for g, got := range fromBytes[float64](out) {
+			mean, m2, _ := ref(g, r == expr.NanMean)
+			switch {
+			case r == expr.NanMean:
+				assert.InEpsilon(t, mean, got, 1e-12, "%s partials group %d", r, g)
+			case g == 2:
+				assert.True(t, math.IsNaN(got), "%s partials of a group with NaN", r)
+			case r == expr.Var:
+				assert.InEpsilon(t, m2/float64(count), got, 1e-9, "%s partials group %d", r, g)
+			default:
+				assert.InEpsilon(t, math.Sqrt(m2/float64(count)), got, 1e-9, "%s partials group %d", r, g)
+			}
+		}
+	}
+	// The vector path: one group, Var of the first group's values.
+	p := prog(expr.Var)
+	p.Vector = 4
+	out, _ := run(t, dev, p, launchSpec{inputs: [][]byte{bytesOf(a[:L])}, groups: 1, glen: L, bpg: 1, count: L, outLen: 4, grid: 20})
+	_, m2, _ := ref(0, false)
+	assert.InEpsilon(t, m2/L, float64(fromBytes[float32](out)[0]), 1e-6, "vector path")
+	// NanMin and NanMax: the third group has NaNs, a fourth is all NaN.
+	b := append(append([]float32(nil), a...), make([]float32, L)...)
+	for i := G * L; i < len(b); i++ {
+		b[i] = float32(math.NaN())
+	}
+	for _, r := range []expr.ReduceOp{expr.NanMin, expr.NanMax} {
+		out, _ := run(t, dev, prog(r), launchSpec{inputs: [][]byte{bytesOf(b)}, groups: G + 1, glen: L, bpg: 1, outLen: 4 * (G + 1), grid: 3})
+		got := fromBytes[float32](out)
+		for g := range G {
+			want := float32(math.Inf(1))
+			if r == expr.NanMax {
+				want = float32(math.Inf(-1))
+			}
+			for _, v := range b[g*L : (g+1)*L] {
+				if v == v {
+					if r == expr.NanMin {
+						want = min(want, v)
+					} else {
+						want = max(want, v)
+					}
+				}
+			}
+			assert.Equal(t, want, got[g], "%s group %d", r, g)
+		}
+		assert.True(t, math.IsNaN(float64(got[G])), "%s of all NaN", r)
 	}
 }

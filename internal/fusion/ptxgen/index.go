@@ -33,6 +33,8 @@ func (g *gen) value(e *elem) string {
 			e.vals[i] = g.input(e, int(in.Aux))
 		case in.Op == expr.OpRandom:
 			e.vals[i] = g.random(e, int(in.Aux))
+		case in.Op == expr.OpIota:
+			e.vals[i] = g.iota(e, int(in.Aux))
 		default:
 			e.vals[i] = g.op(in, e.vals)
 		}
@@ -78,7 +80,11 @@ func (g *gen) decompose(e *elem) []string {
 
 // elemOffset is Σ idx_d·stride_d of input in, a signed element offset in
 // the index width.
-func (g *gen) elemOffset(e *elem, in int) string {
+func (g *gen) elemOffset(e *elem, in int) string { return g.offsetBy(e, g.strides[in]) }
+
+// offsetBy is Σ idx_d·strides_d for e, a signed element offset in the
+// index width.
+func (g *gen) offsetBy(e *elem, strides []string) string {
 	idx := g.decompose(e)
 	st := "s32"
 	if g.idx64 {
@@ -89,13 +95,39 @@ func (g *gen) elemOffset(e *elem, in int) string {
 		g.emit("mov.%s %s, 0", st, off)
 		return off
 	}
-	g.emit("mul.lo.%s %s, %s, %s", st, off, idx[0], g.strides[in][0])
+	g.emit("mul.lo.%s %s, %s, %s", st, off, idx[0], strides[0])
 	for d := 1; d < len(idx); d++ {
 		next := g.idxReg()
-		g.emit("mad.lo.%s %s, %s, %s, %s", st, next, idx[d], g.strides[in][d], off)
+		g.emit("mad.lo.%s %s, %s, %s, %s", st, next, idx[d], strides[d], off)
 		off = next
 	}
 	return off
+}
+
+// iota is Iota input in's value for e: its element offset as an s64.
+func (g *gen) iota(e *elem, in int) string {
+	off := g.elemOffset(e, in)
+	if g.idx64 {
+		return off
+	}
+	r := g.reg(clsB64)
+	g.emit("cvt.s64.s32 %s, %s", r, off)
+	return r
+}
+
+// storeStrided writes r (of type t) to out's element for e through the
+// out strides.
+func (g *gen) storeStrided(base string, e *elem, t dtype.DType, r string) {
+	eo := g.offsetBy(e, g.outStrides)
+	off := g.reg(clsB64)
+	if g.idx64 {
+		g.emit("mul.lo.s64 %s, %s, %d", off, eo, t.Size())
+	} else {
+		g.emit("mul.wide.s32 %s, %s, %d", off, eo, t.Size())
+	}
+	a := g.reg(clsB64)
+	g.emit("add.s64 %s, %s, %s", a, base, off)
+	g.emit("st.global.%s [%s], %s", memType(t), a, r)
 }
 
 // addr is the global address of input in's element for e.

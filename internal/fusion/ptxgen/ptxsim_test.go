@@ -222,6 +222,20 @@ func (s *ptxSim) exec(op string, a []operand) uint64 {
 		return b64(f64(v(0)) / f64(v(1)))
 	case "add.rn.f64":
 		return b64(f64(v(0)) + f64(v(1)))
+	case "sub.rn.f64":
+		return b64(f64(v(0)) - f64(v(1)))
+	case "mul.rn.f64":
+		return b64(f64(v(0)) * f64(v(1)))
+	case "fma.rn.f64":
+		return b64(math.FMA(f64(v(0)), f64(v(1)), f64(v(2))))
+	case "mov.f64":
+		return v(0)
+	case "setp.eq.f64":
+		return b(f64(v(0)) == f64(v(1)))
+	case "setp.nan.f64":
+		return b(math.IsNaN(f64(v(0))) || math.IsNaN(f64(v(1))))
+	case "cvt.f64.f32":
+		return b64(float64(math.Float32frombits(uint32(v(0)))))
 	case "neg.f64":
 		return b64(-f64(v(0)))
 	}
@@ -347,7 +361,7 @@ func TestSimWideAccumulate(t *testing.T) {
 			}
 			regs[r] = u
 			want.Add(want, x)
-			g.accumulate(a, r, "")
+			g.accumulate(a, r, "", "")
 		}
 		sim := &ptxSim{t: t, regs: regs}
 		sim.run(parseSim(g.body.String()))
@@ -373,11 +387,148 @@ func TestSimWidePartialCombine(t *testing.T) {
 		regs[lo], regs[hi] = rng.Uint64(), uint64(rng.Int64N(1<<40)-1<<39)
 		x := new(big.Int).Lsh(big.NewInt(int64(regs[hi])), 64)
 		want.Add(want, x.Add(x, new(big.Int).SetUint64(regs[lo])))
-		g.accumulate(a, lo, hi)
+		g.accumulate(a, lo, hi, "")
 	}
 	sim := &ptxSim{t: t, regs: regs}
 	sim.run(parseSim(g.body.String()))
 	got := new(big.Int).Lsh(big.NewInt(int64(sim.regs[a.x])), 64)
 	got.Add(got, new(big.Int).SetUint64(sim.regs[a.v]))
 	require.Equal(t, want.String(), got.String())
+}
+
+// momentsProgram is a one-input moments reduction r of values of type
+// vt; over partials (ArgIndex 1) when partials is set.
+func momentsProgram(r expr.ReduceOp, vt dtype.DType, partials bool) *expr.Program {
+	p := &expr.Program{Code: []expr.Instr{{Op: expr.OpInput, T: vt, A: -1, B: -1, C: -1}},
+		Inputs: []expr.Input{{Kind: expr.Memory, T: vt}}, Reduce: r, ArgIndex: -1}
+	if partials {
+		p.Inputs = append(p.Inputs, expr.Input{Kind: expr.Memory, T: dtype.Float64}, expr.Input{Kind: expr.Memory, T: dtype.Float64})
+		p.ArgIndex = 1
+	}
+	return p
+}
+
+// exactMoments is the sum, count and M2 = Σ(x − mean)² of xs skipping
+// NaN when skip is set, in 256-bit floats.
+func exactMoments(xs []float64, skip bool) (s, n, m2 float64) {
+	sum, cnt := new(big.Float).SetPrec(256), 0
+	for _, x := range xs {
+		if skip && math.IsNaN(x) {
+			continue
+		}
+		sum.Add(sum, new(big.Float).SetPrec(256).SetFloat64(x))
+		cnt++
+	}
+	mean := new(big.Float).SetPrec(256).Quo(sum, new(big.Float).SetInt64(int64(max(cnt, 1))))
+	acc := new(big.Float).SetPrec(256)
+	for _, x := range xs {
+		if skip && math.IsNaN(x) {
+			continue
+		}
+		d := new(big.Float).SetPrec(256).Sub(new(big.Float).SetFloat64(x), mean)
+		acc.Add(acc, d.Mul(d, d))
+	}
+	s, _ = sum.Float64()
+	m2, _ = acc.Float64()
+	return s, float64(cnt), m2
+}
+
+// TestSimMoments runs what one thread emits for Var and NanMean (fold
+// into raw shifted sums, settle, Chan's combination of two threads) on
+// data whose mean dwarfs its spread, where Σx² − n·mean² would lose every
+// digit, and checks S, n and M2 against exact arithmetic.
+func TestSimMoments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, c := range []struct {
+		name string
+		r    expr.ReduceOp
+		vt   dtype.DType
+		gen  func(i int) float64
+	}{
+		{"var f64 offset 1e9", expr.Var, dtype.Float64, func(int) float64 { return 1e9 + rng.NormFloat64() }},
+		{"var f64 mixed scales", expr.Var, dtype.Float64, func(i int) float64 { return math.Ldexp(rng.Float64()-0.5, i%40-20) }},
+		{"var f32 offset 1e4", expr.Var, dtype.Float32, func(int) float64 { return float64(float32(1e4 + rng.Float64())) }},
+		{"nanmean with NaNs", expr.NanMean, dtype.Float64, func(i int) float64 {
+			if i%7 == 3 {
+				return math.NaN()
+			}
+			return rng.NormFloat64() * 100
+		}},
+	} {
+		g := newGen(momentsProgram(c.r, c.vt, false))
+		regs := map[string]uint64{}
+		var xs []float64
+		for i := range 300 {
+			xs = append(xs, c.gen(i))
+		}
+		if c.r != expr.NanMean { // the group's shift: its first value
+			g.shift = g.reg(clsF64)
+			regs[g.shift] = math.Float64bits(xs[0])
+		}
+		a, b := g.newAcc(), g.newAcc()
+		for i, x := range xs {
+			r := g.regT(c.vt)
+			if c.vt == dtype.Float32 {
+				regs[r] = uint64(math.Float32bits(float32(x)))
+			} else {
+				regs[r] = math.Float64bits(x)
+			}
+			acc := a
+			if i >= 110 { // two threads of unequal runs
+				acc = b
+			}
+			g.accumulate(acc, r, "", "")
+		}
+		g.settle(a)
+		g.settle(b)
+		g.combine(a, b.v, b.x, b.y)
+		sim := &ptxSim{t: t, regs: regs}
+		sim.run(parseSim(g.body.String()))
+		s, n, m2 := exactMoments(xs, c.r == expr.NanMean)
+		require.Equal(t, n, f64(sim.regs[a.x]), c.name)
+		if c.r == expr.Var {
+			dev := make([]float64, len(xs)) // deviations from the shift (exact: Sterbenz or small)
+			for i, x := range xs {
+				dev[i] = x - xs[0]
+			}
+			s, _, _ = exactMoments(dev, false)
+			require.InDelta(t, s, f64(sim.regs[a.v]), 1e-12*math.Sqrt(m2*n), c.name)
+			require.InEpsilon(t, m2, f64(sim.regs[a.y]), 1e-13, c.name)
+		} else {
+			require.InEpsilon(t, s, f64(sim.regs[a.v]), 1e-14, c.name)
+		}
+	}
+}
+
+// TestSimMomentsPartials folds partial accumulators (a Final stage over
+// them) and empty ones, and checks Chan's combination against the exact
+// moments of the values the partials stand for.
+func TestSimMomentsPartials(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	g := newGen(momentsProgram(expr.Var, dtype.Float64, true))
+	a := g.newAcc()
+	regs := map[string]uint64{}
+	var all []float64
+	for k := range 12 {
+		var part []float64
+		if k%4 != 1 { // every fourth part is empty
+			for range 1 + rng.IntN(50) {
+				part = append(part, 5e6+rng.NormFloat64()*3)
+			}
+		}
+		all = append(all, part...)
+		s, n, m2 := exactMoments(part, false)
+		if n == 0 {
+			s, m2 = 0, 0
+		}
+		rs, rn, rm := g.reg(clsF64), g.reg(clsF64), g.reg(clsF64)
+		regs[rs], regs[rn], regs[rm] = math.Float64bits(s), math.Float64bits(n), math.Float64bits(m2)
+		g.accumulate(a, rs, rn, rm)
+	}
+	sim := &ptxSim{t: t, regs: regs}
+	sim.run(parseSim(g.body.String()))
+	s, n, m2 := exactMoments(all, false)
+	require.Equal(t, n, f64(sim.regs[a.x]))
+	require.InEpsilon(t, s, f64(sim.regs[a.v]), 1e-14)
+	require.InEpsilon(t, m2, f64(sim.regs[a.y]), 1e-9)
 }

@@ -10,33 +10,62 @@ import (
 // acc is a reduction accumulator held in registers that are updated in
 // place: a value of type t and, for the Arg reductions and Wide Means, a
 // second 64-bit word x: the s64 position, or the high word of a 128-bit
-// sum whose low word is v (u64).
+// sum whose low word is v (u64). Moments have three f64 words, the sum v,
+// the count x and the sum of squared deviations y, and while a thread
+// folds values, the raw sums of its run (see raw).
 type acc struct {
-	t dtype.DType
-	v string
-	x string
+	t   dtype.DType
+	v   string
+	x   string
+	y   string
+	raw *rawMoments
 }
+
+// rawMoments is one thread's run of values folded with the group's shift
+// (gen.shift; 0 for NanMean): the count n, s1 = Σ(x−shift) and
+// s2 = Σ(x−shift)² (f64 registers); settle turns it into the
+// accumulator's words.
+type rawMoments struct{ s1, s2, n string }
 
 // accType is the accumulator's value type.
 func (g *gen) accType() dtype.DType { return expr.AccType(g.p.Reduce, g.p.ValueType()) }
 
 // twoWords reports whether accumulators have a second word (acc.x).
-func (g *gen) twoWords() bool { return g.p.Reduce.IsArg() || g.p.Wide() }
+func (g *gen) twoWords() bool { return g.p.Words() >= 2 }
+
+// moments reports whether the reduction accumulates moments.
+func (g *gen) moments() bool { return g.p.Reduce.IsMoments() }
+
+// foldsRaw reports whether accumulators fold values into raw moments
+// (moments over values, not over a Partial stage's accumulators).
+func (g *gen) foldsRaw() bool { return g.moments() && g.argIndex() < 0 }
 
 func (g *gen) newAcc() acc {
 	a := acc{t: g.accType(), v: g.regT(g.accType())}
 	if g.twoWords() {
-		a.x = g.reg(clsB64)
+		a.x = g.regT(g.p.SecondType())
+	}
+	if g.moments() {
+		a.y = g.reg(clsF64)
+	}
+	if g.foldsRaw() {
+		a.raw = &rawMoments{g.reg(clsF64), g.reg(clsF64), g.reg(clsF64)}
+		for _, r := range []string{a.raw.s1, a.raw.s2, a.raw.n} {
+			g.emit("mov.f64 %s, 0d0000000000000000", r)
+		}
 	}
 	g.setIdentity(a)
 	return a
 }
 
 // setIdentity resets a to the reduction's identity (position -1: none;
-// a Wide sum's high word 0).
+// a Wide sum's high word 0; moments all 0).
 func (g *gen) setIdentity(a acc) {
 	g.emit("mov.%s %s, %s", bits(a.t), a.v, g.identity(a.t))
 	switch {
+	case g.moments():
+		g.emit("mov.f64 %s, 0d0000000000000000", a.x)
+		g.emit("mov.f64 %s, 0d0000000000000000", a.y)
 	case g.p.Wide():
 		g.emit("mov.b64 %s, 0", a.x)
 	case a.x != "":
@@ -46,10 +75,19 @@ func (g *gen) setIdentity(a acc) {
 
 func (g *gen) identity(t dtype.DType) string {
 	switch g.p.Reduce {
-	case expr.Sum, expr.Mean:
+	case expr.Sum, expr.Mean, expr.Var, expr.Std, expr.NanMean:
 		return immediate(t, 0)
 	case expr.Prod:
 		return immediate(t, 1)
+	case expr.NanMin, expr.NanMax:
+		if t.IsFloat() {
+			return immediate(t, math.NaN())
+		}
+		lo, hi := intRange(t)
+		if g.p.Reduce == expr.NanMin {
+			return intImmediate(t, hi)
+		}
+		return intImmediate(t, lo)
 	case expr.Min, expr.ArgMin:
 		if t.IsFloat() {
 			return immediate(t, math.Inf(1))
@@ -66,10 +104,15 @@ func (g *gen) identity(t dtype.DType) string {
 
 // accumulate folds value v (the program's value type) into a, with x its
 // position (s64, Arg only) or, for a Wide Mean over partials, its high
-// word (b64); a Wide Mean of values extends v to 128 bits by the value
-// type's signedness.
-func (g *gen) accumulate(a acc, v, x string) {
+// word (b64), or for moments over partials the count (f64) and y the sum
+// of squared deviations; a Wide Mean of values extends v to 128 bits by
+// the value type's signedness, and moments of values fold into a.raw.
+func (g *gen) accumulate(a acc, v, x, y string) {
 	vt := g.p.ValueType()
+	if a.raw != nil {
+		g.foldRaw(a.raw, g.cast(vt, dtype.Float64, v))
+		return
+	}
 	if g.p.Wide() && x == "" {
 		lo := g.cast(vt, dtype.Int64, v) // sign- or zero-extends by vt
 		x = g.reg(clsB64)
@@ -78,19 +121,115 @@ func (g *gen) accumulate(a acc, v, x string) {
 		} else {
 			g.emit("mov.b64 %s, 0", x)
 		}
-		g.combine(a, lo, x)
+		g.combine(a, lo, x, "")
 		return
 	}
-	g.combine(a, g.cast(vt, a.t, v), x)
+	g.combine(a, g.cast(vt, a.t, v), x, y)
 }
 
-// combine folds (bv, bx) into a. Every combination is commutative given
-// the positions (ties go to the lower position, -1 loses), so elements,
-// lanes and warps may be combined in any order.
-func (g *gen) combine(a acc, bv, bx string) {
+// f64One is 1.0 as a PTX f64 immediate.
+const f64One = "0d3FF0000000000000"
+
+// foldRaw adds the f64 value xv to a thread's run: NanMean skips NaN and
+// sums the values themselves; Var and Std sum their deviations from the
+// group's shift.
+func (g *gen) foldRaw(m *rawMoments, xv string) {
+	if g.p.Reduce == expr.NanMean {
+		nan := g.reg(clsPred)
+		g.emit("setp.nan.f64 %s, %s, %s", nan, xv, xv)
+		g.emit("@!%s add.rn.f64 %s, %s, %s", nan, m.s1, m.s1, xv)
+		g.emit("@!%s add.rn.f64 %s, %s, %s", nan, m.n, m.n, f64One)
+		return
+	}
+	d := g.reg(clsF64)
+	g.emit("sub.rn.f64 %s, %s, %s", d, xv, g.shift)
+	g.emit("add.rn.f64 %s, %s, %s", m.s1, m.s1, d)
+	g.emit("fma.rn.f64 %s, %s, %s, %s", m.s2, d, d, m.s2)
+	g.emit("add.rn.f64 %s, %s, %s", m.n, m.n, f64One)
+}
+
+// groupShift sets g.shift, for Var and Std over values, to the group's
+// value at position 0 (as f64; 0 for an empty group): every thread and
+// part of a group sums deviations from the same value, so their sums
+// combine by addition and their means differ by small numbers.
+func (g *gen) groupShift(gbase, glen string) {
+	if !g.foldsRaw() || g.p.Reduce == expr.NanMean {
+		return
+	}
+	g.shift = g.reg(clsF64)
+	g.emit("mov.f64 %s, 0d0000000000000000", g.shift)
+	empty := g.reg(clsPred)
+	skip := g.label("shift_end")
+	g.emit("setp.eq.u64 %s, %s, 0", empty, glen)
+	g.emit("@%s bra %s", empty, skip)
+	v := g.value(g.newElem(gbase, nil))
+	g.emit("mov.f64 %s, %s", g.shift, g.cast(g.p.ValueType(), dtype.Float64, v))
+	g.emitLabel(skip)
+}
+
+// settle turns a's raw run into its words, the sum s1, the count n and
+// M2 = s2 − s1²/n (0 for an empty run); a holds the identity before. A
+// no-op for accumulators without a raw run.
+func (g *gen) settle(a acc) {
+	m := a.raw
+	if m == nil {
+		return
+	}
+	g.emit("mov.f64 %s, %s", a.x, m.n)
+	g.emit("mov.f64 %s, %s", a.v, m.s1)
+	if g.p.Reduce == expr.NanMean {
+		return
+	}
+	empty, safe, sq, q, m2 := g.reg(clsPred), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64), g.reg(clsF64)
+	g.emit("setp.eq.f64 %s, %s, 0d0000000000000000", empty, m.n)
+	g.emit("selp.f64 %s, %s, %s, %s", safe, f64One, m.n, empty)
+	g.emit("mul.rn.f64 %s, %s, %s", sq, m.s1, m.s1)
+	g.emit("div.rn.f64 %s, %s, %s", q, sq, safe)
+	g.emit("sub.rn.f64 %s, %s, %s", m2, m.s2, q)
+	g.emit("selp.f64 %s, 0d0000000000000000, %s, %s", a.y, m2, empty)
+}
+
+// combineMoments folds (bs, bn, bm2) into a by Chan's rule: counts and
+// sums add; M2 adds both and, when both counts are nonzero,
+// δ²·na·nb/n with δ = bs/bn − as/an (Var and Std only).
+func (g *gen) combineMoments(a acc, bs, bn, bm2 string) {
+	if g.p.Reduce != expr.NanMean {
+		f := func() string { return g.reg(clsF64) }
+		p := func() string { return g.reg(clsPred) }
+		az, bz, none := p(), p(), p()
+		g.emit("setp.eq.f64 %s, %s, 0d0000000000000000", az, a.x)
+		g.emit("setp.eq.f64 %s, %s, 0d0000000000000000", bz, bn)
+		g.emit("or.pred %s, %s, %s", none, az, bz)
+		an, bnn, ma, mb, d, n, w, t, m2 := f(), f(), f(), f(), f(), f(), f(), f(), f()
+		g.emit("selp.f64 %s, %s, %s, %s", an, f64One, a.x, az)
+		g.emit("selp.f64 %s, %s, %s, %s", bnn, f64One, bn, bz)
+		g.emit("div.rn.f64 %s, %s, %s", ma, a.v, an)
+		g.emit("div.rn.f64 %s, %s, %s", mb, bs, bnn)
+		g.emit("sub.rn.f64 %s, %s, %s", d, mb, ma)
+		g.emit("add.rn.f64 %s, %s, %s", n, an, bnn)
+		g.emit("mul.rn.f64 %s, %s, %s", w, an, bnn)
+		g.emit("div.rn.f64 %s, %s, %s", w, w, n)
+		g.emit("mul.rn.f64 %s, %s, %s", t, d, d)
+		g.emit("mul.rn.f64 %s, %s, %s", t, t, w)
+		g.emit("add.rn.f64 %s, %s, %s", m2, a.y, bm2)
+		g.emit("@!%s add.rn.f64 %s, %s, %s", none, m2, m2, t)
+		g.emit("mov.f64 %s, %s", a.y, m2)
+	}
+	g.emit("add.rn.f64 %s, %s, %s", a.v, a.v, bs)
+	g.emit("add.rn.f64 %s, %s, %s", a.x, a.x, bn)
+}
+
+// combine folds (bv, bx, by) into a. Every combination is commutative
+// given the positions (ties go to the lower position, -1 loses), so
+// elements, lanes and warps may be combined in any order.
+func (g *gen) combine(a acc, bv, bx, by string) {
 	t := a.t
 	if g.p.Wide() {
 		g.add128(a.v, a.x, bv, bx)
+		return
+	}
+	if g.moments() {
+		g.combineMoments(a, bv, bx, by)
 		return
 	}
 	bpos := bx
@@ -110,6 +249,14 @@ func (g *gen) combine(a acc, bv, bx string) {
 	case expr.Min, expr.Max:
 		d := g.minMax(g.p.Reduce == expr.Min, t, a.v, bv)
 		g.emit("mov.%s %s, %s", bits(t), a.v, d)
+	case expr.NanMin, expr.NanMax:
+		// min and max of floats return the operand that is not NaN
+		// (IEEE minNum, maxNum); of integers they are Min and Max.
+		name := "max"
+		if g.p.Reduce == expr.NanMin {
+			name = "min"
+		}
+		g.emit("%s.%s %s, %s, %s", name, ty(t), a.v, a.v, bv)
 	case expr.ArgMin, expr.ArgMax:
 		w := g.argWins(t, a, bv, bpos)
 		g.emit("selp.%s %s, %s, %s, %s", bits(t), a.v, bv, a.v, w)
@@ -166,12 +313,15 @@ func (g *gen) argWins(t dtype.DType, a acc, bv, bpos string) string {
 
 // shuffleDown returns the accumulator of lane+off (shfl.sync.down over
 // the full warp; 64-bit values travel as two 32-bit halves).
-func (g *gen) shuffleDown(a acc, off int) (bv, bx string) {
+func (g *gen) shuffleDown(a acc, off int) (bv, bx, by string) {
 	bv = g.shfl(a.t, a.v, off)
 	if a.x != "" {
-		bx = g.shfl(dtype.Int64, a.x, off)
+		bx = g.shfl(g.p.SecondType(), a.x, off)
 	}
-	return bv, bx
+	if a.y != "" {
+		by = g.shfl(dtype.Float64, a.y, off)
+	}
+	return bv, bx, by
 }
 
 func (g *gen) shfl(t dtype.DType, r string, off int) string {
@@ -198,8 +348,8 @@ func (g *gen) shfl(t dtype.DType, r string, off int) string {
 
 func (g *gen) warpReduce(a acc) {
 	for off := 16; off >= 1; off /= 2 {
-		bv, bx := g.shuffleDown(a, off)
-		g.combine(a, bv, bx)
+		bv, bx, by := g.shuffleDown(a, off)
+		g.combine(a, bv, bx, by)
 	}
 }
 
@@ -208,8 +358,8 @@ type blockShape struct {
 	tid64, ntid64 string
 	lane0, warp0  string // predicates
 	tid0, inWarps string // predicates: tid == 0, lane < number of warps
-	valW, xW      string // shared addresses of this warp's slots
-	valL, xL      string // shared addresses of slot [lane]
+	valW, xW, yW  string // shared addresses of this warp's slots
+	valL, xL, yL  string // shared addresses of slot [lane]
 }
 
 func (g *gen) blockSetup(tid, ntid string) blockShape {
@@ -237,6 +387,9 @@ func (g *gen) blockSetup(tid, ntid string) blockShape {
 	if g.twoWords() {
 		s.xW, s.xL = slot("gpuarr_red_pos", warp), slot("gpuarr_red_pos", lane)
 	}
+	if g.moments() {
+		s.yW, s.yL = slot("gpuarr_red_third", warp), slot("gpuarr_red_third", lane)
+	}
 	return s
 }
 
@@ -246,14 +399,20 @@ func (g *gen) blockReduce(s blockShape, a acc, skip string) {
 	g.warpReduce(a)
 	g.emit("@%s st.shared.%s [%s], %s", s.lane0, bits(a.t), s.valW, a.v)
 	if a.x != "" {
-		g.emit("@%s st.shared.b64 [%s], %s", s.lane0, s.xW, a.x)
+		g.emit("@%s st.shared.%s [%s], %s", s.lane0, bits(g.p.SecondType()), s.xW, a.x)
+	}
+	if a.y != "" {
+		g.emit("@%s st.shared.f64 [%s], %s", s.lane0, s.yW, a.y)
 	}
 	g.emit("bar.sync 0")
 	g.emit("@!%s bra %s", s.warp0, skip)
 	g.setIdentity(a)
 	g.emit("@%s ld.shared.%s %s, [%s]", s.inWarps, bits(a.t), a.v, s.valL)
 	if a.x != "" {
-		g.emit("@%s ld.shared.b64 %s, [%s]", s.inWarps, a.x, s.xL)
+		g.emit("@%s ld.shared.%s %s, [%s]", s.inWarps, bits(g.p.SecondType()), a.x, s.xL)
+	}
+	if a.y != "" {
+		g.emit("@%s ld.shared.f64 %s, [%s]", s.inWarps, a.y, s.yL)
 	}
 	g.warpReduce(a)
 	g.emit("@!%s bra %s", s.tid0, skip)
@@ -272,15 +431,21 @@ func (g *gen) reduction() {
 		return r
 	}
 	out := param("out", true)
-	var out2 string
+	var out2, out3 string
 	if p.HasOut2() {
 		out2 = param("out2", true)
+	}
+	if p.HasOut3() {
+		out3 = param("out3", true)
 	}
 	groups, glen, bpg, count := param("groups", false), param("glen", false), param("bpg", false), param("count", false)
 	// One 8-byte slot per warp (at most 32 warps of 32 threads).
 	g.shared = append(g.shared, ".shared .align 8 .b8 gpuarr_red_val[256];")
 	if g.twoWords() {
 		g.shared = append(g.shared, ".shared .align 8 .b8 gpuarr_red_pos[256];")
+	}
+	if g.moments() {
+		g.shared = append(g.shared, ".shared .align 8 .b8 gpuarr_red_third[256];")
 	}
 	g.loadParams()
 
@@ -307,16 +472,18 @@ func (g *gen) reduction() {
 	g.emit("mul.lo.u64 %s, %s, %s", gbase64, grp, glen)
 	g.emit("mad.lo.u64 %s, %s, %s, %s", k0, q, s.ntid64, s.tid64)
 	gbase := g.narrowIdx(gbase64)
+	g.groupShift(gbase, glen)
 	a := g.newAcc()
 	if g.vec > 1 {
 		g.vectorThreads(a, glen, gbase64, gbase, k0, q, s.tid64, step)
 	} else {
 		g.scalarThreads(a, glen, g.narrowIdx(glen), gbase, k0, step)
+		g.settle(a)
 	}
 
 	skip := g.label("item_end")
 	g.blockReduce(s, a, skip)
-	g.writeResult(a, out, out2, grp, b, count)
+	g.writeResult(a, out, out2, out3, grp, b, count)
 	g.emitLabel(skip)
 	g.emit("bar.sync 0") // the next item reuses the shared slots
 	g.emit("add.s64 %s, %s, %s", b, b, nct)
@@ -327,10 +494,19 @@ func (g *gen) reduction() {
 	g.emit("ret")
 }
 
+// third is element e's third word: for moments over partials the
+// input after ArgIndex's value; otherwise none ("").
+func (g *gen) third(e *elem) string {
+	if ai := g.argIndex(); ai >= 0 && g.moments() {
+		return g.input(e, ai+1)
+	}
+	return ""
+}
+
 // second is element e's second word at group position k (index width):
 // for the Arg reductions its s64 position, k itself or the ArgIndex
-// input's value; for a Wide Mean over partials the ArgIndex input's high
-// word; otherwise none ("").
+// input's value; for a Wide Mean or moments over partials the ArgIndex
+// input's value; otherwise none ("").
 func (g *gen) second(e *elem, k string) string {
 	if ai := g.argIndex(); ai >= 0 {
 		return g.input(e, ai)
@@ -346,7 +522,8 @@ func (g *gen) second(e *elem, k string) string {
 	return r
 }
 
-// scalarThreads: each thread reduces positions k = k0, k0+step, … < glen.
+// scalarThreads: each thread reduces positions k = k0, k0+step, … < glen
+// (the caller settles a).
 func (g *gen) scalarThreads(a acc, glen, glenI, gbase, k0, step string) {
 	end := g.label("k_end")
 	pr := g.reg(clsPred)
@@ -359,7 +536,7 @@ func (g *gen) scalarThreads(a acc, glen, glenI, gbase, k0, step string) {
 	g.emit("add.%s %s, %s, %s", g.it(), i, gbase, k)
 	e := g.newElem(i, nil)
 	v := g.value(e)
-	g.accumulate(a, v, g.second(e, k))
+	g.accumulate(a, v, g.second(e, k), g.third(e))
 	g.emit("add.%s %s, %s, %s", g.it(), k, k, step)
 	more := g.reg(clsPred)
 	g.emit("setp.lt.%s %s, %s, %s", g.it(), more, k, glenI)
@@ -369,7 +546,8 @@ func (g *gen) scalarThreads(a acc, glen, glenI, gbase, k0, step string) {
 
 // vectorThreads: contiguous inputs, groups == 1. Each thread reduces
 // vectors kv = k0, k0+step, … < glen/V two at a time into two
-// accumulators; the first part's threads then take the glen mod V tail.
+// accumulators; the first part's threads then take the glen mod V tail
+// into the second, and both settle and combine into a.
 func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step string) {
 	lv := log2(g.vec)
 	a2 := g.newAcc()
@@ -396,7 +574,7 @@ func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step stri
 			if g.p.Reduce.IsArg() || g.argIndex() >= 0 {
 				x = g.second(e, g.laneIndex(kv, j))
 			}
-			g.accumulate(acc, v, x)
+			g.accumulate(acc, v, x, g.third(e))
 		}
 	}
 
@@ -415,9 +593,9 @@ func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step stri
 	g.emitLabel(single)
 	body(a, kv)
 	g.emitLabel(vend)
-	g.combine(a, a2.v, a2.x)
 
-	// Tail: positions nv·V + tid < glen, in part 0 only.
+	// Tail: positions nv·V + tid < glen, in part 0 only, into a2; then a2
+	// joins a.
 	tend := g.label("tail_end")
 	pq, pt := g.reg(clsPred), g.reg(clsPred)
 	g.emit("setp.ne.u64 %s, %s, 0", pq, q)
@@ -432,25 +610,44 @@ func (g *gen) vectorThreads(a acc, glen, gbase64, gbase, k0, q, tid64, step stri
 	g.emit("add.%s %s, %s, %s", it, i, gbase, k)
 	e := g.newElem(i, nil)
 	v := g.value(e)
-	g.accumulate(a, v, g.second(e, k))
+	g.accumulate(a2, v, g.second(e, k), g.third(e))
 	g.emitLabel(tend)
+	g.settle(a)
+	g.settle(a2)
+	g.combine(a, a2.v, a2.x, a2.y)
 }
 
 // writeResult stores thread 0's accumulator: Final writes the group's
 // result (FinalType) to out[grp]; Partial writes the accumulator to
 // out[b] (Arg: the value to out[b] and the position to out2[b]; Wide:
-// the low word to out[b] and the high word to out2[b]).
-func (g *gen) writeResult(a acc, out, out2, grp, b, count string) {
+// the low word to out[b] and the high word to out2[b]; moments: the sum,
+// count and sum of squared deviations to out[b], out2[b], out3[b]).
+func (g *gen) writeResult(a acc, out, out2, out3, grp, b, count string) {
 	p := g.p
 	if p.Stage == expr.Partial {
 		g.storeWide(out, b, a.t, a.v)
 		if a.x != "" {
-			g.storeWide(out2, b, dtype.Int64, a.x)
+			g.storeWide(out2, b, p.SecondType(), a.x)
+		}
+		if a.y != "" {
+			g.storeWide(out3, b, dtype.Float64, a.y)
 		}
 		return
 	}
 	rt := p.FinalType()
 	switch {
+	case p.Reduce == expr.NanMean:
+		m := g.reg(clsF64)
+		g.emit("div.rn.f64 %s, %s, %s", m, a.v, a.x)
+		g.storeWide(out, grp, rt, g.cast(dtype.Float64, rt, m))
+	case p.Reduce == expr.Var || p.Reduce == expr.Std:
+		cf, m := g.reg(clsF64), g.reg(clsF64)
+		g.emit("cvt.rn.f64.u64 %s, %s", cf, count)
+		g.emit("div.rn.f64 %s, %s, %s", m, a.y, cf)
+		if p.Reduce == expr.Std {
+			g.emit("sqrt.rn.f64 %s, %s", m, m)
+		}
+		g.storeWide(out, grp, rt, g.cast(dtype.Float64, rt, m))
 	case p.Reduce.IsArg():
 		g.storeWide(out, grp, dtype.Int64, a.x)
 	case p.Wide():
