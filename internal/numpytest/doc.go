@@ -74,8 +74,10 @@
 //	Var, Std                  k: axis [ints], keepdims, ddof
 //	Any, All, CountNonzero, NanSum, NanMean, NanMax, NanMin, LogSumExp
 //	                          k: axis [ints], keepdims
-//	Norm                      k: ord (1, 2 or "inf"), axis [one int] (none:
-//	                          the flattened array), keepdims
+//	Norm                      k: ord (1, 2, "inf" or none), axis [one int],
+//	                          keepdims: np.linalg.norm (without axis: a
+//	                          1-D operand's vector norm, a 2-D operand's
+//	                          matrix norm: Frobenius, 1 or inf)
 //	PySlice                   k: axis, start, stop, step (Python's slice:
 //	                          negatives count from the end, null is None)
 //	Squeeze                   k: axis [ints] (none: every extent-1 axis)
@@ -143,7 +145,8 @@
 //     MeanAs of integers within 1 ulp of the exact mean;
 //   - products (Prod, ProdAs, Cumprod): 2(n+1)·u·|Π| + 1 ulp;
 //   - Var: 2(n+4)·eps·Σx²/(n−ddof) + 2 ulp, Std its square root;
-//     LogSumExp (n+6)·eps + 3 ulp; L2 Norm (n+4)·eps relative;
+//     LogSumExp (n+6)·eps + 3 ulp; Norm: L1 and the matrix 1- and
+//     ∞-norms as sums, 2-norms (n+4)·eps relative, L∞ exact;
 //   - matrix products (Matmul and its 1-D, batched and strided forms, Dot,
 //     Einsum): (k+2)·u·(|A||B|)ᵢⱼ + 1 ulp, u of T (float32 for the half
 //     types), four times that for complex;

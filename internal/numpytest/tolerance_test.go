@@ -263,20 +263,17 @@ func lseBound(x tolContext) tolerance {
 	return tolerance{ulps: 3, abs: abs, why: "(n+6)·eps + 3 ulp"}
 }
 
-// normBound: L1 a sum of magnitudes, L2 within (n+4)·eps relative, L∞
-// exact.
+// normBound: sums of magnitudes (L1, and a matrix's largest column or
+// row sum; the case's scale is the norm itself) as sums; L∞ of a vector
+// exactly; 2-norms (and Frobenius) within (n+4)·eps relative.
 func normBound(x tolContext) tolerance {
-	var ord string
-	if raw, ok := x.c.Expr.K["ord"]; ok {
-		ord = string(raw)
-	}
-	switch ord {
-	case "1":
+	if x.c.Scale != nil {
 		return sumBound(epsT)(x)
-	case "2":
-		return tolerance{ulps: 2, rel: (x.n() + 4) * x.eps(), why: "(n+4)·eps relative + 2 ulp"}
 	}
-	return tolerance{}
+	if raw, ok := x.c.Expr.K["ord"]; ok && string(raw) == `"inf"` {
+		return tolerance{}
+	}
+	return tolerance{ulps: 2, rel: (x.n() + 4) * x.eps(), why: "(n+4)·eps relative + 2 ulp"}
 }
 
 // complexOnly holds complex results normwise to k·eps relative; real

@@ -372,10 +372,12 @@ def new_reductions(seed, per=6):
     fam = Family('reductions_new', seed)
     for t in FLOATS:
         for fn, ks in [('Var', [{'ddof': 0}, {'ddof': 1}]), ('Std', [{'ddof': 0}, {'ddof': 1}]),
-                       ('LogSumExp', [{}]), ('Norm', [{'ord': 1}, {'ord': 2}, {'ord': 'inf'}])]:
+                       ('LogSumExp', [{}])]:
             for k in ks:
                 for _ in range(per):
                     reduce_case(fam, fn, t, k=k)
+        for _ in range(per * 4):
+            norm_case(fam, t)
         for fn in ('NanSum', 'NanMean', 'NanMax', 'NanMin'):
             for _ in range(per):
                 reduce_case(fam, fn, t, sprinkle_nan=True, depth=0)
@@ -426,3 +428,56 @@ def complex_reduce(fam, fn, t):
     v = v.astype(T(t).np).reshape(result_shape(x.shape, ax, False))
     fam.add(case, Node(fn, t, t, [operand], attrs), [(v, t)], n=glen,
             scale=np.array(scale).reshape(result_shape(x.shape, ax, False)), zs=True)
+
+
+def norm_case(fam, t):
+    """np.linalg.norm: vector norms of a 1-D operand or along one axis
+    (ord 1, 2, inf), matrix norms of a 2-D operand (Frobenius, ord 1 the
+    largest column sum, inf the largest row sum), the 2-norm of all the
+    elements of more axes."""
+    rng = fam.rng
+    for _ in range(30):
+        case = Case(rng, 'Norm')
+        kind = ['vector', 'axis', 'matrix', 'all'][rng.integers(4)]
+        shape = {'vector': lambda: rand_shape(rng, min_rank=1, max_rank=1, max_elems=60),
+                 'axis': lambda: rand_shape(rng, min_rank=2, max_rank=3, max_elems=60),
+                 'matrix': lambda: rand_shape(rng, min_rank=2, max_rank=2, max_elems=60),
+                 'all': lambda: rand_shape(rng, min_rank=3, max_rank=4, max_elems=60)}[kind]()
+        try:
+            operand = TreeBuilder(case, profile='moderate', allow_cast=False).build(t, shape, int(rng.integers(0, 2)))
+            x = case.evaluate(operand)
+        except Reject:
+            continue
+        if x.shape != shape:
+            continue
+        k, axis, ord_ = {}, None, None
+        if kind in ('vector', 'axis'):
+            ord_ = [1, 2, 'inf', None][rng.integers(4)]
+        elif kind == 'matrix':
+            ord_ = [1, 'inf', None][rng.integers(3)]
+        if kind == 'axis':
+            a = int(rng.integers(x.ndim))
+            axis = a - x.ndim if rng.random() < 0.3 else a
+            k['axis'] = [axis]
+            if rng.random() < 0.3:
+                k['keepdims'] = True
+        if ord_ is not None:
+            k['ord'] = ord_
+        if kind in ('vector', 'axis') and ord_ == 'inf' and (x.size == 0 or (axis is not None and x.shape[axis] == 0)):
+            continue  # NumPy: max of no elements
+        if kind == 'matrix' and 0 in x.shape:
+            continue
+        npord = np.inf if ord_ == 'inf' else ord_
+        xl = np.abs(x.astype(np.float64)).astype(np.longdouble)
+        want = np.linalg.norm(xl, npord, axis, keepdims=bool(k.get('keepdims')))
+        want = round_float(np.asarray(want, dtype=np.float64), t)
+        if kind == 'matrix':
+            n = x.shape[0] if ord_ == 1 else x.shape[1] if ord_ == 'inf' else x.size
+        elif kind == 'axis':
+            n = x.shape[axis]
+        else:
+            n = x.size
+        sumlike = ord_ == 1 or (kind == 'matrix' and ord_ == 'inf')
+        scale = np.abs(want.astype(np.float64)) if sumlike else None
+        fam.add(case, Node('Norm', t, t, [operand], k), [(want, t)], n=max(n, 1), scale=scale)
+        return
