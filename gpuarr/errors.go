@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/indexcheck"
 	"github.com/gpuarr/gpuarr/internal/lifetime"
 )
 
@@ -19,6 +20,10 @@ var (
 	// ErrArgument: an argument that is not usable (nil array, a stream of
 	// the wrong device, an unwrapped array in Launch, ...).
 	ErrArgument = arg.ErrArgument
+	// ErrIndex: an index out of the range of the axis it indexes. Bad
+	// indices that only the device sees are reported by the first host
+	// wait after the operation ran (see Take).
+	ErrIndex = indexcheck.ErrIndex
 )
 
 var (

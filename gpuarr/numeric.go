@@ -10,3 +10,8 @@ type Numeric = dtype.Number
 // Float is the floating-point element types: the ones math functions
 // (Exp, Log, ...) and Matmul accept.
 type Float interface{ ~float32 | ~float64 }
+
+// Integer is the integer element types: what index arrays hold.
+type Integer interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}

@@ -29,13 +29,21 @@ type Option interface{ isOption() }
 
 // optionKind classifies options, so that each call can refuse the ones it
 // does not take.
-type optionKind uint8
+type optionKind uint32
 
 const (
-	optStream   optionKind = 1 << iota // On, OnDevice: every call
-	optAxis                            // Axis: reductions
-	optKeepDims                        // KeepDims: reductions
-	optTF32                            // TF32: Matmul, MatmulInto
+	optStream        optionKind = 1 << iota // On, OnDevice: every call
+	optAxis                                 // Axis: reductions, sorts, scans, indexing, joins
+	optKeepDims                             // KeepDims: reductions
+	optTF32                                 // TF32: Matmul, MatmulInto
+	optIndexMode                            // Clip, Wrap: Take, TakeAlongAxis, Put
+	optDeterministic                        // Deterministic: Put, IndexAdd
+	optDescending                           // Descending: Sort, Argsort
+	optSmallest                             // Smallest: TopK
+	optRight                                // Right: SearchSorted
+	optExclusive                            // Exclusive: the scans
+	optMinLength                            // MinLength: Bincount
+	optRange                                // Range: Histogram
 )
 
 // kindOf is o's kind.
@@ -49,6 +57,22 @@ func kindOf(o Option) optionKind {
 		return optKeepDims
 	case tf32Option:
 		return optTF32
+	case indexModeOption:
+		return optIndexMode
+	case deterministicOption:
+		return optDeterministic
+	case descendingOption:
+		return optDescending
+	case smallestOption:
+		return optSmallest
+	case rightOption:
+		return optRight
+	case exclusiveOption:
+		return optExclusive
+	case minLengthOption:
+		return optMinLength
+	case rangeOption:
+		return optRange
 	}
 	return 0
 }
@@ -64,10 +88,29 @@ func optionName(o Option) string {
 // optionUsers says which calls take options of kind k.
 func optionUsers(k optionKind) string {
 	switch k {
-	case optAxis, optKeepDims:
+	case optAxis:
+		return "the reductions (Sum, SumAs, Prod, ProdAs, Mean, MeanAs, Min, Max, ArgMin, ArgMax), the sorts, the scans, " +
+			"the indexing functions (Take, TakeAlongAxis, IndexAdd, Compress) and the joins"
+	case optKeepDims:
 		return "the reductions (Sum, SumAs, Prod, ProdAs, Mean, MeanAs, Min, Max, ArgMin, ArgMax)"
 	case optTF32:
 		return "Matmul and MatmulInto"
+	case optIndexMode:
+		return "Take, TakeAlongAxis and Put"
+	case optDeterministic:
+		return "Put and IndexAdd"
+	case optDescending:
+		return "Sort and Argsort"
+	case optSmallest:
+		return "TopK"
+	case optRight:
+		return "SearchSorted"
+	case optExclusive:
+		return "the scans (Cumsum, CumsumAs, Cumprod, CumprodAs, Cummax, Cummin)"
+	case optMinLength:
+		return "Bincount and BincountWeights"
+	case optRange:
+		return "Histogram"
 	}
 	return "no call"
 }

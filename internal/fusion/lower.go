@@ -97,8 +97,17 @@ func (l *lowered) free() {
 // each group of the reduction is a run of the iteration space. The caller
 // frees the result.
 func lowerTree(root *Node, space []int, reduced uint64) (*lowered, error) {
+	return lowerWith(space, reduced, func(l *lowered) error {
+		_, err := l.build(root)
+		return err
+	})
+}
+
+// lowerWith is lowerTree with the instructions appended by build (several
+// roots: a compaction's value and flag).
+func lowerWith(space []int, reduced uint64, build func(l *lowered) error) (*lowered, error) {
 	l := newLowered(space)
-	if _, err := l.build(root); err != nil {
+	if err := build(l); err != nil {
 		l.free()
 		return nil, err
 	}

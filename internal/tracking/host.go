@@ -5,13 +5,25 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gcpressure"
+	"github.com/gpuarr/gpuarr/internal/indexcheck"
 )
 
 // hostWait is the one place the host blocks on GPU work for an array: a
 // host read or write waiting for the work it must see, on dev (the memory's
 // device). Package gcpressure's eager collection hooks in here, since the
-// CPU is about to idle anyway. It counts the wait.
+// CPU is about to idle anyway. It counts the wait. After the wait, the
+// bad indices that finished kernels of dev found are reported
+// (internal/indexcheck): its error is theirs.
 func hostWait(dev *device.Device, wait func() error) error {
+	if err := waitQuietly(dev, wait); err != nil {
+		return err
+	}
+	return indexcheck.Poll(dev)
+}
+
+// waitQuietly is hostWait without the index report (Peek, which has no
+// error to give it to).
+func waitQuietly(dev *device.Device, wait func() error) error {
 	gcpressure.BeforeBlockingWait(dev)
 	err := wait()
 	counters.hostSyncs.Add(1)
@@ -222,7 +234,7 @@ func (t *State) Peek(dev *device.Device) string {
 	}
 	t.mu.Unlock()
 	if err == nil && ev != nil {
-		err = hostWait(dev, ev.ev.Synchronize)
+		err = waitQuietly(dev, ev.ev.Synchronize)
 	}
 	if ev != nil {
 		ev.drop()

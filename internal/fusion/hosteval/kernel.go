@@ -130,21 +130,10 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 		}
 	}
 
-	ls.dims = make([]int64, p.Rank)
-	prod := uint64(1)
-	for d := range ls.dims {
-		v := u64()
-		hi, lo := bits.Mul64(prod, v)
-		if v > math.MaxInt64 || hi != 0 {
-			return nil, fmt.Errorf("dim%d = %d is too large", d, v)
-		}
-		ls.dims[d], prod = int64(v), lo
+	next, err := pr.bindDims(args, ls, next)
+	if err != nil {
+		return nil, err
 	}
-	if p.Rank > 0 && prod != ls.n {
-		return nil, fmt.Errorf("dims %v hold %d elements, but the iteration space has %d", ls.dims, prod, ls.n)
-	}
-
-	var err error
 	if ls.out, err = view(l, p.OutType(), out, outCount); err != nil {
 		return nil, fmt.Errorf("out: %w", err)
 	}
@@ -154,6 +143,40 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 		}
 	}
 
+	if err := pr.bindInputs(l, ls, next); err != nil {
+		return nil, err
+	}
+	return ls, nil
+}
+
+// bindDims reads the dims from argument next on into ls (whose n is set)
+// and returns the next argument.
+func (pr *program) bindDims(args *hostkernel.Args, ls *launch, next int) (int, error) {
+	p := pr.src
+	u64 := func() uint64 { next++; return args.U64(next - 1) }
+	ls.dims = make([]int64, p.Rank)
+	prod := uint64(1)
+	for d := range ls.dims {
+		v := u64()
+		hi, lo := bits.Mul64(prod, v)
+		if v > math.MaxInt64 || hi != 0 {
+			return 0, fmt.Errorf("dim%d = %d is too large", d, v)
+		}
+		ls.dims[d], prod = int64(v), lo
+	}
+	if p.Rank > 0 && prod != ls.n {
+		return 0, fmt.Errorf("dims %v hold %d elements, but the iteration space has %d", ls.dims, prod, ls.n)
+	}
+
+	return next, nil
+}
+
+// bindInputs reads the inputs and scalars from argument next on into ls
+// and views the inputs' memory.
+func (pr *program) bindInputs(l *hostkernel.Launch, ls *launch, next int) error {
+	p, args := pr.src, &l.Args
+	u64 := func() uint64 { next++; return args.U64(next - 1) }
+	var err error
 	ls.in = make([]inputArgs, len(p.Inputs))
 	for i, in := range p.Inputs {
 		a := &ls.in[i]
@@ -173,18 +196,18 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 		}
 		if !in.Strided {
 			if a.ptr, err = view(l, in.T, hostkernel.Ptr(base), ls.n); err != nil {
-				return nil, fmt.Errorf("input %d: %w", i, err)
+				return fmt.Errorf("input %d: %w", i, err)
 			}
 			continue
 		}
 		lo, hi, err := span(ls.dims, a.strides)
 		if err != nil {
-			return nil, fmt.Errorf("input %d (strides %v over dims %v): %w", i, a.strides, ls.dims, err)
+			return fmt.Errorf("input %d (strides %v over dims %v): %w", i, a.strides, ls.dims, err)
 		}
 		first := hostkernel.Ptr(base + uint64(lo)*uint64(in.T.Size())) // lo ≤ 0: wraps down
 		a.span, a.origin = int(hi-lo+1), -lo
 		if a.ptr, err = view(l, in.T, first, uint64(a.span)); err != nil {
-			return nil, fmt.Errorf("input %d (strides %v over dims %v): %w", i, a.strides, ls.dims, err)
+			return fmt.Errorf("input %d (strides %v over dims %v): %w", i, a.strides, ls.dims, err)
 		}
 	}
 
@@ -193,7 +216,7 @@ func (pr *program) bind(l *hostkernel.Launch) (*launch, error) {
 		ls.scalars[j] = scalarBits(args, next, t)
 		next++
 	}
-	return ls, nil
+	return nil
 }
 
 // scalarBits converts scalar argument i, passed as expr.ParamType(t), to t

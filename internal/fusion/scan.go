@@ -1,0 +1,187 @@
+package fusion
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/device/hostkernel"
+	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
+	"github.com/gpuarr/gpuarr/internal/fusion/hosteval"
+	"github.com/gpuarr/gpuarr/internal/fusion/ptxgen"
+	"github.com/gpuarr/gpuarr/internal/lifetime"
+	"github.com/gpuarr/gpuarr/internal/tracking"
+)
+
+// Scans (Cumsum and its kin) and compactions (mask selection) are fused
+// like reductions: the expression is computed inside the scan kernel
+// (expr.Scan), one pass reading each operand once and writing each
+// result once, with the single-pass decoupled look-back of ptxgen's scan
+// kernel. Their temporaries (the look-back's tile descriptors) come from
+// the pool on the operation's stream.
+
+// ScanHostKernelHook, when set (by tests, before any scan kernel is
+// compiled), chooses what a host device runs for a scan kernel: given the
+// entry, its PTX and the host evaluator's kernel. See internal/kernels'
+// HostKernelHook.
+var ScanHostKernelHook func(entry, ptx string, twin hostkernel.Kernel) hostkernel.Kernel
+
+// Scan computes scan op of root into out on s: along axis k of root's
+// shape (out has that shape), or, with k < 0, over root flattened (out
+// has root's element count). Errors name call.
+func Scan(call string, op expr.ScanOp, exclusive bool, out *lifetime.Handle, root *Node, k int, s *device.Stream) error {
+	space := root.Shape()
+	n := out.Len()
+	if n == 0 {
+		return nil
+	}
+	var reduced uint64
+	rowLen, inner := n, 1
+	if k >= 0 {
+		reduced = 1 << k
+		rowLen = space[k]
+		for _, e := range space[k+1:] {
+			inner *= e
+		}
+	}
+	l, err := lowerTree(root, space, reduced)
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	defer l.free()
+	l.prog.Vector = 1
+	sc := expr.Scan{Op: op, Exclusive: exclusive, Segmented: rowLen < n, StridedOut: inner > 1, Flag: -1}
+	return l.launchScan(call, s, sc, out, n, rowLen, inner, 0)
+}
+
+// Compact stores, in row-major order over space (to which value and flag
+// broadcast), the value of every element whose flag is true (or, with
+// positions, its flat position as an int64; value is then unused) into
+// out, writing at most capacity elements (the caller counted them).
+// Errors name call.
+func Compact(call string, out *lifetime.Handle, value, flag *Node, positions bool, space []int, capacity int, s *device.Stream) error {
+	if capacity == 0 {
+		return nil
+	}
+	n := 1
+	for _, e := range space {
+		n *= e
+	}
+	var fi int32
+	l, err := lowerWith(space, 0, func(l *lowered) error {
+		var err error
+		if fi, err = l.build(flag); err != nil {
+			return err
+		}
+		if positions {
+			l.emit(nil, expr.Instr{Op: expr.OpCast, T: dtype.Uint8, A: fi, B: -1, C: -1})
+			return nil
+		}
+		vi, err := l.build(value)
+		if err != nil {
+			return err
+		}
+		if int(vi) != len(l.prog.Code)-1 {
+			// The value was built with the flag: copy it last.
+			l.emit(nil, expr.Instr{Op: expr.OpCast, T: value.Type(), A: vi, B: -1, C: -1})
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	defer l.free()
+	l.prog.Vector = 1
+	sc := expr.Scan{Op: expr.ScanCompact, Flag: fi, Positions: positions}
+	return l.launchScan(call, s, sc, out, n, n, 1, capacity)
+}
+
+// scanBlock is the scan kernels' block size (ptxgen's).
+const scanBlock = 256
+
+func (l *lowered) launchScan(call string, s *device.Stream, sc expr.Scan, out *lifetime.Handle, n, rowLen, inner, capacity int) error {
+	st := stateOf(s.Device())
+	l.key = sc.AppendKey(l.key[:0], &l.prog)
+	k, err := st.scanKernel(&l.prog, sc, l.key)
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	state, err := lifetime.Temp(call, s, dtype.Uint8, expr.ScanStateBytes(n))
+	if err != nil {
+		return err
+	}
+	defer state.Done()
+	a := l.args
+	a.Reset()
+	ok := a.Append(device.ArgPtr, uint64(out.Ptr())) && a.Append(device.ArgU64, uint64(n)) &&
+		a.Append(device.ArgU64, uint64(rowLen)) && a.Append(device.ArgU64, uint64(inner)) &&
+		a.Append(device.ArgPtr, uint64(state.Ptr())) && a.Append(device.ArgU64, uint64(capacity)) && l.appendLeafArgs(a)
+	if !ok {
+		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, arg.ErrArgument)
+	}
+	tiles := (n + expr.ScanTile - 1) / expr.ScanTile
+	cfg := device.LaunchConfig{Grid: device.Dim3{X: uint32(tiles)}, Block: device.Dim3{X: scanBlock}}
+	o := lifetime.Claim{Call: call}
+	l.addReads(&o, s)
+	o.Add(out, tracking.Write, s)
+	o.Add(state, tracking.Write, s)
+	if err := o.Begin(true); err != nil {
+		return err
+	}
+	err = s.Memset8(state.Ptr(), 0, uint64(state.Len()))
+	if err == nil {
+		err = s.LaunchArgs(k, cfg, a)
+	}
+	o.End()
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
+	}
+	return nil
+}
+
+// scanKernel returns the device's kernel for scan sc of p (key is their
+// key), compiling it on first use, in the cache of the fused kernels.
+func (st *devState) scanKernel(p *expr.Program, sc expr.Scan, key []byte) (*device.Kernel, error) {
+	if e := st.kernels.m.Snapshot()[string(key)]; e != nil {
+		kernelStats.hits.Add(1)
+		return e.k, nil
+	}
+	e, compiled, err := st.kernels.m.LoadOrCreate(string(key), func() (*kernelEntry, error) {
+		start := time.Now()
+		prog := cloneProgram(p)
+		src, err := ptxgen.GenerateScan(prog, sc, st.dev.PTXHeader())
+		if err != nil {
+			return nil, fmt.Errorf("generating the kernel: %w\n%s", err, prog)
+		}
+		name := sc.EntryName(prog)
+		if st.dev.RunsHostKernels() {
+			k := hosteval.ScanKernel(prog, sc)
+			if ScanHostKernelHook != nil {
+				k = ScanHostKernelHook(name, src, k)
+			}
+			if _, err := st.dev.RegisterHostKernel(name, k); err != nil {
+				return nil, fmt.Errorf("binding kernel %s on %s: %w", name, st.dev, err)
+			}
+		}
+		mod, err := st.dev.LoadPTX(src)
+		if err != nil {
+			return nil, fmt.Errorf("loading kernel %s on %s: %w", name, st.dev, err)
+		}
+		k, err := mod.Kernel(name)
+		if err != nil {
+			return nil, err
+		}
+		kernelStats.compiles.Add(1)
+		kernelStats.compileNano.Add(int64(time.Since(start)))
+		return &kernelEntry{key: string(key), k: k}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !compiled {
+		kernelStats.hits.Add(1)
+	}
+	return e.k, nil
+}
