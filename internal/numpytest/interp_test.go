@@ -74,7 +74,7 @@ func conversionsTo[R gpuarr.Numeric]() map[string]rows {
 }
 
 func integerType[T integer]() *elemType {
-	return &elemType{rows: merge(numericRows[T](), integerRows[T]()), from: conversionsTo[T](), upload: upload[T]}
+	return &elemType{rows: merge(merge(numericRows[T](), sortscanRows[T]()), integerRows[T]()), from: conversionsTo[T](), upload: upload[T]}
 }
 
 func floatType[T gpuarr.Float]() *elemType {
@@ -82,7 +82,7 @@ func floatType[T gpuarr.Float]() *elemType {
 	for src, r := range floatConversionsTo[T]() {
 		from[src] = merge(from[src], r)
 	}
-	return &elemType{rows: merge(numericRows[T](), floatRows[T]()), from: from, upload: upload[T]}
+	return &elemType{rows: merge(merge(numericRows[T](), sortscanRows[T]()), floatRows[T]()), from: from, upload: upload[T]}
 }
 
 // numericRows are the functions of every numeric element type.
