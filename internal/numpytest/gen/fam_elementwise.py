@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from numerics import T, TYPES, INTS, FLOATS, REALS, COMPLEX, NUMBERS, sample, specials, to_type, round_float
-from tree import Node, Case, Reject, Scalar, Input, cast_values, finish
+from tree import Node, Case, Reject, Scalar, Input, finish
 from golden import Family
 from shapes import TreeBuilder, rand_shape, TODAY
 
@@ -431,7 +431,6 @@ def math_fns(seed, per=(14, 5)):
             for _ in range(count):
                 case = Case(rng, name)
                 shape = rand_shape(rng, max_elems=48)
-                n = int(np.prod(shape)) if shape else 1
                 leaf = case.leaf(t, shape, sampler=samp)
                 x = case.evaluate(leaf)
                 r = 'bool' if name in BOOL_RESULT else t
@@ -443,9 +442,7 @@ def math_fns(seed, per=(14, 5)):
             for _ in range(count):
                 case = Case(rng, name)
                 shape = rand_shape(rng, max_elems=48)
-                n = int(np.prod(shape)) if shape else 1
                 bshape = shape if rng.random() < 0.7 else shape[len(shape) // 2:]
-                bn = int(np.prod(bshape)) if bshape else 1
                 a = case.leaf(t, shape, sampler=sa)
                 b = case.leaf(t, bshape, sampler=sb)
                 want = math_ref(ref, [case.evaluate(a), case.evaluate(b)], t, exact)
@@ -548,10 +545,8 @@ def int_fns(seed, per=5):
             for _ in range(per):
                 case = Case(rng, name)
                 shape = rand_shape(rng, min_rank=0)
-                n = int(np.prod(shape)) if shape else 1
                 a = case.leaf(t, shape)
                 bshape = shape if rng.random() < 0.7 else shape[len(shape) // 2:]
-                bn = int(np.prod(bshape)) if bshape else 1
                 b = case.leaf(t, bshape, sampler=sb)
                 with np.errstate(all='ignore'):
                     want = ref(case.evaluate(a), case.evaluate(b)).astype(T(t).np)

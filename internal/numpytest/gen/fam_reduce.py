@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from numerics import T, INTS, FLOATS, REALS, COMPLEX, round_float, to_type, sample, generated
+from numerics import T, FLOATS, REALS, COMPLEX, round_float, generated
 from tree import Node, Case, Reject, Input, cast_values
 from golden import Family
 from shapes import TreeBuilder, rand_shape, TODAY
@@ -216,7 +216,6 @@ def reduce_case(fam, fn, t, r=None, diff=None, views=True, depth=None, k=None, s
                 sprinkle_nan=False):
     """One reduction case of fn over an exact tree of type t (r: the result
     type of an As form). Rejected draws are retried."""
-    rng = fam.rng
     for _ in range(30):
         try:
             return _reduce_case(fam, fn, t, r, diff, views, depth, k, shape, profile, sprinkle_nan)
@@ -323,7 +322,6 @@ def large_case(fam, fn, t, shape, axes, r=None, lo=-1.0, hi=1.0, transpose=False
 
 def reductions(seed, per=16):
     fam = Family('reductions', seed)
-    rng = fam.rng
     for t in REALS:
         cnt = per if t in TODAY else 4
         tt = T(t)

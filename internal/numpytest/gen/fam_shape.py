@@ -1,16 +1,14 @@
 """Views, constructors, matrix products and error cases."""
 
-import math
 import warnings
 from fractions import Fraction
 
 import numpy as np
 
-from numerics import T, TYPES, INTS, FLOATS, REALS, COMPLEX, NUMBERS, sample, to_type, round_float, round_fraction, \
-    generated, b64, stored_bytes
-from tree import Node, Case, Reject, Input, Scalar
+from numerics import T, sample, round_float, round_fraction, generated, b64, stored_bytes
+from tree import Node, Case, Input
 from golden import Family
-from shapes import TreeBuilder, rand_shape, TODAY
+from shapes import rand_shape, TODAY
 from fam_reduce import fsum_ieee
 
 VIEW_OPS = ('Transpose', 'Permute', 'Step', 'Slice', 'Reshape')
@@ -73,7 +71,6 @@ def views_new(seed, per=5):
             shape = rand_shape(rng, min_rank=1)
             x = case.leaf(t, shape, max_ops=2)
             xv = case.evaluate(x)
-            from tree import python_slice
             ax = int(rng.integers(xv.ndim))
             ext = xv.shape[ax]
             s = int(rng.choice([-3, -2, -1, 1, 2]))

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from numerics import T, INTS, FLOATS, REALS, sample, round_float, to_type
+from numerics import T, sample, round_float, to_type
 from tree import Node, Case, Reject, Input
 from golden import Family
 from shapes import TreeBuilder, rand_shape, TODAY

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from numerics import T, encode_array
+from numerics import encode_array
 from tree import Reject, Env, evaluate
 
 ZERO_SIGN_OPS = {'Minimum', 'Maximum', 'Clamp', 'Clip', 'Fmin', 'Fmax', 'Min', 'Max', 'NanMin', 'NanMax',

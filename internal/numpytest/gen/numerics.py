@@ -156,10 +156,8 @@ def to_type(x, t):
     once to nearest), as an array of t.np."""
     t = T(t) if isinstance(t, str) else t
     x = np.asarray(x)
-    if t.name == 'bfloat16':
-        if x.dtype.kind == 'f':
-            return round_float(x.astype(np.float64), t)
-        return round_float(x.astype(np.float64), t)  # integers: exact in float64 for |x| < 2^53
+    if t.name == 'bfloat16':  # (integers: exact in float64 below 2^53; casts round from the integer)
+        return round_float(x.astype(np.float64), t)
     with np.errstate(all='ignore'):
         return x.astype(t.np)
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from numerics import T, REALS, sample, to_type
-from tree import Node, Scalar, broadcast_source, EVAL
+from numerics import T, REALS, sample
+from tree import Node, Scalar, broadcast_source
 
 # Types that gpuarr stores today: trees prefer them, so most cases run now.
 TODAY = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64']

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from numerics import T, TYPES, round_float, round_fraction, to_type, encode_array, b64, stored_bytes
+from numerics import T, round_float, round_fraction, to_type, encode_array, b64, stored_bytes
 
 
 class Reject(Exception):
