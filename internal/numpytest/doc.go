@@ -6,9 +6,10 @@
 //
 // # The cases
 //
-// testdata/<family>.json.gz, one file per family (trees, broadcast, casts,
-// differences, math, intops, complex, reductions, reductions_new, views,
-// views_new, matmul, errors, sortscan), each {"version": 1, "cases": [...]}.
+// testdata/<family>.json.gz, one file per family (trees, broadcast,
+// casts, differences, math, intops, complex, reductions, reductions_new,
+// views, views_new, matmul, errors, evalinto, sortscan), each
+// {"version": 1, "cases": [...]}.
 // A case:
 //
 //	id     family/function/type/n, unique
@@ -119,6 +120,12 @@
 //	Pad                       k: widths [[before, after] per axis], v
 //	Bincount                  a: x[, weights float64]; k: minlength
 //	Histogram                 k: bins, lo, hi; results counts, edges
+//	EvalInto                  a: dst (an input), e: e computed into dst
+//	                          (e may read dst itself: y = y*2 + x)
+//	EvalIntoOverlap           the same, e reading another view of dst (its
+//	                          transpose or reverse): NumPy's out= answer,
+//	                          computed before any element is written (a
+//	                          known failure today: see knownFailures)
 //
 // # Tolerances
 //

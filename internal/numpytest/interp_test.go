@@ -108,7 +108,9 @@ func numericRows[T gpuarr.Numeric]() rows {
 		"Reshape": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
 			return a.Reshape(gpuarr.Shape(c.n.ints("shape")))
 		}),
-		"Clone": view(func(_ *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) { return gpuarr.Clone(a) }),
+		"Clone":           view(func(_ *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) { return gpuarr.Clone(a) }),
+		"EvalInto":        evalInto[T],
+		"EvalIntoOverlap": evalInto[T],
 
 		// elementwise
 		"Add":     binop(gpuarr.Add[T]),
@@ -264,6 +266,20 @@ func floatConversionsTo[R gpuarr.Float]() map[string]rows {
 }
 
 // ------------------------------------------------------------ row helpers
+
+// evalInto computes its second operand into its first, an array, and
+// gives that array.
+func evalInto[T gpuarr.Numeric](c *call) (value, error) {
+	dst, err := arrayOf[T](c.args[0])
+	if err != nil {
+		return nil, err
+	}
+	e, err := operand[T](c.args[1])
+	if err != nil {
+		return nil, err
+	}
+	return arrayVal[T]{dst}, gpuarr.EvalInto(dst, e)
+}
 
 func unary[T gpuarr.Numeric](f func(gpuarr.Operand[T]) gpuarr.Expr[T]) row {
 	return func(c *call) (value, error) {

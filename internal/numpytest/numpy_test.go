@@ -21,20 +21,27 @@ import (
 // last regenerated or a row was added: fewer means cases stopped running
 // (a row removed, a type lost, the goldens shrunk). Raise it when rows
 // land; lower it only with the goldens' regeneration, saying why.
-const executedFloor = 4638
+const executedFloor = 4718
 
 // knownFailures are functions that fail some of their golden cases on one
 // backend for a reason already reported, by backend
 // (device.Default().Backend()) and "fn/type" (the case's function and its
-// root's element type). Their failing cases are logged, not failed; a
-// group none of whose cases fails fails the test, so the entry goes when
-// the fix lands.
+// root's element type; "fn/*" for every type). Their failing cases are
+// logged, not failed; a group none of whose cases fails fails the test,
+// so the entry goes when the fix lands.
 var knownFailures = map[string]map[string]string{
 	"host": {
 		"Pow/float64": "the host backend's float64 Pow is Go's math.Pow, whose error grows with |y·ln x| " +
 			"(Pow(1.0000001, 1e6) is 5.6e-12 relative off), past the 1e-14 internal/fusion/expr documents",
+		"EvalIntoOverlap/*": evalIntoOverlap,
+	},
+	"cuda": {
+		"EvalIntoOverlap/*": evalIntoOverlap,
 	},
 }
+
+const evalIntoOverlap = "EvalInto(y, e) where e reads another view of y's memory (y's transpose, its reverse) " +
+	"writes elements before other threads read them: a silent wrong answer where NumPy's out= computes e first"
 
 // sampleEvery: with -short or the race detector, TestNumPy runs the first
 // of every sampleEvery cases of each function (and difference), so every
@@ -94,6 +101,9 @@ func TestNumPy(t *testing.T) {
 				st.run(c.Fn, c.Diff)
 				err := checkCase(c, expr)
 				group := c.Fn + "/" + c.Expr.T
+				if _, ok := known[group]; !ok {
+					group = c.Fn + "/*"
+				}
 				if _, ok := known[group]; ok && err != nil {
 					knownFailed[group]++
 					t.Logf("%s: known failure on %s: %v", c.ID, backend, err)

@@ -6,9 +6,9 @@ from fractions import Fraction
 import numpy as np
 
 from numerics import T, sample, round_float, round_fraction, generated, b64, stored_bytes
-from tree import Node, Case, Input
+from tree import Node, Case, Input, Reject
 from golden import Family
-from shapes import rand_shape, TODAY
+from shapes import TreeBuilder, rand_shape, TODAY
 from fam_reduce import fsum_ieee
 
 VIEW_OPS = ('Transpose', 'Permute', 'Step', 'Slice', 'Reshape')
@@ -473,4 +473,48 @@ def errors(seed):
             case = Case(rng, 'Matmul')
             a, b = case.leaf(t, sa, views=False), case.leaf(t, sb, views=False)
             add('Matmul', Node('Matmul', t, t, [a, b]), case, lambda: np.matmul(np.zeros(sa), np.zeros(sb)), 'ErrShape')
+    return fam
+
+
+# ---------------------------------------------------------------- EvalInto
+
+def evalinto(seed, per=8):
+    """EvalInto(dst, e): e computed into an existing array, NumPy's
+    np.<op>(..., out=dst). EvalInto cases read dst itself in e (in place:
+    y = y*2 + x); EvalIntoOverlap cases read another view of dst's memory
+    (its transpose or its reverse), where NumPy's answer is the one
+    computed before any element is written."""
+    fam = Family('evalinto', seed)
+    rng = fam.rng
+    for t in TODAY:
+        for k in range(per):
+            overlap = k % 4 == 3
+            case = Case(rng, 'EvalIntoOverlap' if overlap else 'EvalInto')
+            if overlap:
+                # large enough that kernels write some elements before others read them
+                m = int(rng.integers(40, 70))
+                shape = (m, m) if rng.random() < 0.5 else (m * m,)
+                tt = T(t)
+                lo, hi = (-1000, 1000) if tt.kind != 'u' else (0, 1000)
+                spec = {'seed': int(rng.integers(1 << 62)), 'lo': lo if tt.is_int() else float(lo),
+                        'hi': hi if tt.is_int() else float(hi)}
+                vals = generated(spec, t, int(np.prod(shape))).reshape(shape)
+                dst = Input(case.add_input(vals, t, gen=spec), t)
+                alias = Node('Transpose', t, t, [dst]) if len(shape) == 2 else \
+                    Node('Step', t, t, [dst], {'axis': 0, 'start': shape[0] - 1, 'stop': -1, 'step': -1})
+                other = case.leaf(t, (), 'small', views=False)
+            else:
+                shape = rand_shape(rng, min_rank=1, max_elems=40)
+                dst = Input(case.add_input(np.asarray(sample(rng, t, int(np.prod(shape)), 'small')).reshape(shape), t), t)
+                alias = dst
+                try:
+                    other = TreeBuilder(case, profile='small', allow_cast=False).build(t, shape, int(rng.integers(0, 3)))
+                except Reject:
+                    continue
+            e = Node(['Add', 'Sub', 'Mul', 'Maximum'][rng.integers(4)], t, t, [alias, other])
+            try:
+                want = np.broadcast_to(case.evaluate(e), shape)
+            except Reject:
+                continue
+            fam.add(case, Node(case.fn, t, t, [dst, e]), [(np.array(want), t)], zs=T(t).is_float())
     return fam

@@ -41,6 +41,7 @@ FAMILIES = {
     'views_new': lambda: shp.views_new(111),
     'matmul': lambda: shp.matmul(112),
     'errors': lambda: shp.errors(113),
+    'evalinto': lambda: shp.evalinto(115),
     'sortscan': lambda: ss.sortscan(114),
 }
 
