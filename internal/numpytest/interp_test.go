@@ -140,7 +140,7 @@ func boolType() *elemType {
 }
 
 func integerType[T integer]() *elemType {
-	return &elemType{rows: merge(elementRows[T](), numberRows[T](), orderedRows[T](), realRows[T](), integerRows[T](), langNumericRows[T]()),
+	return &elemType{rows: merge(elementRows[T](), numberRows[T](), orderedRows[T](), realRows[T](), integerRows[T](), langNumericRows[T](), sortscanRows[T]()),
 		from: mergeFrom(conversionsTo[T](), numberConversionsTo[T]()), upload: upload[T]}
 }
 
@@ -151,7 +151,7 @@ func floatingType[T gpuarr.Floating]() *elemType {
 
 func floatType[T gpuarr.Float]() *elemType {
 	et := floatingType[T]()
-	et.rows = merge(et.rows, floatRows[T](), langNumericRows[T](), langFloatRows[T]())
+	et.rows = merge(et.rows, floatRows[T](), langNumericRows[T](), langFloatRows[T](), sortscanRows[T]())
 	return et
 }
 
