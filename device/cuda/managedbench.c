@@ -1,10 +1,9 @@
+//go:build cgo && gpuarrbench
+
 // Benchmark probes of managed memory (managedbench.go), compiled only when
-// the package is built with -tags gpuarrbench (bench.go defines
-// GPUARR_BENCH): the driver's own cost of a managed allocation and of
+// the package is built with -tags gpuarrbench: the driver's own cost of a managed allocation and of
 // migrating managed memory, timed in C, for bench/defaultmemory to hold
 // the array layer against.
-#ifdef GPUARR_BENCH
-
 #include "shim.h"
 
 #include <time.h>
@@ -99,5 +98,3 @@ gp_ret gp_bench_migrate(gp_h ctx, CUdeviceptr p, size_t n, int from_type, int fr
 	out.v = (unsigned long long)(mb_now_ns() - t0);
 	return out;
 }
-
-#endif // GPUARR_BENCH
