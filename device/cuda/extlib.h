@@ -63,7 +63,7 @@ gp_bret gp_blas_getrs_batched(gp_h ctx, gp_h h, int dbl, int trans, int n, int n
                               CUdeviceptr ipiv, CUdeviceptr b, int ldb, int batch);
 
 // A cuSOLVER call (solver.c): the fields of driver.SolverCall, with op
-// and type as their Go values (driver.SolverOp, driver.DType).
+// as its Go value (driver.SolverOp) and type 1 for float32, 2 for float64.
 typedef struct {
 	int op, type;
 	long long m, n, k, nrhs, batch;

@@ -159,6 +159,15 @@ func (d *device) takeSolverHandle(s C.gp_h) (C.gp_h, error) {
 // calls it once the stream's work is done.
 func (s *stream) releaseSolver() { s.dev.solver.giveBack(&s.solverMu, &s.solverH) }
 
+// solverType is the shim's code for a solver element type (solver.c):
+// 2 for float64, 1 for float32 (the routines take no other).
+func solverType(t dtype.DType) C.int {
+	if t == dtype.Float64 {
+		return 2
+	}
+	return 1
+}
+
 // solverCall is c for the shim.
 func solverCall(c *driver.SolverCall) C.gp_scall {
 	b := func(v bool) C.int {
@@ -168,7 +177,7 @@ func solverCall(c *driver.SolverCall) C.gp_scall {
 		return 0
 	}
 	return C.gp_scall{
-		op: C.int(c.Op), _type: C.int(c.Type),
+		op: C.int(c.Op), _type: solverType(c.Type),
 		m: C.longlong(c.M), n: C.longlong(c.N), k: C.longlong(c.K), nrhs: C.longlong(c.NRHS), batch: C.longlong(c.Batch),
 		upper: b(c.Upper), trans: b(c.Trans), vectors: b(c.Vectors), econ: b(c.Econ), job: C.int(c.Job),
 		a: C.CUdeviceptr(c.A), b: C.CUdeviceptr(c.B), u: C.CUdeviceptr(c.U), v: C.CUdeviceptr(c.V),

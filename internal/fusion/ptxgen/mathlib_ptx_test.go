@@ -169,3 +169,16 @@ func TestMathOpsHaveLibraryFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestFuncDefsAreASCII: ptxas refuses any byte outside ASCII, comments
+// included.
+func TestFuncDefsAreASCII(t *testing.T) {
+	defs, err := FuncDefs(FuncNames())
+	require.NoError(t, err)
+	for i, r := range defs {
+		if r > 127 {
+			line := 1 + strings.Count(defs[:i], "\n")
+			t.Fatalf("the math library's PTX has %q on line %d", r, line)
+		}
+	}
+}

@@ -39,7 +39,7 @@ const twoOverPiSym = "gpuarr_two_over_pi"
 func twoOverPiTable() funcDef {
 	words := mathcoef.Consts().TwoOverPi
 	var b strings.Builder
-	fmt.Fprintf(&b, "// 2/π's bits after the binary point, after two zero words: gpuarr math library\n")
+	fmt.Fprintf(&b, "// 2/pi's bits after the binary point, after two zero words: gpuarr math library\n")
 	fmt.Fprintf(&b, ".const .align 8 .b64 %s[%d] = {", twoOverPiSym, len(words))
 	for i, w := range words {
 		if i > 0 {
