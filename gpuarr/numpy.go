@@ -85,8 +85,8 @@
 //	  repeated indices            order                   Deterministic(), which sorts the indices
 //	MaskedSelect                x[m]: m has x's shape     x and m broadcast together (torch's
 //	                                                      masked_select); one wait to count the result
-//	Histogram edges of float32  float32                   float64 (the bins are NumPy's, computed in
-//	  data                                                float32)
+//	Histogram edges of float32  float32                   float64 holding NumPy's float32 edges exactly
+//	  data                                                (the bins are NumPy's, computed in float32)
 //	BincountWeights             sums in index order       atomic float64 sums in any order
 //	Sort, Argsort, Unique of    any length                at most 2³²-1 elements at once (ErrShape)
 //	  2³² elements or more

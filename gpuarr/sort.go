@@ -91,6 +91,16 @@ func sortOptions(call string, opts []Option) (axis int, desc bool, err error) {
 	return axis, desc, nil
 }
 
+// sortLimit refuses, before any copy or allocation, n elements past what
+// one sort handles (kernels.MaxSortElements), with an error matching
+// ErrShape.
+func sortLimit(call string, n int) error {
+	if n > kernels.MaxSortElements {
+		return fmt.Errorf("gpuarr.%s: %d elements: sorting is limited to 2³²-1 elements at once: %w", call, n, ErrShape)
+	}
+	return nil
+}
+
 // sortAlong sorts x along the options' axis, returning the sorted values
 // and/or the indices.
 func sortAlong[T Numeric](x *Array[T], call string, opts []Option, wantKeys, wantIdx bool) (*Array[T], *Array[int64], error) {
@@ -108,6 +118,9 @@ func sortAlong[T Numeric](x *Array[T], call string, opts []Option, wantKeys, wan
 	t := dtype.Of[T]()
 	if t.IsComplex() {
 		return nil, nil, fmt.Errorf("gpuarr.%s: %s elements have no order: %w", call, t, ErrArgument)
+	}
+	if err := sortLimit(call, x.c.Len()); err != nil {
+		return nil, nil, err
 	}
 	sh := Shape(x.c.Shape())
 	if len(sh) == 0 {
@@ -397,6 +410,9 @@ func unique[T Numeric](call string, x *Array[T], opts []Option, all bool) (res U
 		return res, fmt.Errorf("gpuarr.%s: %s elements have no order: %w", call, t, ErrArgument)
 	}
 	n := x.c.Len()
+	if err := sortLimit(call, n); err != nil {
+		return res, err
+	}
 	fail := func(e error) (UniqueAllResult[T], error) {
 		res.Release()
 		return UniqueAllResult[T]{}, e

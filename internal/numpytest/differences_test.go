@@ -29,6 +29,9 @@ type difference struct {
 	// check judges gpuarr's result (got, or err) for a case of the row;
 	// nil: the (rewritten) case is compared with NumPy's answer as usual.
 	check func(r *diffRun) error
+	// api checks the row through gpuarr's API on its own small arrays,
+	// with NumPy's answer written in (TestDifferencesThroughTheAPI).
+	api func() error
 }
 
 // diffRun is a case of a difference as it ran.
@@ -44,7 +47,7 @@ type diffRun struct {
 var differences = map[string]difference{
 	"narrow-sum":    {row: "Sum, Prod of int8 … int32,", check: checkNarrowSum},
 	"int-mean":      {row: "Mean of integers", check: checkIntMean},
-	"mean-empty":    {row: "Mean of no elements", check: checkMeanEmpty},
+	"mean-empty":    {row: "Mean, Var, Std, NanMean,", check: checkMeanEmpty, api: apiMeanEmpty},
 	"int-div":       {row: "Div of integers", check: checkIntDiv},
 	"promotion":     {row: "mixed element types", rewrite: castToPromoted},
 	"cast-saturate": {row: "Cast of floats to integers", check: checkCastSaturate},
@@ -52,6 +55,37 @@ var differences = map[string]difference{
 		elsewhere: "linalg.TestGoldens: the lstsq and pinv cases with rcond -1 (linalg/testdata)"},
 	"linalg-rank-empty": {row: "linalg.MatrixRank of an",
 		elsewhere: "linalg.TestGoldens and linalg's argument tests"},
+
+	// checked through the API (differences_api_test.go) and, where a call
+	// does not compile, by the type checker (differences_compile_test.go)
+	"var-int":          {row: "Var, Std of integers", api: apiVarInt},
+	"nan-int":          {row: "nansum, nanmean, nanmin,", api: apiNanInt},
+	"any-all":          {row: "any, all", api: apiAnyAll},
+	"norm-float32":     {row: "linalg.norm of float32", api: apiNormFloat32},
+	"norm-svd":         {row: "linalg.norm ord=2, -2,", api: apiNormSVD},
+	"triu-vector":      {row: "triu, tril of a vector", api: apiTriuVector},
+	"diagonal":         {row: "diagonal", api: apiDiagonal},
+	"einsum":           {row: "einsum", api: apiEinsum},
+	"arange-float32":   {row: "arange with float32 params", api: apiArange},
+	"str":              {row: "str(array)", api: apiStr},
+	"bool-sum":         {row: "Sum, Mean of bool", api: apiBoolSum},
+	"complex-cast":     {row: "Cast of complex to real", api: apiComplexCast},
+	"complex-order":    {row: "Min, Max, ArgMin, ArgMax,", api: apiComplexOrder},
+	"complex-abs":      {row: "abs of complex", api: apiComplexAbs},
+	"float16-sum":      {row: "Sum, Mean of float16", api: apiFloat16Sum},
+	"bfloat16":         {row: "bfloat16", api: apiBFloat16},
+	"cumsum-narrow":    {row: "Cumsum, Cumprod of int8 …", api: apiCumsumNarrow},
+	"cumsum-float32":   {row: "Cumsum, Cumprod of float32", api: apiCumsumFloat32},
+	"sort-floats":      {row: "Sort of floats (values)", api: apiSortFloats},
+	"descending":       {row: "Sort, Argsort Descending", api: apiDescending},
+	"index-range":      {row: "an index out of range", api: apiIndexRange},
+	"put-repeated":     {row: "Put with repeated indices", api: apiPutRepeated},
+	"put-fewer":        {row: "Put with fewer values than", api: apiPutFewer},
+	"indexadd-floats":  {row: "IndexAdd of floats at", api: apiIndexAddFloats},
+	"masked-select":    {row: "MaskedSelect", api: apiMaskedSelect},
+	"histogram-edges":  {row: "Histogram edges of float32", api: apiHistogramEdges},
+	"bincount-weights": {row: "BincountWeights", api: apiBincountWeights},
+	"sort-huge":        {row: "Sort, Argsort, Unique of", api: apiSortHuge},
 }
 
 // checkNarrowSum: Sum and Prod of int8 … uint32 fail with ErrArgument,

@@ -173,6 +173,11 @@
 // row's error (Sum of narrow integers, Mean of no elements) and checks the
 // alternative the row names (SumAs[int64] is NumPy's sum), or writes out
 // the Cast a Go user needs where NumPy promotes; it also checks NumPy's
-// answer against what the row says NumPy does. TestDifferencesCoverTheTable
-// keeps the entries and the table's rows one to one.
+// answer against what the row says NumPy does. A row no golden case
+// covers has an api check instead (differences_api_test.go): gpuarr's
+// public API on small arrays, NumPy's answer written in; a row whose
+// difference is that a call does not compile is type-checked against
+// gpuarr's declared constraints (differences_compile_test.go).
+// TestDifferencesCoverTheTable keeps the entries and the table's rows one
+// to one.
 package numpytest
