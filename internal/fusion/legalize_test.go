@@ -157,10 +157,76 @@ func TestMixedTypes(t *testing.T) {
 		{Apply("Where", expr.OpWhere, dtype.Float32, f32, f32, f32), "gpuarr.Where: the condition has type float32, not bool"},
 		{Unary(expr.OpExp, f32, dtype.Float64), "gpuarr.exp: operands of types float64 and float32"},
 		{Apply("Complex", expr.OpComplex, dtype.Complex128, f32, f32), "gpuarr.Complex: parts of type float32 make complex64 values, not complex128"},
+		{Apply("BitAnd", expr.OpBitAnd, dtype.Int32, leafOf(t, dtype.Int32, 4), leafOf(t, dtype.Int64, 4)),
+			"gpuarr.BitAnd: operands of types int32 and int64: Go converts no types implicitly; convert with gpuarr.Cast[int32]"},
 	} {
 		require.Error(t, c.n.Err())
 		assert.True(t, errors.Is(c.n.Err(), arg.ErrArgument), c.n.Err())
 		assert.Contains(t, c.n.Err().Error(), c.want)
 	}
 	assert.NoError(t, Apply("Add", expr.OpAdd, dtype.Float32, f32, f32).Err())
+}
+
+// Issue 27's elementwise functions lower for every type their class
+// takes, and both back ends (hosteval, ptxgen) take the programs: halves
+// compute in float32 and round the result (a test's Bool result is not
+// rounded); complex operands are refused.
+func TestLegalizeMathOps(t *testing.T) {
+	floats := []dtype.DType{dtype.Float32, dtype.Float64, dtype.Float16, dtype.BFloat16}
+	ints := []dtype.DType{dtype.Int8, dtype.Int16, dtype.Int32, dtype.Int64, dtype.Uint8, dtype.Uint16, dtype.Uint32, dtype.Uint64}
+	var unaryOps, binaryOps []expr.Op
+	for op := expr.OpSin; op <= expr.OpIsFinite; op++ {
+		unaryOps = append(unaryOps, op)
+	}
+	for op := expr.OpAtan2; op <= expr.OpShr; op++ {
+		binaryOps = append(binaryOps, op)
+	}
+	typesOf := func(op expr.Op) []dtype.DType {
+		switch op.Info().Class {
+		case expr.Integer:
+			return ints
+		case expr.Numeric:
+			return append(append([]dtype.DType{}, floats...), ints...)
+		}
+		return floats
+	}
+	for _, op := range append(unaryOps, binaryOps...) {
+		for _, ty := range typesOf(op) {
+			rt := ty
+			if op.Info().Class == expr.Test {
+				rt = dtype.Bool
+			}
+			x := leafOf(t, ty, 4)
+			var n *Node
+			if op.Arity() == 1 {
+				n = Unary(op, x, rt)
+			} else {
+				n = Apply(op.String(), op, rt, x, leafOf(t, ty, 4))
+			}
+			require.NoError(t, n.Err(), "%s of %s", op, ty)
+			p := lowerChecked(t, n, false)
+			if expr.IsHalf(ty) {
+				h := ty.String()
+				want := "input." + h + " cast.float32 " + op.String() + "." + rt.String()
+				if op.Arity() == 2 {
+					want = "input." + h + " input." + h + " cast.float32 cast.float32 " + op.String() + ".float32 cast." + h
+				} else if rt != dtype.Bool {
+					want = "input." + h + " cast.float32 " + op.String() + ".float32 cast." + h
+				}
+				assert.Equal(t, want, ops(p), "%s of %s", op, ty)
+			}
+		}
+		z := leafOf(t, dtype.Complex64, 4)
+		var n *Node
+		if op.Arity() == 1 {
+			n = Unary(op, z, dtype.Complex64)
+		} else {
+			n = Apply(op.String(), op, dtype.Complex64, z, z)
+		}
+		if n.Err() == nil {
+			_, err := lowerTree(n, n.Shape(), 0, false, nil)
+			require.ErrorIs(t, err, arg.ErrArgument, "%s of complex64", op)
+			assert.Contains(t, err.Error(), "does not apply to complex64")
+		}
+	}
 }

@@ -248,7 +248,7 @@ func operandTypes(call string, op expr.Op, t dtype.DType, xs ...*Node) error {
 		return nil
 	}
 	switch op.Info().Class {
-	case expr.Numeric, expr.Float, expr.Logical:
+	case expr.Numeric, expr.Float, expr.Logical, expr.Integer:
 		return same(0, t)
 	case expr.Compare:
 		return same(1, xs[0].t)

@@ -257,9 +257,14 @@ func orderedRows[T gpuarr.Ordered]() rows {
 // realRows are the functions of the real number types.
 func realRows[T gpuarr.RealNumber]() rows {
 	return rows{
-		"Minimum": binop(gpuarr.Minimum[T]),
-		"Maximum": binop(gpuarr.Maximum[T]),
-		"Abs":     unary(gpuarr.Abs[T]),
+		"Minimum":  binop(gpuarr.Minimum[T]),
+		"Maximum":  binop(gpuarr.Maximum[T]),
+		"Abs":      unary(gpuarr.Abs[T]),
+		"Sign":     unary(gpuarr.Sign[T]),
+		"Fmin":     binop(gpuarr.Fmin[T]),
+		"Fmax":     binop(gpuarr.Fmax[T]),
+		"FloorDiv": binop(gpuarr.FloorDiv[T]),
+		"Mod":      binop(gpuarr.Mod[T]),
 		"Clamp": func(c *call) (value, error) {
 			x, err := operand[T](c.args[0])
 			if err != nil {
@@ -280,6 +285,37 @@ func floatingRows[T gpuarr.Floating]() rows {
 		"Sigmoid": unary(gpuarr.Sigmoid[T]),
 		"Pow":     binop(gpuarr.Pow[T]),
 		"Matmul":  matmulRow[T](),
+
+		"Sin":      unary(gpuarr.Sin[T]),
+		"Cos":      unary(gpuarr.Cos[T]),
+		"Tan":      unary(gpuarr.Tan[T]),
+		"Asin":     unary(gpuarr.Asin[T]),
+		"Acos":     unary(gpuarr.Acos[T]),
+		"Atan":     unary(gpuarr.Atan[T]),
+		"Sinh":     unary(gpuarr.Sinh[T]),
+		"Cosh":     unary(gpuarr.Cosh[T]),
+		"Asinh":    unary(gpuarr.Asinh[T]),
+		"Acosh":    unary(gpuarr.Acosh[T]),
+		"Atanh":    unary(gpuarr.Atanh[T]),
+		"Exp2":     unary(gpuarr.Exp2[T]),
+		"Expm1":    unary(gpuarr.Expm1[T]),
+		"Log2":     unary(gpuarr.Log2[T]),
+		"Log10":    unary(gpuarr.Log10[T]),
+		"Log1p":    unary(gpuarr.Log1p[T]),
+		"Cbrt":     unary(gpuarr.Cbrt[T]),
+		"Rsqrt":    unary(gpuarr.Rsqrt[T]),
+		"Erf":      unary(gpuarr.Erf[T]),
+		"Erfc":     unary(gpuarr.Erfc[T]),
+		"Floor":    unary(gpuarr.Floor[T]),
+		"Ceil":     unary(gpuarr.Ceil[T]),
+		"Trunc":    unary(gpuarr.Trunc[T]),
+		"Round":    unary(gpuarr.Round[T]),
+		"Atan2":    binop(gpuarr.Atan2[T]),
+		"Hypot":    binop(gpuarr.Hypot[T]),
+		"Copysign": binop(gpuarr.Copysign[T]),
+		"IsNaN":    test(gpuarr.IsNaN[T]),
+		"IsInf":    test(gpuarr.IsInf[T]),
+		"IsFinite": test(gpuarr.IsFinite[T]),
 	}
 }
 
@@ -323,7 +359,14 @@ func partOf[R gpuarr.Float, C gpuarr.ComplexFloat](c *call, f func(gpuarr.Operan
 
 // integerRows are the functions of the integer element types only.
 func integerRows[T integer]() rows {
-	return rows{}
+	return rows{
+		"BitAnd":     binop(gpuarr.BitAnd[T]),
+		"BitOr":      binop(gpuarr.BitOr[T]),
+		"BitXor":     binop(gpuarr.BitXor[T]),
+		"BitNot":     unary(gpuarr.Invert[T]),
+		"LeftShift":  binop(gpuarr.LeftShift[T]),
+		"RightShift": binop(gpuarr.RightShift[T]),
+	}
 }
 
 // maskRows are the functions of masks (comparisons' results) and bools.
@@ -454,6 +497,17 @@ func compare[T gpuarr.Element](f func(x, y gpuarr.Operand[T]) gpuarr.Mask) row {
 			return nil, err
 		}
 		return maskVal{f(x, y)}, nil
+	}
+}
+
+// test is a function from T to a mask (IsNaN, ...).
+func test[T gpuarr.Element](f func(gpuarr.Operand[T]) gpuarr.Mask) row {
+	return func(c *call) (value, error) {
+		x, err := operand[T](c.args[0])
+		if err != nil {
+			return nil, err
+		}
+		return maskVal{f(x)}, nil
 	}
 }
 

@@ -245,7 +245,10 @@ def mp_map(f, x):
 
 
 def erf_ref(x):
-    return mp_map(lambda v: mpmath.sign(v) if abs(v) > 30 else mpmath.erf(v), x)
+    # mpmath has no -0: erf(±0) is ±0 (C99), so zeros are x itself
+    r = mp_map(lambda v: mpmath.sign(v) if abs(v) > 30 else mpmath.erf(v), x)
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(x == 0, x, r)
 
 
 def erfc_ref(x):
