@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/testutil"
 )
 
 // executedFloor is the number of golden cases that ran when the suite was
@@ -65,7 +66,7 @@ func TestNumPy(t *testing.T) {
 	require.NoError(t, err)
 	backend := dev.Backend()
 	known, knownFailed := knownFailures[backend], map[string]int{}
-	sample, seen := testing.Short() || raceEnabled, map[string]int{}
+	sample, seen := testing.Short() || testutil.RaceEnabled, map[string]int{}
 	for _, f := range files {
 		t.Run(f.Family, func(t *testing.T) {
 			for _, c := range f.Cases {

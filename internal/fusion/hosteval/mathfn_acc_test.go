@@ -28,13 +28,17 @@ func opNamed(t *testing.T, name string) expr.Op {
 // TestHostMathAccuracy: every Math op's host implementation, float32
 // (the float64 function of the widened arguments, rounded) and float64,
 // over at least 10^6 inputs per function and type (testutil.MathFunc's:
-// special values, edges, random over every exponent; 10^4 with -short),
-// within CUDA's bound of the correctly rounded result and exact on the
-// special values.
+// special values, edges, random over every exponent; 5*10^3 with -short,
+// 2*10^4 under the race detector, whose references run many times slower;
+// the suite's runs without -race take the full count), within CUDA's bound
+// of the correctly rounded result and exact on the special values.
 func TestHostMathAccuracy(t *testing.T) {
 	n := 500000
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		n = 2500
+	case testutil.RaceEnabled:
+		n = 10000
 	}
 	for _, m := range testutil.MathFuncs {
 		un, bin := MathF64(opNamed(t, m.Name))

@@ -1,5 +1,0 @@
-//go:build !race
-
-package numpytest_test
-
-const raceEnabled = false
