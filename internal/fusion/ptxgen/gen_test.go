@@ -117,6 +117,13 @@ func programs() map[string]*expr.Program {
 		for _, op := range []expr.Op{expr.OpNeg, expr.OpAbs} {
 			ps[op.String()+"_"+t.String()] = unary(op, t)
 		}
+		if t.IsInt() {
+			// NumPy's integer // and % (0 divisors and MinInt / −1
+			// guarded), bitwise ops and shifts (counts past the width).
+			for _, op := range []expr.Op{expr.OpFloorDiv, expr.OpMod, expr.OpBitAnd, expr.OpBitOr, expr.OpBitXor, expr.OpShl, expr.OpShr} {
+				ps[op.String()+"_"+t.String()] = binary(op, t)
+			}
+		}
 		for _, op := range []expr.Op{expr.OpLt, expr.OpLe, expr.OpGt, expr.OpGe, expr.OpEq, expr.OpNe} {
 			// where(a op b, a, b·2+scalar)
 			ps[op.String()+"_"+t.String()] = &expr.Program{

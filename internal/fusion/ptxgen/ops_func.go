@@ -104,8 +104,8 @@ func (g *gen) sign(t dtype.DType, a string) string {
 
 // floorDiv is integer division rounded toward −∞ (NumPy's //): x // 0 is
 // 0 and MinInt // −1 is MinInt (the truncating quotient's guards), and
-// the quotient is one less where the remainder is nonzero and its sign
-// differs from the divisor's.
+// the quotient is one less where the divisor and the remainder are
+// nonzero and their signs differ.
 func (g *gen) floorDiv(t dtype.DType, a, b string) string {
 	q := g.intDiv(t, a, b)
 	if t.IsUnsigned() {
@@ -120,6 +120,11 @@ func (g *gen) floorDiv(t dtype.DType, a, b string) string {
 	g.emit("setp.ne.%s %s, %s, 0", pt, nz, r)
 	g.emit("setp.lt.%s %s, %s, 0", signedTy(t), neg, x)
 	g.emit("and.pred %s, %s, %s", adj, nz, neg)
+	// b = 0 leaves r = a (q is 0): no adjustment, the quotient stays 0.
+	bnz, adj2 := g.reg(clsPred), g.reg(clsPred)
+	g.emit("setp.ne.%s %s, %s, 0", pt, bnz, b)
+	g.emit("and.pred %s, %s, %s", adj2, adj, bnz)
+	adj = adj2
 	q1, d := g.regT(t), g.regT(t)
 	g.emit("sub.%s %s, %s, 1", pt, q1, q)
 	g.emit("selp.%s %s, %s, %s, %s", bt, d, q1, q, adj)
