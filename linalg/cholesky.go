@@ -78,8 +78,8 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 	}
 	// The working copy holds the triangle tri, the other zeroed: potrf
 	// reads and writes only that triangle, so the copy becomes the result
-	// in place (one pass over memory before the factorization, none
-	// after).
+	// in place (one pass over memory before the factorization; a second
+	// after potrfBatched, which writes the other triangle too).
 	w, err := masked[T](a, sh, keep, false, s)
 	if err != nil {
 		return nil, err
@@ -101,6 +101,14 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 			d.Release()
 		}
 	}
+	if err == nil && batched(st) {
+		// potrfBatched writes the other triangle too: zero it again.
+		var z *gpuarr.Array[T]
+		if z, err = masked[T](w, sh, keep, false, s); err == nil {
+			w.Release()
+			w = z
+		}
+	}
 	if err != nil {
 		w.Release()
 		return nil, err
@@ -108,10 +116,11 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 	return w, nil
 }
 
-// potrf factors w's column-major n×n matrices in place.
+// potrf factors w's column-major n×n matrices in place (the other triangle
+// is left alone by potrf, undefined after potrfBatched).
 func potrf[T Float](call string, s *device.Stream, st stack, w *gpuarr.Array[T], upper bool, info *gpuarr.Array[int32]) error {
 	n, count, dt, es := st.n, st.count, dtype[T](), esize[T]()
-	if count > 1 && n <= maxBatchedN {
+	if batched(st) {
 		ap, err := pointers(s, ptr(w), uint64(n*n)*es, count)
 		if err != nil {
 			return err

@@ -115,7 +115,7 @@ func luFactor[T Float](call string, s *device.Stream, st stack, lu *gpuarr.Array
 	}
 	defer info.Release()
 	var pivots gpuarr.Operand[int64]
-	if count > 1 && n <= maxBatchedN {
+	if batched(st) {
 		piv, err := gpuarr.Empty[int32](st.with(n), on(s))
 		if err != nil {
 			return nil, err

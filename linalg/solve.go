@@ -15,6 +15,10 @@ import (
 // per-matrix routines use the GPU better.
 const maxBatchedN = 128
 
+// batched is whether the stack st is factored by the batched routines
+// (many small matrices) rather than one call per matrix.
+func batched(st stack) bool { return st.count > 1 && st.n <= maxBatchedN }
+
 // Solve solves a·x = b for x, NumPy's linalg.solve: a is a square matrix
 // or a stack of them ([..., n, n]); b is a vector [n], or a matrix or
 // stack of matrices [..., n, k] (the stacks' leading axes broadcast). The
@@ -25,7 +29,11 @@ const maxBatchedN = 128
 // routines for stacks of small ones; gonum on the host) and reads the
 // factorization's info word back before it returns, which waits for the
 // solve: a singular matrix is an *Error matching ErrSingular (with the
-// stack index of the first one), never a result of infinities. Other
+// stack index of the first one), never a result of infinities. Singular
+// means an exactly zero pivot, as in LAPACK: a matrix singular only in
+// exact arithmetic may factor with a pivot of rounding size instead
+// (the libraries' rounding differs, FMA included) and give huge values
+// without an error, as NumPy can; MatrixRank tells them apart. Other
 // errors: ErrShape for shapes that do not fit, ErrArgument or ErrReleased
 // for bad arrays, device.ErrNotSupported naming the library when it is
 // missing. It runs on the default stream of a's device unless a
@@ -137,7 +145,7 @@ func rhsColumns[T Float](b *gpuarr.Array[T], st stack, k int, vector bool, s *de
 // = B with op(A) = Aᵀ when trans. Getrf's info words go to info.
 func luSolve[T Float](call string, s *device.Stream, st stack, lu, x *gpuarr.Array[T], k int, trans bool, info *gpuarr.Array[int32]) error {
 	n, count, dt, es := st.n, st.count, dtype[T](), esize[T]()
-	if count > 1 && n <= maxBatchedN {
+	if batched(st) {
 		piv, err := gpuarr.Empty[int32](gpuarr.Shape{count * n}, on(s))
 		if err != nil {
 			return err

@@ -64,7 +64,9 @@ const (
 	// arguments are the call's error).
 	GetrsBatched
 	// PotrfBatched: Potrf of Batch N×N matrices (A: device array of
-	// pointers); Info: one per matrix.
+	// pointers); Info: one per matrix. Unlike Potrf it leaves the other
+	// triangle undefined (cuSOLVER writes there; the host backend fills
+	// it with NaN).
 	PotrfBatched
 	// PotrsBatched: Potrs of Batch systems with NRHS = 1 (A and B: device
 	// arrays of pointers). Info: one word, for bad arguments.

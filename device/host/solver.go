@@ -367,6 +367,21 @@ func potrf(r []float64, n int, upper bool) int {
 	return choleskyFailure(orig, n, upper)
 }
 
+// poisonOtherTriangle fills the strict triangle of r (n×n, row-major)
+// that potrf does not factor with NaN: cuSOLVER's potrfBatched leaves it
+// undefined (it writes there), unlike potrf, which leaves it alone; the
+// host backend makes the difference visible so that callers that rely on
+// that triangle fail here as they would on a GPU.
+func poisonOtherTriangle(r []float64, n int, upper bool) {
+	for i := range n {
+		for j := range n {
+			if (upper && i > j) || (!upper && j > i) {
+				r[i*n+j] = math.NaN()
+			}
+		}
+	}
+}
+
 // choleskyFailure is the 1-based order of the first leading minor of the
 // row-major n×n r (its triangle named by upper) that is not positive
 // definite, by an unblocked Cholesky factorization; n+1 when none fails
@@ -586,6 +601,7 @@ func (d *device) solveBatched(m *solveMem, c *driver.SolverCall, scratch []float
 				code = getrf(r, n, n, func(j, p int) { binary.LittleEndian.PutUint32(ipiv[4*(i*n+j):], uint32(p+1)) })
 			} else {
 				code = potrf(r, n, c.Upper)
+				poisonOtherTriangle(r, n, c.Upper)
 			}
 			a.store(r)
 			setInfo(i, code)

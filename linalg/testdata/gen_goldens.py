@@ -121,7 +121,12 @@ for dn, dt in DT.items():
     h = sla.hilbert(6 if dn == "float32" else 10).astype(dt)
     b = rand((h.shape[0],), dt)
     add(f"solve/{dn}/hilbert", "solve", dn, {"a": h, "b": b}, {"x": solve2(h, b)}, scale=cond(h))
-    sing = np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1]], dt)
+    # Singular with exact arithmetic in every elimination order (powers of
+    # two, rows 0 and 2 proportional): a zero pivot whatever the library's
+    # rounding (FMA or not) and whether a or aᵀ is factored. A matrix
+    # singular only in exact arithmetic (multipliers like 1/3) can factor
+    # with a rounding-size pivot instead, in LAPACK as in cuSOLVER.
+    sing = np.array([[4, 8, 16], [2, 1, 3], [1, 2, 4]], dt)
     add(f"solve/{dn}/singular", "solve", dn, {"a": sing, "b": rand((3,), dt)}, error={"kind": "singular", "index": [], "info": -1})
     stack = np.stack([well(3, dt=dt), sing, well(3, dt=dt)])
     add(f"inv/{dn}/singular-in-stack", "inv", dn, {"a": stack}, error={"kind": "singular", "index": [1], "info": -1})
@@ -186,7 +191,10 @@ for dn, dt in DT.items():
     a = rand((2, 3, 4, 4), dt)
     ps, ls, us = zip(*[sla.lu(m) for m in a.reshape(-1, 4, 4)])
     add(f"lu/{dn}/stack", "lu", dn, {"a": a}, {"p": np.reshape(ps, (2, 3, 4, 4)), "l": np.reshape(ls, (2, 3, 4, 4)), "u": np.reshape(us, (2, 3, 4, 4))}, scale=cond(a))
-    sing = np.array([[1, 2, 3], [2, 4, 6], [3, 6, 9]], dt)
+    # Singular at the last pivot only, with exact elimination (see solve's
+    # singular case): the factors are unique. Where a zero pivot comes
+    # earlier, or rounding decides it, the multipliers below it are not.
+    sing = np.array([[4, 8, 16], [2, 1, 3], [1, 2, 4]], dt)
     p, l, u = sla.lu(sing)
     add(f"lu/{dn}/singular", "lu", dn, {"a": sing}, {"p": p, "l": l, "u": u})
     add(f"lu/{dn}/empty", "lu", dn, {"a": np.zeros((3, 0), dt)}, {"p": np.eye(3, dtype=dt), "l": np.zeros((3, 0), dt), "u": np.zeros((0, 0), dt)})
