@@ -1,6 +1,9 @@
 package memory
 
 import (
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,4 +72,80 @@ func TestReclaimUntil(t *testing.T) {
 	assert.False(t, ReclaimUntil(dev, 42, func() bool { tries++; return false }))
 	assert.Equal(t, []int{0, 1, 2, 3}, levels)
 	assert.Equal(t, ReclaimLevels+1, tries, "one try after each level and a last one")
+}
+
+// cappedAccount is a HostAccount that refuses charges past limit bytes.
+type cappedAccount struct {
+	mu          sync.Mutex
+	limit, used uint64
+	refused     int
+}
+
+func (a *cappedAccount) Charge(n uint64) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.used+n > a.limit {
+		a.refused++
+		return fmt.Errorf("capped account: %d bytes refused, %d of %d charged: %w", n, a.used, a.limit, errCapped)
+	}
+	a.used += n
+	return nil
+}
+
+func (a *cappedAccount) Release(n uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.used -= n
+}
+
+var errCapped = errors.New("not enough system memory")
+
+// A managed segment the host-memory account refuses makes the caching
+// pool climb the exhaustion ladder, as a device's refusal does: the
+// reclaimer (a garbage collection, here a Free) gives a block back to the
+// cache, where the request fits. Without a reclaimer that frees anything,
+// the pool fails with an error that names both the out-of-memory condition
+// and the account's refusal.
+func TestHostRefusalClimbsTheLadder(t *testing.T) {
+	dev := defaultDevice(t)
+	if !dev.Info().ManagedMemory {
+		t.Skipf("%s has no managed memory", dev)
+	}
+	if _, checking := dev.Checking(); checking {
+		t.Skip("the managed pool caches nothing in checking mode")
+	}
+	const n = 4 << 20
+	acct := &cappedAccount{limit: 2 * n}
+	md := &managedDefault{dev: dev, share: &managedShare{}}
+	up := &admitted{upstream: upstream{&managed{dev: dev, share: md.share}}, md: md, acct: acct}
+	var pending []*Block
+	var p *CachingPool
+	reclaims := 0
+	p = Caching(up, CachingOptions{Reclaimer: ReclaimFunc(func(_ *device.Device, _ uint64, _ int) bool {
+		reclaims++
+		if len(pending) == 0 {
+			return false
+		}
+		require.NoError(t, p.Free(pending[0]))
+		pending = pending[1:]
+		return true
+	})})
+	t.Cleanup(func() { _ = p.EmptyCache() })
+	a, err := p.Alloc(nil, n)
+	require.NoError(t, err)
+	b, err := p.Alloc(nil, n)
+	require.NoError(t, err)
+	pending = []*Block{a} // unreachable: the next collection frees it
+	c, err := p.Alloc(nil, n)
+	require.NoError(t, err, "the refused segment climbed the ladder")
+	assert.Positive(t, acct.refused, "the account refused a segment")
+	assert.Positive(t, reclaims)
+	_, err = p.Alloc(nil, n)
+	require.Error(t, err, "nothing left to reclaim")
+	assert.ErrorIs(t, err, device.ErrOutOfMemory)
+	assert.ErrorIs(t, err, errCapped)
+	require.NoError(t, p.Free(b))
+	require.NoError(t, p.Free(c))
+	require.NoError(t, p.EmptyCache())
+	assert.Zero(t, acct.used, "every charge was released")
 }

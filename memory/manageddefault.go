@@ -41,13 +41,14 @@ var managedDefaults struct {
 //   - charged to the default resource's hard limit
 //     (GPUARR_HARD_MEMORY_LIMIT) with that resource's reserved bytes;
 //   - charged to the host-memory account installed when the resource was
-//     built (SetHostAccount).
+//     built (SetHostAccount); its refusal matches device.ErrOutOfMemory
+//     too.
 //
 // Each allocation is announced to the process-wide Pressure first
-// (SetPressure). A segment refused for lack of memory makes the pool climb
-// the exhaustion ladder (the reclaimer's levels, then its idle segments go
-// back to the driver); only then does it fail, with an *OutOfMemoryError
-// whose cause is the refusal.
+// (SetPressure). A segment refused for lack of memory (device or system
+// memory) makes the pool climb the exhaustion ladder (the reclaimer's
+// levels, then its idle segments go back to the driver); only then does it
+// fail, with an *OutOfMemoryError whose cause is the refusal.
 //
 // In checking mode (Device.Checking) and under GPUARR_MEMORY_POOL=none
 // nothing is cached: each block is a managed allocation of its own,
@@ -167,7 +168,7 @@ func (a *admitted) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	}
 	if a.acct != nil {
 		if err := a.acct.Charge(n); err != nil {
-			return nil, err
+			return nil, &hostRefusal{err}
 		}
 	}
 	b, err := a.Resource.Alloc(s, n)
@@ -187,6 +188,19 @@ func (a *admitted) Free(b *Block) error {
 	}
 	return nil
 }
+
+// hostRefusal is the host-memory account's refusal of a managed segment:
+// it matches device.ErrOutOfMemory as well as the account's error, so that
+// the pool (or the Reclaiming adaptor) climbs the exhaustion ladder first,
+// as it does when the device refuses: collecting garbage frees unreachable
+// arrays' blocks into the cache, where the request may fit, and the last
+// step gives idle segments back, which releases their charges.
+type hostRefusal struct{ err error }
+
+func (e *hostRefusal) Error() string { return e.err.Error() }
+
+// Unwrap is the account's error and device.ErrOutOfMemory.
+func (e *hostRefusal) Unwrap() []error { return []error{e.err, device.ErrOutOfMemory} }
 
 // ManagedMemory is the state of a device's default managed memory
 // (DefaultManaged and DefaultManagedOversubscribing together).
