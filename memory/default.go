@@ -21,6 +21,7 @@ type defaultEntry struct {
 	r      Resource
 	tracer *Tracer
 	err    error
+	hard   uint64      // the configuration's hard limit
 	ready  atomic.Bool // r is built (Metrics reads only such entries)
 }
 
@@ -38,7 +39,7 @@ func defaultFor(dev *device.Device) *defaultEntry {
 	e.once.Do(func() {
 		var cfg Config
 		if cfg, e.err = ConfigFromEnv(dev, nil); e.err == nil {
-			cfg.Pressure = true
+			cfg.Pressure, e.hard = true, cfg.HardLimit
 			e.r, e.tracer, e.err = New(dev, cfg)
 		}
 		e.dev = dev
@@ -79,6 +80,11 @@ func Default(dev *device.Device) (Resource, error) {
 	e := defaultFor(dev)
 	return e.r, e.err
 }
+
+// DefaultHardLimit is the hard limit of dev's default resource
+// (GPUARR_HARD_MEMORY_LIMIT; see Default), 0 when it has none or could not
+// be built.
+func DefaultHardLimit(dev *device.Device) uint64 { return defaultFor(dev).hard }
 
 // DefaultTracer returns the trace ring of dev's default resource, or nil
 // when GPUARR_MEMORY_TRACE does not turn tracing on.
