@@ -289,7 +289,19 @@ func (r *reading[T]) collect(what string, want []int64) ([]string, error) {
 			return nil, err
 		}
 	}
+	r.host = got
 	return compare(fmt.Sprintf("%s (%s)", what, readNames[r.method]), got, expected(r.method, want)), nil
+}
+
+// diagnose says what a wrong read saw, given the contents a later write
+// gave its array (late): those (the read ran after the write: an ordering
+// miss) or neither (its memory was reused or corrupted). r must have been
+// collected.
+func (r *reading[T]) diagnose(late []int64) string {
+	if late != nil && len(compare("", r.host, expected(r.method, late))) == 0 {
+		return "the read saw the later write's contents: the read was not ordered before it"
+	}
+	return "the read saw neither the contents it was issued after nor the later write's: memory reused or corrupted"
 }
 
 // compare checks got against want exactly.

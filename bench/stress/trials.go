@@ -325,6 +325,9 @@ func verify[T elem](err error, r *reading[T], readWhat string, readWant []int64,
 	if err != nil {
 		return problems, err
 	}
+	if len(problems) > 0 {
+		problems = append(problems, r.diagnose(xWant))
+	}
 	more, err := check(xWhat, x, xWant)
 	return append(problems, more...), err
 }
