@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """npfuncs_golden.py writes testdata/npfuncs.bin.gz: NumPy's results for issue
 27's elementwise functions that have exact answers (floor division and
-remainder, shifts, bitwise operations, sign, rounding, fmin/fmax,
+remainder, fmod (Go's %), shifts, bitwise operations, sign, rounding, fmin/fmax,
 copysign, the float tests), on special values and random arguments of
 every integer and float type, for the tests of every back end (the
 results must match bit for bit).
@@ -82,6 +82,7 @@ with np.errstate(all="ignore"):
         a, b = pairs(v, v)
         add("floordiv", t, a, b, np.floor_divide(a, b))
         add("mod", t, a, b, np.remainder(a, b))
+        add("rem", t, a, b, np.fmod(a, b))
         add("fmin", t, a, b, np.fmin(a, b))
         add("fmax", t, a, b, np.fmax(a, b))
         add("minimum", t, a, b, np.minimum(a, b))
@@ -95,11 +96,13 @@ with np.errstate(all="ignore"):
         y = (rng.uniform(-1, 1, 400) * 2.0 ** rng.integers(-60, 60, 400)).astype(t)
         add("floordiv", t, x, y, np.floor_divide(x, y))
         add("mod", t, x, y, np.remainder(x, y))
+        add("rem", t, x, y, np.fmod(x, y))
     for t in INTS:
         v = int_values(t)
         a, b = pairs(v, v)
         add("floordiv", t, a, b, np.floor_divide(a, b))
         add("mod", t, a, b, np.remainder(a, b))
+        add("rem", t, a, b, np.fmod(a, b))
         add("bitand", t, a, b, np.bitwise_and(a, b))
         add("bitor", t, a, b, np.bitwise_or(a, b))
         add("bitxor", t, a, b, np.bitwise_xor(a, b))

@@ -83,6 +83,7 @@ const (
 	OpFmax
 	OpFloorDiv // NumPy's //
 	OpMod      // NumPy's %: the sign of B
+	OpRem      // Go's % (C's fmod, NumPy's fmod): the sign of A
 	OpBitAnd
 	OpBitOr
 	OpBitXor
@@ -213,6 +214,7 @@ var ops = [numOps]OpInfo{
 	OpFmax:     {"fmax", 2, Numeric, false},
 	OpFloorDiv: {"floordiv", 2, Numeric, false},
 	OpMod:      {"mod", 2, Numeric, false},
+	OpRem:      {"rem", 2, Numeric, false},
 	OpBitAnd:   {"bitand", 2, Integer, false},
 	OpBitOr:    {"bitor", 2, Integer, false},
 	OpBitXor:   {"bitxor", 2, Integer, false},

@@ -10,8 +10,8 @@ import (
 
 // Kernels of issue 27's elementwise functions that are not Math ops:
 // rounding, sign, rsqrt, the float tests, copysign, fmin/fmax, NumPy's
-// floor division and remainder, and the integers' bitwise operations and
-// shifts. Each has NumPy's semantics (package expr's doc, and the
+// floor division and remainder, Go's remainder (NumPy's fmod), and the
+// integers' bitwise operations and shifts. Each has NumPy's semantics (package expr's doc, and the
 // npfuncs goldens in internal/testutil check them bit for bit).
 
 // unaryFuncFor returns the kernel of such a unary op on t, or nil.
@@ -199,6 +199,10 @@ func binaryFuncFloat[T float](op expr.Op) binaryK {
 		return elementwise2[T](func(a, b T) T { q, _ := divmod(a, b); return q })
 	case expr.OpMod:
 		return elementwise2[T](func(a, b T) T { _, m := divmod(a, b); return m })
+	case expr.OpRem:
+		// math.Mod is exact, so its float64 result of float32 operands
+		// is exact in float32.
+		return elementwise2[T](func(a, b T) T { return T(math.Mod(float64(a), float64(b))) })
 	}
 	return nil
 }
@@ -213,6 +217,8 @@ func binaryFuncInt[T integer](op expr.Op, signed bool) binaryK {
 		return elementwise2[T](floorDivInt[T])
 	case expr.OpMod:
 		return elementwise2[T](modInt[T])
+	case expr.OpRem:
+		return elementwise2[T](remInt[T])
 	case expr.OpBitAnd:
 		return elementwise2[T](func(a, b T) T { return a & b })
 	case expr.OpBitOr:
@@ -291,6 +297,15 @@ func modInt[T integer](a, b T) T {
 
 // width is T's size in bits.
 func width[T integer]() uint64 { return uint64(unsafe.Sizeof(T(0))) * 8 }
+
+// remInt is Go's % with the dividend's sign, x % 0 = 0 (NumPy's fmod;
+// Go would panic); MinInt % −1 is 0 in Go already.
+func remInt[T integer](a, b T) T {
+	if b == 0 {
+		return 0
+	}
+	return a % b
+}
 
 // shlInt is a << b with NumPy's counts: a negative count or one of at
 // least the width gives 0.

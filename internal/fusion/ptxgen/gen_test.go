@@ -118,9 +118,9 @@ func programs() map[string]*expr.Program {
 			ps[op.String()+"_"+t.String()] = unary(op, t)
 		}
 		if t.IsInt() {
-			// NumPy's integer // and % (0 divisors and MinInt / −1
+			// NumPy's integer // and %, Go's % (0 divisors and MinInt / −1
 			// guarded), bitwise ops and shifts (counts past the width).
-			for _, op := range []expr.Op{expr.OpFloorDiv, expr.OpMod, expr.OpBitAnd, expr.OpBitOr, expr.OpBitXor, expr.OpShl, expr.OpShr} {
+			for _, op := range []expr.Op{expr.OpFloorDiv, expr.OpMod, expr.OpRem, expr.OpBitAnd, expr.OpBitOr, expr.OpBitXor, expr.OpShl, expr.OpShr} {
 				ps[op.String()+"_"+t.String()] = binary(op, t)
 			}
 		}
@@ -155,6 +155,10 @@ func programs() map[string]*expr.Program {
 			ps[op.String()+"_"+t.String()] = unary(op, t)
 		}
 		ps["pow_"+t.String()] = binary(expr.OpPow, t)
+		// NumPy's float // and %, Go's % (math library calls).
+		for _, op := range []expr.Op{expr.OpFloorDiv, expr.OpMod, expr.OpRem} {
+			ps[op.String()+"_"+t.String()] = binary(op, t)
+		}
 		for _, normal := range []bool{false, true} {
 			p := &expr.Program{
 				Rank:   2,

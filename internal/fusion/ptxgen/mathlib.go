@@ -85,6 +85,7 @@ var mathSigs = map[string]mathSig{
 	"hypot_f32": mathBinary32, "hypot_f64": mathBinary64,
 	"floordiv_f32": mathBinary32, "floordiv_f64": mathBinary64,
 	"mod_f32": mathBinary32, "mod_f64": mathBinary64,
+	"fmod_f32": mathBinary32, "fmod_f64": mathBinary64,
 	"cos2pi_f64":       mathUnary64, // cos(2π·u) for u in [0, 1): Box-Muller's
 	"rand_uniform_f32": mathRandom32, "rand_uniform_f64": mathRandom64,
 	"rand_normal_f32": mathRandom32, "rand_normal_f64": mathRandom64,
@@ -147,6 +148,8 @@ var libFuncs = sync.OnceValue(func() map[string]funcDef {
 		"floordiv_f64":     floorDivFunc("f64"),
 		"mod_f32":          modFunc("f32"),
 		"mod_f64":          modFunc("f64"),
+		"fmod_f32":         fmodFunc("f32"),
+		"fmod_f64":         fmodFunc("f64"),
 		"two_over_pi":      twoOverPiTable(), // a .const table, not a function
 		"cos2pi_f64":       cos2piF64Func(),
 		"rand_uniform_f32": randUniformF32Func(),

@@ -177,16 +177,18 @@ func TestMathlibDeviceAccuracy(t *testing.T) {
 		"| function | inputs | max ulp | max steps | CUDA bound |\n|---|---|---|---|---|\n%s", dev, strings.Join(rows, "\n"))
 }
 
-// TestMathlibDivmodNumPy: the float floor division and remainder (NumPy's
-// // and %) against NumPy's own results, bit for bit (the sign of a zero
-// included), on the interpreter and on the device.
+// TestMathlibDivmodNumPy: the float floor division and remainders
+// (NumPy's //, % and fmod: floordiv_, mod_ and fmod_) against NumPy's own
+// results, bit for bit (the sign of a zero included), on the interpreter
+// and on the device.
 func TestMathlibDivmodNumPy(t *testing.T) {
 	dev, _ := mlDevice(t)
+	lib := map[string]string{"floordiv": "floordiv", "mod": "mod", "rem": "fmod"} // golden op → function
 	for _, g := range testutil.NumPyFuncGoldens() {
-		if (g.Op != "floordiv" && g.Op != "mod") || !g.Type().IsFloat() {
+		if lib[g.Op] == "" || !g.Type().IsFloat() {
 			continue
 		}
-		fn := fmt.Sprintf("%s_f%d", g.Op, g.Type().Size()*8)
+		fn := fmt.Sprintf("%s_f%d", lib[g.Op], g.Type().Size()*8)
 		t.Run(fn, func(t *testing.T) {
 			in := make([][2]float64, len(g.A))
 			for i := range g.A {

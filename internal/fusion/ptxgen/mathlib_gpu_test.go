@@ -32,6 +32,8 @@ var mlModels = map[string]func(a, b, c uint64) uint64{
 	"exp_f64":          unaryF64(expF64Model),
 	"log_f64":          unaryF64(logF64Model),
 	"cos2pi_f64":       unaryF64(cos2piModel),
+	"fmod_f32":         binaryF32(func(a, b float32) float32 { return float32(math.Mod(float64(a), float64(b))) }), // exact
+	"fmod_f64":         binaryF64(math.Mod),
 	"rand_uniform_f32": func(a, b, c uint64) uint64 { return uint64(math.Float32bits(uniformF32Model(a, b, c))) },
 	"rand_uniform_f64": func(a, b, c uint64) uint64 { return math.Float64bits(uniformF64Model(a, b, c)) },
 	"rand_normal_f32":  func(a, b, c uint64) uint64 { return uint64(math.Float32bits(normalF32Model(a, b, c))) },
@@ -65,6 +67,18 @@ func unaryF32(f func(float32) float32) func(a, b, c uint64) uint64 {
 
 func unaryF64(f func(float64) float64) func(a, b, c uint64) uint64 {
 	return func(a, _, _ uint64) uint64 { return math.Float64bits(f(math.Float64frombits(a))) }
+}
+
+func binaryF32(f func(a, b float32) float32) func(a, b, c uint64) uint64 {
+	return func(a, b, _ uint64) uint64 {
+		return uint64(math.Float32bits(f(math.Float32frombits(uint32(a)), math.Float32frombits(uint32(b)))))
+	}
+}
+
+func binaryF64(f func(a, b float64) float64) func(a, b, c uint64) uint64 {
+	return func(a, b, _ uint64) uint64 {
+		return math.Float64bits(f(math.Float64frombits(a), math.Float64frombits(b)))
+	}
 }
 
 func mlSize(t string) int {

@@ -1,7 +1,8 @@
 package ptxgen
 
-// floordiv and mod of floats: NumPy's // and % (npy_divmod's algorithm,
-// in the argument's type):
+// floordiv, mod and fmod of floats: NumPy's //, % and fmod (Go's
+// math.Mod); floordiv and mod by npy_divmod's algorithm, in the
+// argument's type:
 //
 //	mod = fmod(a, b); div = (a − mod)/b
 //	if mod ≠ 0 and its sign differs from b's: mod += b, div −= 1
@@ -119,4 +120,12 @@ func modFunc(t string) funcDef {
 	f.load(b, 1)
 	_, mod := f.divmod(t, a, b)
 	return f.done(mod)
+}
+
+func fmodFunc(t string) funcDef {
+	f := newFn("fmod_" + t)
+	a, b := f.newReg(t), f.newReg(t)
+	f.load(a, 0)
+	f.load(b, 1)
+	return f.done(f.fmod(t, a, b))
 }

@@ -53,16 +53,16 @@ func (g *gen) funcOp(in expr.Instr, a, b string) (string, bool) {
 		}
 		g.emit("%s.%s %s, %s, %s", name, ty(t), d, a, b)
 		return d, true
-	case expr.OpFloorDiv, expr.OpMod:
+	case expr.OpFloorDiv, expr.OpMod, expr.OpRem:
 		if t.IsFloat() {
-			name := "floordiv_"
-			if in.Op == expr.OpMod {
-				name = "mod_"
-			}
+			name := map[expr.Op]string{expr.OpFloorDiv: "floordiv_", expr.OpMod: "mod_", expr.OpRem: "fmod_"}[in.Op]
 			return g.call(name+ty(t), t, a, b), true
 		}
-		if in.Op == expr.OpFloorDiv {
+		switch in.Op {
+		case expr.OpFloorDiv:
 			return g.normalize(t, g.floorDiv(t, a, b)), true
+		case expr.OpRem:
+			return g.normalize(t, g.intRem(t, a, b)), true
 		}
 		return g.normalize(t, g.intMod(t, a, b)), true
 	case expr.OpBitAnd, expr.OpBitOr, expr.OpBitXor:
@@ -131,11 +131,10 @@ func (g *gen) floorDiv(t dtype.DType, a, b string) string {
 	return d
 }
 
-// intMod is the remainder with the divisor's sign (NumPy's %): x % 0 is
-// 0, and so is MinInt % −1; rem.s computes C's remainder (the dividend's
-// sign) with 0 and −1 divisors replaced by 1, then a nonzero remainder
-// whose sign differs from the divisor's gets the divisor added.
-func (g *gen) intMod(t dtype.DType, a, b string) string {
+// intRem is the remainder with the dividend's sign (Go's %, C's and
+// NumPy's fmod): rem with 0 and −1 divisors replaced by 1, so x % 0 is 0,
+// and so is MinInt % −1 (which rem leaves undefined), as x % −1 is.
+func (g *gen) intRem(t dtype.DType, a, b string) string {
 	pt, bt := ty(t), bits(t)
 	bad, safe := g.reg(clsPred), g.regT(t)
 	g.emit("setp.eq.%s %s, %s, 0", pt, bad, b)
@@ -148,9 +147,18 @@ func (g *gen) intMod(t dtype.DType, a, b string) string {
 	g.emit("selp.%s %s, 1, %s, %s", bt, safe, b, bad)
 	r := g.regT(t)
 	g.emit("rem.%s %s, %s, %s", pt, r, a, safe)
+	return r
+}
+
+// intMod is the remainder with the divisor's sign (NumPy's %): x % 0 is
+// 0, and so is MinInt % −1; C's remainder (intRem), then a nonzero
+// remainder whose sign differs from the divisor's gets the divisor added.
+func (g *gen) intMod(t dtype.DType, a, b string) string {
+	r := g.intRem(t, a, b)
 	if t.IsUnsigned() {
 		return r
 	}
+	pt, bt := ty(t), bits(t)
 	x, nz, neg, adj := g.regT(t), g.reg(clsPred), g.reg(clsPred), g.reg(clsPred)
 	g.emit("xor.%s %s, %s, %s", bt, x, r, b)
 	g.emit("setp.ne.%s %s, %s, 0", pt, nz, r)
