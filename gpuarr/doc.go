@@ -24,8 +24,9 @@
 // functions under Go's math package's names: Sin … Atanh, Atan2, Exp2,
 // Expm1, Log2, Log10, Log1p, Cbrt, Rsqrt, Erf, Erfc, Hypot, Copysign,
 // Floor, Ceil, Trunc, Round (half to even), Sign, Fmin, Fmax, FloorDiv
-// and Mod (NumPy's // and %), the masks IsNaN, IsInf, IsFinite; BitAnd,
-// BitOr, BitXor, Invert, LeftShift, RightShift of integers) build a lazy
+// and Mod (NumPy's // and %), Rem (Go's %, NumPy's fmod), the masks
+// IsNaN, IsInf, IsFinite; BitAnd, BitOr, BitXor, Invert, LeftShift,
+// RightShift of integers) build a lazy
 // Expr; Eval and EvalInto compile the whole tree into one fused kernel,
 // cached per device by the tree's shape and types: PTX written by Go and
 // JIT-compiled by the driver, the same program run in Go on the host

@@ -215,6 +215,7 @@ func binaryMathCases[T gpuarr.Float]() []binaryMathCase[T] {
 		{"Fmax", gpuarr.Fmax[T], func(x, y float64) float64 { return -fminRef(-x, -y) }, true},
 		{"FloorDiv", gpuarr.FloorDiv[T], func(x, y float64) float64 { q, _ := npDivmod(T(x), T(y)); return float64(q) }, true},
 		{"Mod", gpuarr.Mod[T], func(x, y float64) float64 { _, m := npDivmod(T(x), T(y)); return float64(m) }, true},
+		{"Rem", gpuarr.Rem[T], math.Mod, true}, // exact, so exact in T
 	}
 }
 
@@ -268,6 +269,97 @@ func testBinaryMath[T gpuarr.Float](t *testing.T) {
 func TestBinaryMath(t *testing.T) {
 	t.Run("float32", testBinaryMath[float32])
 	t.Run("float64", testBinaryMath[float64])
+}
+
+// remCase is x Rem y = want (NumPy's fmod; NaN matches any NaN, a zero
+// must have want's sign).
+type remCase struct{ x, y, want float64 }
+
+// checkRem evaluates Rem over the cases' operands as T and compares.
+func checkRem[T gpuarr.Float](t *testing.T, cases []remCase) {
+	t.Helper()
+	xs, ys := make([]T, len(cases)), make([]T, len(cases))
+	for i, c := range cases {
+		xs[i], ys[i] = T(c.x), T(c.y)
+	}
+	x := must(gpuarr.FromSlice(xs, gpuarr.Shape{len(xs)}))
+	y := must(gpuarr.FromSlice(ys, gpuarr.Shape{len(ys)}))
+	defer x.Release()
+	defer y.Release()
+	got := values(t, must(gpuarr.Eval(gpuarr.Rem[T](x, y))))
+	for i, c := range cases {
+		if ulpsOff(got[i], c.want) != 0 || float64(got[i]) != c.want && !math.IsNaN(c.want) {
+			t.Errorf("Rem(%v, %v) = %v, want %v", xs[i], ys[i], got[i], c.want)
+		}
+	}
+}
+
+// TestRemFloat: Rem of floats is fmod, exact, with x's sign: the specials,
+// signed zeros, subnormals and quotients far beyond 2^53 (the values are
+// NumPy's np.fmod).
+func TestRemFloat(t *testing.T) {
+	nan, inf, negZero := math.NaN(), math.Inf(1), math.Copysign(0, -1)
+	specials := []remCase{
+		{5.5, 2, 1.5}, {-5.5, 2, -1.5}, {5.5, -2, 1.5}, {-5.5, -2, -1.5},
+		{6, 3, 0}, {-6, 3, negZero}, {6, -3, 0}, {-6, -3, negZero}, {0, 5, 0}, {negZero, 5, negZero},
+		{1.25, 7, 1.25}, {-1.25, 7, -1.25},
+		{1, 0, nan}, {1, negZero, nan}, {0, 0, nan}, {inf, 1, nan}, {-inf, 1, nan}, {inf, inf, nan},
+		{1, inf, 1}, {-1, -inf, -1}, {negZero, inf, negZero}, {nan, 1, nan}, {1, nan, nan}, {nan, inf, nan},
+	}
+	t.Run("float64", func(t *testing.T) {
+		checkRem[float64](t, append(specials,
+			remCase{1e300, 7, 1}, remCase{-1e300, 7, -1}, remCase{1e300, -7, 1},
+			remCase{1e300, 0.1, 0.00011215964963492975}, remCase{math.MaxFloat64, 3, 2},
+			remCase{1e-300, 1e-310, 3.08012634e-315}, remCase{3.5e-323, 1.5e-323, 5e-324},
+			remCase{1, 1.5e-323, 5e-324}, remCase{2.5e-308, 1e-320, 1.45e-321},
+			remCase{5e-324, 1, 5e-324}, remCase{-5e-324, 1e300, -5e-324}))
+	})
+	t.Run("float32", func(t *testing.T) {
+		checkRem[float32](t, append(specials,
+			remCase{1e30, 7, 1}, remCase{-1e30, 7, -1}, remCase{1e30, float64(float32(0.1)), 0.0493038073182106},
+			remCase{math.MaxFloat32, 3, 0}, remCase{1, 4.203895392974451e-45, 2.802596928649634e-45},
+			remCase{9.99994610111476e-41, 2.802596928649634e-45, 0}, remCase{-math.SmallestNonzeroFloat32, 1e30, -math.SmallestNonzeroFloat32}))
+	})
+}
+
+// TestRemHalf: Rem of the 16-bit floats is fmod in float32 rounded to T,
+// which is exact (the remainder is representable in T): math.Mod of the
+// operands, bit for bit, on every pair of a set with the specials and
+// subnormals.
+func TestRemHalf(t *testing.T) {
+	vs := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, -1, 2.5, -2.5, 3, 7, -7,
+		0.1, 1000, 65504, -60000, 6e-8, -6e-8, 1e-6, 3e38, 1e-38, 1e-40}
+	t.Run("float16", func(t *testing.T) {
+		testRemHalf(t, vs, gpuarr.ToFloat16[float64], gpuarr.Float16.Float64, gpuarr.Float16.Bits)
+	})
+	t.Run("bfloat16", func(t *testing.T) {
+		testRemHalf(t, vs, gpuarr.ToBFloat16[float64], gpuarr.BFloat16.Float64, gpuarr.BFloat16.Bits)
+	})
+}
+
+func testRemHalf[T gpuarr.Float16 | gpuarr.BFloat16](t *testing.T, vs []float64, to func(float64) T, from func(T) float64, bits func(T) uint16) {
+	in := make([]T, len(vs))
+	for i, v := range vs {
+		in[i] = to(v)
+	}
+	n := len(in)
+	col := must(gpuarr.FromSlice(in, gpuarr.Shape{n, 1}))
+	row := must(gpuarr.FromSlice(in, gpuarr.Shape{1, n}))
+	defer col.Release()
+	defer row.Release()
+	got := values(t, must(gpuarr.Eval(gpuarr.Rem[T](col, row))))
+	for i, x := range in {
+		for j, y := range in {
+			w := math.Mod(from(x), from(y))
+			if !math.IsNaN(w) && from(to(w)) != w {
+				t.Errorf("fmod(%v, %v) = %v is not a %T", from(x), from(y), w, x)
+			}
+			g := got[i*n+j]
+			if !(math.IsNaN(w) && math.IsNaN(from(g))) && bits(g) != bits(to(w)) {
+				t.Errorf("Rem(%v, %v) = %v (%#04x), want %v", from(x), from(y), from(g), bits(g), w)
+			}
+		}
+	}
 }
 
 // TestFloatTests: IsNaN, IsInf and IsFinite are masks, usable in Where and
@@ -385,6 +477,12 @@ func testIntegerFunctions[T int8 | int16 | int32 | int64](t *testing.T) {
 		}
 		return r
 	}
+	rem := func(a, b T) T {
+		if b == 0 {
+			return 0
+		}
+		return a % b // MinInt % -1 is 0 in Go
+	}
 	binary := []struct {
 		name string
 		f    func(x, y gpuarr.Operand[T]) gpuarr.Expr[T]
@@ -392,6 +490,7 @@ func testIntegerFunctions[T int8 | int16 | int32 | int64](t *testing.T) {
 	}{
 		{"FloorDiv", gpuarr.FloorDiv[T], floorDiv},
 		{"Mod", gpuarr.Mod[T], mod},
+		{"Rem", gpuarr.Rem[T], rem},
 		{"Fmin", gpuarr.Fmin[T], func(a, b T) T { return min(a, b) }},
 		{"Fmax", gpuarr.Fmax[T], func(a, b T) T { return max(a, b) }},
 		{"BitAnd", gpuarr.BitAnd[T], func(a, b T) T { return a & b }},
@@ -413,6 +512,12 @@ func testIntegerFunctions[T int8 | int16 | int32 | int64](t *testing.T) {
 	assert.Equal(t, minT, fd[0], "MinInt // -1 is MinInt")
 	m := values(t, must(gpuarr.Eval(gpuarr.Mod(gpuarr.Scalar(T(-7)), row))))
 	assert.Equal(t, []T{-7, -7, 0, -1, 0, 0, 0, 1, 2, 0, maxT - 7}, m, "-7 %% each of %v: the divisor's sign", vs)
+	r := values(t, must(gpuarr.Eval(gpuarr.Rem(gpuarr.Scalar(T(-7)), row))))
+	assert.Equal(t, []T{-7, -7, 0, -1, 0, 0, 0, -1, -1, 0, -7}, r, "-7 Rem each of %v: the dividend's sign, 0 for 0", vs)
+	r = values(t, must(gpuarr.Eval(gpuarr.Rem(col, gpuarr.Scalar(T(-1))))))
+	assert.Equal(t, make([]T, n), r, "x Rem -1 is 0, MinInt Rem -1 too")
+	r = values(t, must(gpuarr.Eval(gpuarr.Rem(gpuarr.Scalar(T(7)), row))))
+	assert.Equal(t, []T{7, 7, 0, 1, 0, 0, 0, 1, 1, 0, 7}, r, "7 Rem each of %v", vs)
 
 	sg := values(t, must(gpuarr.Eval(gpuarr.Sign(row))))
 	inv := values(t, must(gpuarr.Eval(gpuarr.Invert(row))))
@@ -457,7 +562,7 @@ func testIntegerFunctions[T int8 | int16 | int32 | int64](t *testing.T) {
 }
 
 // testUnsignedFunctions: the same for an unsigned T (logical right
-// shift; Sign is 0 or 1; Mod and FloorDiv are Go's % and /).
+// shift; Sign is 0 or 1; Mod, Rem and FloorDiv are Go's % and /).
 func testUnsignedFunctions[T uint8 | uint16 | uint32 | uint64](t *testing.T) {
 	bitsOf := uint64(8 * sizeOf[T]())
 	maxT := ^T(0)
@@ -469,14 +574,15 @@ func testUnsignedFunctions[T uint8 | uint16 | uint32 | uint64](t *testing.T) {
 	defer row.Release()
 	fd := values(t, must(gpuarr.Eval(gpuarr.FloorDiv(col, row))))
 	md := values(t, must(gpuarr.Eval(gpuarr.Mod(col, row))))
+	rm := values(t, must(gpuarr.Eval(gpuarr.Rem(col, row))))
 	for i, a := range vs {
 		for j, b := range vs {
 			wq, wm := T(0), T(0)
 			if b != 0 {
 				wq, wm = a/b, a%b
 			}
-			if fd[i*n+j] != wq || md[i*n+j] != wm {
-				t.Errorf("%d // %d = %d, %% = %d; want %d, %d", a, b, fd[i*n+j], md[i*n+j], wq, wm)
+			if fd[i*n+j] != wq || md[i*n+j] != wm || rm[i*n+j] != wm {
+				t.Errorf("%d // %d = %d, Mod = %d, Rem = %d; want %d, %d", a, b, fd[i*n+j], md[i*n+j], rm[i*n+j], wq, wm)
 			}
 		}
 	}

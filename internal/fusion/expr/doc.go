@@ -102,7 +102,9 @@
 //     correctly rounded (IEEE round to nearest), FMA is fused (one
 //     rounding), so these agree bit for bit between back ends. Integer
 //     arithmetic wraps (two's complement). Integer division truncates
-//     toward zero; x / 0 is 0; MinInt / -1 is MinInt.
+//     toward zero; x / 0 is 0; MinInt / -1 is MinInt. Rem is the
+//     remainder with A's sign (Go's %, C's fmod; exact for floats): x Rem
+//     0 is 0 and MinInt Rem -1 is 0 for integers.
 //   - Min and Max of floats return NaN when either operand is NaN
 //     (NumPy's minimum/maximum); -0 and +0 may come out either way.
 //   - Comparisons of floats are IEEE (false with a NaN, except Ne).
