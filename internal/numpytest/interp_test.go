@@ -265,6 +265,7 @@ func realRows[T gpuarr.RealNumber]() rows {
 		"Fmax":     binop(gpuarr.Fmax[T]),
 		"FloorDiv": binop(gpuarr.FloorDiv[T]),
 		"Mod":      binop(gpuarr.Mod[T]),
+		"Rem":      binop(gpuarr.Rem[T]),
 		"Clamp": func(c *call) (value, error) {
 			x, err := operand[T](c.args[0])
 			if err != nil {
