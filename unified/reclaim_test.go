@@ -37,8 +37,9 @@ func managedRoom(t testing.TB, dev *device.Device) uint64 {
 	return room
 }
 
-// dropInLoop allocates unified arrays (with alloc) of room/8 bytes, ten times room in
-// all, and drops each: none may fail. The last two stay reachable and are
+// dropInLoop allocates unified arrays (with alloc) of room/8 bytes, ten
+// times room in all, and drops each: none may fail. The room is at most
+// maxLoopRoom (see ballast). The last two stay reachable and are
 // checked, so a reclaim that freed a live array shows as a wrong value
 // (poison in checking mode). The managed memory in use never exceeds the
 // room the loop started with plus one array.
@@ -46,6 +47,7 @@ func dropInLoop(t *testing.T, alloc func(n int) (*gpuarr.Array[uint8], error)) {
 	dev := testDevice(t)
 	collect()
 	gcpressure.WaitIdle()
+	ballast(t, dev)
 	room := managedRoom(t, dev)
 	base := managedInUse(t, dev)
 	n := int(room / 8)
@@ -76,6 +78,31 @@ func dropInLoop(t *testing.T, alloc func(n int) (*gpuarr.Array[uint8], error)) {
 		dev, memory.FormatBytes(room), memory.FormatBytes(uint64(n)), eager, ladder, memory.FormatBytes(peak))
 	assert.Positive(t, eager+ladder, "dropped arrays were reclaimed")
 	assert.LessOrEqual(t, peak, room+uint64(n), "managed memory stayed within the room (and one array)")
+}
+
+// maxLoopRoom bounds the room dropInLoop churns through: on a large GPU,
+// ten times its memory in managed allocations of an eighth of it each
+// takes minutes of driver time and proves nothing more.
+const maxLoopRoom = 4 << 30
+
+// ballast takes dev's free memory beyond maxLoopRoom (and 256 MiB for the
+// libraries) in device memory outside the pools (memory.Direct), given
+// back when the test ends, so that the device has that little room: the
+// managed arrays then run out of it as on a small device. Nothing on a
+// device with less free memory (the host backend's).
+func ballast(t *testing.T, dev *device.Device) {
+	emptyCaches(t, dev)
+	free, _, err := dev.MemInfo()
+	require.NoError(t, err)
+	const spare = 256 << 20
+	if free <= maxLoopRoom+spare {
+		return
+	}
+	d := memory.Direct(dev)
+	b, err := d.Alloc(nil, free-maxLoopRoom-spare)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Free(b)) })
+	t.Logf("ballast: %s of %s's %s free taken", memory.FormatBytes(b.Size()), dev, memory.FormatBytes(free))
 }
 
 func emptyUnified(n int) (*gpuarr.Array[uint8], error) { return unified.Empty[uint8](gpuarr.Shape{n}) }
