@@ -139,8 +139,9 @@ func FloorDiv[T RealNumber](x, y Operand[T]) Expr[T] {
 // zero result with y's sign.
 func Mod[T RealNumber](x, y Operand[T]) Expr[T] { return binop("Mod", expr.OpMod, x, y) }
 
-// Rem is x - Div(x, y)·y, with the sign of x: Go's % (math.Mod for
-// floats), C's fmod and NumPy's fmod, where Mod takes the sign of y.
+// Rem is the remainder of x / y truncated toward zero, x - trunc(x/y)·y
+// computed exactly, with the sign of x: Go's % (math.Mod for floats), C's
+// fmod and NumPy's fmod, where Mod takes the sign of y.
 // Integers: x Rem 0 is 0 (no panic on a device; NumPy gives the same with
 // a warning), as Div gives x / 0 = 0, and MinInt Rem -1 is 0. Floats:
 // exact (math.Mod), NaN for y = 0, x = ±Inf or a NaN operand, x itself
