@@ -83,7 +83,7 @@ var differences = map[string]difference{
 	"put-fewer":        {row: "Put with fewer values than", api: apiPutFewer},
 	"indexadd-floats":  {row: "IndexAdd of floats at", api: apiIndexAddFloats},
 	"masked-select":    {row: "MaskedSelect", api: apiMaskedSelect},
-	"histogram-edges":  {row: "Histogram edges of float32", api: apiHistogramEdges},
+	"histogram-edges":  {row: "Histogram edges of float32", check: checkHistogramEdges, api: apiHistogramEdges},
 	"bincount-weights": {row: "BincountWeights", api: apiBincountWeights},
 	"sort-huge":        {row: "Sort, Argsort, Unique of", api: apiSortHuge},
 }
@@ -286,6 +286,40 @@ func checkCastSaturate(r *diffRun) error {
 	}
 	if err := compareArrays(want, r.got[0], tolerance{}, false); err != nil {
 		return fmt.Errorf("Cast from %s to %s does not saturate: %w", x.t, np.t, err)
+	}
+	return nil
+}
+
+// checkHistogramEdges: Histogram of float32 data counts as NumPy does;
+// its edges are float64 holding NumPy's float32 edges exactly.
+func checkHistogramEdges(r *diffRun) error {
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.got) != 2 || len(r.c.Out) != 2 {
+		return fmt.Errorf("Histogram: %d results (golden %d), want counts and edges", len(r.got), len(r.c.Out))
+	}
+	counts, err := r.c.Out[0].host()
+	if err != nil {
+		return err
+	}
+	if err := compareArrays(counts, r.got[0], tolerance{}, false); err != nil {
+		return fmt.Errorf("Histogram counts: %w", err)
+	}
+	np, err := r.c.Out[1].host()
+	if err != nil {
+		return err
+	}
+	if np.t != "float32" {
+		return fmt.Errorf("golden: NumPy's edges are %s, want float32: the golden file does not match its row", np.t)
+	}
+	f := formats[np.t]
+	want := hostArray{t: "float64", shape: np.shape, raw: make([]byte, 8*np.len())}
+	for i := 0; i < np.len(); i++ {
+		putFloat64(want.raw[8*i:], f.float(np.raw, i))
+	}
+	if err := compareArrays(want, r.got[1], tolerance{}, false); err != nil {
+		return fmt.Errorf("Histogram edges are not NumPy's float32 edges as float64: %w", err)
 	}
 	return nil
 }

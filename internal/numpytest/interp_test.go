@@ -367,6 +367,23 @@ func integerRows[T integer]() rows {
 		"BitNot":     unary(gpuarr.Invert[T]),
 		"LeftShift":  binop(gpuarr.LeftShift[T]),
 		"RightShift": binop(gpuarr.RightShift[T]),
+		"Bincount": func(c *call) (value, error) {
+			x, err := arrayOf[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			minLength := gpuarr.MinLength(c.n.int("minlength"))
+			if len(c.args) == 1 {
+				r, err := gpuarr.Bincount(x, minLength)
+				return keep(c, r, err)
+			}
+			w, err := arrayOf[float64](c.args[1])
+			if err != nil {
+				return nil, err
+			}
+			r, err := gpuarr.BincountWeights(x, w, minLength)
+			return keep(c, r, err)
+		},
 	}
 }
 
