@@ -353,9 +353,10 @@ func matmulRow[T gpuarr.Inexact]() row {
 // complexRows are the functions of complex type C with parts of type R.
 func complexRows[C gpuarr.ComplexFloat, R gpuarr.Float]() rows {
 	return rows{
-		"Real": func(c *call) (value, error) { return partOf(c, gpuarr.Real[R, C]) },
-		"Imag": func(c *call) (value, error) { return partOf(c, gpuarr.Imag[R, C]) },
-		"Abs":  func(c *call) (value, error) { return partOf(c, gpuarr.ComplexAbs[R, C]) },
+		"Real":  func(c *call) (value, error) { return partOf(c, gpuarr.Real[R, C]) },
+		"Imag":  func(c *call) (value, error) { return partOf(c, gpuarr.Imag[R, C]) },
+		"Abs":   func(c *call) (value, error) { return partOf(c, gpuarr.ComplexAbs[R, C]) },
+		"Angle": func(c *call) (value, error) { return partOf(c, gpuarr.Angle[R, C]) },
 	}
 }
 
