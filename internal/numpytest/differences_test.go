@@ -50,6 +50,7 @@ var differences = map[string]difference{
 	"mean-empty":    {row: "Mean, Var, Std, NanMean,", check: checkMeanEmpty, api: apiMeanEmpty},
 	"int-div":       {row: "Div of integers", check: checkIntDiv},
 	"promotion":     {row: "mixed element types", rewrite: castToPromoted},
+	"clip":          {row: "clip with array bounds", rewrite: clipAsMinMax},
 	"cast-saturate": {row: "Cast of floats to integers", check: checkCastSaturate},
 	"linalg-tol": {row: "linalg.Lstsq, Pinv,",
 		elsewhere: "linalg.TestGoldens: the lstsq and pinv cases with rcond -1 (linalg/testdata)"},
@@ -338,6 +339,13 @@ func castToPromoted(n *node) *node {
 		}
 	}
 	return &m
+}
+
+// clipAsMinMax writes NumPy's clip with array bounds as a gpuarr user
+// does: Minimum(Maximum(x, lo), hi).
+func clipAsMinMax(n *node) *node {
+	mx := &node{Op: "Maximum", T: n.T, R: n.R, A: []*node{n.A[0], n.A[1]}}
+	return &node{Op: "Minimum", T: n.T, R: n.R, A: []*node{mx, n.A[2]}}
 }
 
 // ------------------------------------------------------------ host math
