@@ -11,7 +11,7 @@ import (
 
 // Complex numbers. A complex64 is two float32s and a complex128 two
 // float64s, real part first; the functions that take a complex operand
-// and give a real one (Real, Imag, ComplexAbs) are told the part type
+// and give a real one (Real, Imag, ComplexAbs, Angle) are told the part type
 // (float32 for complex64, float64 for complex128), since Go cannot derive
 // one type from another: gpuarr.Real[float32](z). A wrong part type makes
 // an expression that fails with ErrArgument naming the right call.
@@ -36,6 +36,16 @@ func Real[R Float, C ComplexFloat](z Operand[C]) Expr[R] {
 // Imag is the imaginary part of z, of z's part type R (Go's imag).
 func Imag[R Float, C ComplexFloat](z Operand[C]) Expr[R] {
 	return Expr[R]{fusion.Unary(expr.OpImag, partNode[R]("Imag", z), dtype.Of[R]())}
+}
+
+// Angle is the argument of z, atan2(imag, real) in [-π, π], of z's part
+// type R (NumPy's angle, Go's cmplx.Phase), with Atan2's special cases
+// and accuracy.
+//
+//	phi := gpuarr.Angle[float64](z) // z an *Array[complex128]
+func Angle[R Float, C ComplexFloat](z Operand[C]) Expr[R] {
+	n, rt := partNode[R]("Angle", z), dtype.Of[R]()
+	return Expr[R]{fusion.Apply("Angle", expr.OpAtan2, rt, fusion.Unary(expr.OpImag, n, rt), fusion.Unary(expr.OpReal, n, rt))}
 }
 
 // Complex is the complex number re + im·i (Go's complex): C is the

@@ -58,9 +58,10 @@
 // nearest even, as NumPy and PyTorch do, and Matmul multiplies them on
 // tensor cores accumulating in float32), and complex64 and complex128
 // (real part first, as C99 and NumPy store them; Real, Imag, Complex,
-// Conj and ComplexAbs, NumPy's formulas for Mul and Div, Sum, Prod and
-// Mean, Matmul). Cast converts between them; Go converts nothing
-// implicitly, and neither does an expression: its operands have one type.
+// Conj, ComplexAbs and Angle, NumPy's formulas for Mul and Div, Sum,
+// Prod and Mean, Matmul). Cast converts between them; Go converts
+// nothing implicitly, and neither does an expression: its operands have
+// one type.
 //
 // # Streams and ordering
 //

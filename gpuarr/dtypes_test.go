@@ -391,6 +391,43 @@ func TestComplexAbs(t *testing.T) {
 	}
 }
 
+// TestComplexAngle: Angle is atan2(imag, real) of each element, in z's
+// part type, with Atan2's special cases (signed zeros, infinities, NaN)
+// and within Atan2's accuracy; a wrong part type fails naming Angle.
+func TestComplexAngle(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	zs := []complex128{0, complex(math.Copysign(0, -1), 0), complex(math.Copysign(0, -1), math.Copysign(0, -1)),
+		complex(1, 0), complex(-1, 0), complex(0, 2), complex(0, -2), complex(3, 4), complex(-3, -4),
+		complex(inf, inf), complex(-inf, 1), complex(1, -inf), complex(nan, 1), complex(1, nan), complex(1e-310, 1e300)}
+	rng := rand.New(rand.NewPCG(27, 29))
+	for range 500 {
+		zs = append(zs, complex(rng.NormFloat64(), rng.NormFloat64()))
+	}
+	check := func(got, want float64, bits int, z complex128) {
+		if math.IsNaN(want) || want == 0 {
+			sameFloat(t, want, got, "Angle(%v)", z)
+			return
+		}
+		_, exp := math.Frexp(want)
+		assert.LessOrEqual(t, math.Abs(got-want)/math.Ldexp(1, exp-bits), 4.0, "Angle(%v) = %v, want %v", z, got, want)
+	}
+	got := evalValues(t, gpuarr.Angle[float64](must(gpuarr.FromSlice(zs, gpuarr.Shape{len(zs)}))))
+	for i, z := range zs {
+		check(got[i], cmplx.Phase(z), 53, z)
+	}
+	z64 := make([]complex64, len(zs))
+	for i, z := range zs {
+		z64[i] = complex64(z)
+	}
+	got32 := evalValues(t, gpuarr.Angle[float32](must(gpuarr.FromSlice(z64, gpuarr.Shape{len(z64)}))))
+	for i, z := range z64 {
+		check(float64(got32[i]), float64(float32(cmplx.Phase(complex128(z)))), 24, complex128(z))
+	}
+	_, err := gpuarr.Eval(gpuarr.Angle[float32](must(gpuarr.FromSlice(zs, gpuarr.Shape{len(zs)}))))
+	require.ErrorIs(t, err, gpuarr.ErrArgument)
+	assert.Contains(t, err.Error(), "gpuarr.Angle[float64]")
+}
+
 // matmulRef is a·b for row-major [m k] and [k n] slices, in complex128.
 func matmulRef(a, b []complex128, m, k, n int) []complex128 {
 	c := make([]complex128, m*n)

@@ -12,7 +12,7 @@ import (
 
 // Counting functions: Bincount and Histogram. Both count with atomics,
 // in shared memory per block when there are at most 2048 bins. Their
-// result's length (Bincount) or range (Histogram without Range) depends
+// result's length (Bincount) or range (Histogram without HistRange) depends
 // on the data, which they then read first: they wait for the device once.
 
 type (
@@ -24,7 +24,7 @@ func (minLengthOption) isOption() {}
 func (rangeOption) isOption()     {}
 
 func (o minLengthOption) String() string { return fmt.Sprintf("gpuarr.MinLength(%d)", int(o)) }
-func (o rangeOption) String() string     { return fmt.Sprintf("gpuarr.HistHistRange(%g, %g)", o.lo, o.hi) }
+func (o rangeOption) String() string     { return fmt.Sprintf("gpuarr.HistRange(%g, %g)", o.lo, o.hi) }
 
 // MinLength makes Bincount return at least n bins (NumPy's minlength).
 func MinLength(n int) Option { return minLengthOption(n) }
@@ -149,14 +149,14 @@ func minMax[T Numeric](call string, x *Array[T], s *device.Stream) (lo, hi float
 }
 
 // Histogram counts x's elements in bins equal bins over a range, as
-// NumPy's histogram(x, bins): the range is Range's, else x's minimum and
+// NumPy's histogram(x, bins): the range is HistRange's, else x's minimum and
 // maximum (a range of one value widens to ±0.5 around it, no data gives
 // [0, 1]). Each bin is half-open except the last, which holds its upper
 // edge; elements outside the range, and NaNs, are not counted. The bin of
 // an element is NumPy's, computed in float32 for float32 data and in
 // float64 otherwise, so values on an edge land where NumPy puts them. It
 // returns the counts (int64, bins of them) and the bins+1 edges (float64;
-// NumPy gives float32 edges for float32 data). Without Range it waits for
+// NumPy gives float32 edges for float32 data). Without HistRange it waits for
 // the device once, for the minimum and maximum; x holding a NaN is then an
 // error, as in NumPy.
 func Histogram[T Numeric](x *Array[T], bins int, opts ...Option) (*Array[int64], *Array[float64], error) {
@@ -195,14 +195,14 @@ func Histogram[T Numeric](x *Array[T], bins int, opts ...Option) (*Array[int64],
 			return nil, nil, err
 		}
 		if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-			return nil, nil, fmt.Errorf("gpuarr.%s: the data's range [%g, %g] is not finite (give a Range): %w", call, lo, hi, ErrArgument)
+			return nil, nil, fmt.Errorf("gpuarr.%s: the data's range [%g, %g] is not finite (give a HistRange): %w", call, lo, hi, ErrArgument)
 		}
 	}
 	if lo == hi {
 		lo, hi = lo-0.5, hi+0.5
 	}
 	f32 := dtype.Of[T]() == dtype.Float32
-	edges := histogramEdges(lo, hi, bins, f32)
+	edges := histogramEdges(lo, hi, bins, f32, rng != nil)
 	edges64, err := FromSlice(edges, Shape{bins + 1}, On(s))
 	if err != nil {
 		return nil, nil, err
@@ -259,19 +259,30 @@ func Histogram[T Numeric](x *Array[T], bins int, opts ...Option) (*Array[int64],
 	return counts, edges64, nil
 }
 
-// histogramEdges is NumPy's linspace(lo, hi, bins+1) in float32 (f32) or
-// float64: edge i = i·step + lo with step = (hi - lo) / bins, the last
-// exactly hi.
-func histogramEdges(lo, hi float64, bins int, f32 bool) []float64 {
+// histogramEdges is NumPy's linspace(lo, hi, bins+1): edge i = i·step +
+// lo with step = (hi - lo) / bins, the last exactly hi. For float32 data
+// (f32) the edges are float32 values: from a given range (fromRange;
+// Python floats in NumPy's call) NumPy computes them in float64 and
+// rounds each once; from the data's float32 minimum and maximum, they are
+// computed in float32 arithmetic.
+func histogramEdges(lo, hi float64, bins int, f32, fromRange bool) []float64 {
 	r := func(x float64) float64 {
 		if f32 {
 			return float64(float32(x))
 		}
 		return x
 	}
+	edges := make([]float64, bins+1)
+	if fromRange || !f32 {
+		step := (hi - lo) / float64(bins)
+		for i := range edges {
+			edges[i] = r(float64(i)*step + lo)
+		}
+		edges[bins] = r(hi)
+		return edges
+	}
 	lo, hi = r(lo), r(hi)
 	step := r(r(hi-lo) / float64(bins))
-	edges := make([]float64, bins+1)
 	for i := range edges {
 		edges[i] = r(r(float64(i)*step) + lo)
 	}

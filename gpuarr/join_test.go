@@ -231,6 +231,27 @@ func TestHistogram(t *testing.T) {
 	require.ErrorIs(t, err, gpuarr.ErrArgument)
 }
 
+// TestHistogramRangeEdgesFloat32: with HistRange, the edges of float32
+// data are NumPy's: computed in float64 from the range and rounded once
+// to float32 (not in float32 arithmetic), and the counts follow them.
+func TestHistogramRangeEdgesFloat32(t *testing.T) {
+	x := must(gpuarr.FromSlice([]float32{-3.9, -2, 0.1, 3.999}, gpuarr.Shape{4}))
+	counts, edges, err := gpuarr.Histogram(x, 6, gpuarr.HistRange(-4, 4))
+	require.NoError(t, err)
+	// np.histogram(np.float32([-3.9, -2, 0.1, 3.999]), bins=6, range=(-4.0, 4.0))
+	assert.Equal(t, []float64{-4, -2.6666667461395264, -1.3333333730697632, 0, 1.3333333730697632, 2.6666667461395264, 4},
+		values(t, edges))
+	assert.Equal(t, []int64{1, 1, 0, 1, 0, 1}, values(t, counts))
+	// A range that float32 does not hold: NumPy's edges of
+	// np.histogram(np.float32([0.15, 0.3, 0.5, 0.69]), bins=3, range=(0.1, 0.7)),
+	// 0.3 and 0.5 on an edge landing in the bin above it.
+	x = must(gpuarr.FromSlice([]float32{0.15, 0.3, 0.5, 0.69}, gpuarr.Shape{4}))
+	counts, edges, err = gpuarr.Histogram(x, 3, gpuarr.HistRange(0.1, 0.7))
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0.10000000149011612, 0.30000001192092896, 0.5, 0.699999988079071}, values(t, edges))
+	assert.Equal(t, []int64{1, 1, 2}, values(t, counts))
+}
+
 // gpuarrHistogramBin is NumPy's bin rule (as kernels.HistogramBin).
 func gpuarrHistogramBin(v float64, edges []float64, f32 bool) (int, bool) {
 	r := func(x float64) float64 {

@@ -57,6 +57,10 @@
 //	bfloat16                    not a NumPy type          PyTorch's bfloat16: float32's exponent, 8
 //	                                                      significant bits, each result rounded to
 //	                                                      nearest even
+//	clip with array bounds      np.clip(x, lo, hi) with   Clamp(x, lo, hi) takes scalar bounds; with array
+//	                              lo, hi broadcasting     bounds write Minimum(Maximum(x, lo), hi), NumPy's
+//	                                                      clip (the name Clip is Take's index mode, NumPy's
+//	                                                      mode='clip')
 //	Cast of floats to integers  undefined out of range    saturates at the type's range, NaN → 0, the
 //	                                                      same on every backend
 //	linalg.Lstsq, Pinv,         rcond/tol=None picks the  linalg.DefaultTol (any negative value) picks

@@ -58,6 +58,7 @@ func TestOptionsRefused(t *testing.T) {
 		{"MatmulInto", "gpuarr.KeepDims()", gpuarr.MatmulInto(y, x, sq, keep)},
 		{"Launch", "gpuarr.Axis(0)", gpuarr.Launch(ks.Fill, device.Linear(4, 32), gpuarr.Out(u), uint32(7), uint64(4), axis, gpuarr.On(s))},
 		{"Graph.Replay", "gpuarr.Axis(0)", g.Replay(axis)},
+		{"Sum", "gpuarr.HistRange(-1, 1)", ret(gpuarr.Sum(x, gpuarr.HistRange(-1, 1)))},
 	}
 	for _, c := range cases {
 		require.ErrorIs(t, c.err, gpuarr.ErrArgument, c.call)

@@ -50,6 +50,7 @@ var differences = map[string]difference{
 	"mean-empty":    {row: "Mean, Var, Std, NanMean,", check: checkMeanEmpty, api: apiMeanEmpty},
 	"int-div":       {row: "Div of integers", check: checkIntDiv},
 	"promotion":     {row: "mixed element types", rewrite: castToPromoted},
+	"clip":          {row: "clip with array bounds", rewrite: clipAsMinMax},
 	"cast-saturate": {row: "Cast of floats to integers", check: checkCastSaturate},
 	"linalg-tol": {row: "linalg.Lstsq, Pinv,",
 		elsewhere: "linalg.TestGoldens: the lstsq and pinv cases with rcond -1 (linalg/testdata)"},
@@ -83,7 +84,7 @@ var differences = map[string]difference{
 	"put-fewer":        {row: "Put with fewer values than", api: apiPutFewer},
 	"indexadd-floats":  {row: "IndexAdd of floats at", api: apiIndexAddFloats},
 	"masked-select":    {row: "MaskedSelect", api: apiMaskedSelect},
-	"histogram-edges":  {row: "Histogram edges of float32", api: apiHistogramEdges},
+	"histogram-edges":  {row: "Histogram edges of float32", check: checkHistogramEdges, api: apiHistogramEdges},
 	"bincount-weights": {row: "BincountWeights", api: apiBincountWeights},
 	"sort-huge":        {row: "Sort, Argsort, Unique of", api: apiSortHuge},
 }
@@ -290,6 +291,40 @@ func checkCastSaturate(r *diffRun) error {
 	return nil
 }
 
+// checkHistogramEdges: Histogram of float32 data counts as NumPy does;
+// its edges are float64 holding NumPy's float32 edges exactly.
+func checkHistogramEdges(r *diffRun) error {
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.got) != 2 || len(r.c.Out) != 2 {
+		return fmt.Errorf("Histogram: %d results (golden %d), want counts and edges", len(r.got), len(r.c.Out))
+	}
+	counts, err := r.c.Out[0].host()
+	if err != nil {
+		return err
+	}
+	if err := compareArrays(counts, r.got[0], tolerance{}, false); err != nil {
+		return fmt.Errorf("Histogram counts: %w", err)
+	}
+	np, err := r.c.Out[1].host()
+	if err != nil {
+		return err
+	}
+	if np.t != "float32" {
+		return fmt.Errorf("golden: NumPy's edges are %s, want float32: the golden file does not match its row", np.t)
+	}
+	f := formats[np.t]
+	want := hostArray{t: "float64", shape: np.shape, raw: make([]byte, 8*np.len())}
+	for i := 0; i < np.len(); i++ {
+		putFloat64(want.raw[8*i:], f.float(np.raw, i))
+	}
+	if err := compareArrays(want, r.got[1], tolerance{}, false); err != nil {
+		return fmt.Errorf("Histogram edges are not NumPy's float32 edges as float64: %w", err)
+	}
+	return nil
+}
+
 // castToPromoted writes out the Cast a Go user needs where NumPy promotes:
 // each operand of another type than the node's (NumPy's promoted type)
 // converted to it.
@@ -304,6 +339,13 @@ func castToPromoted(n *node) *node {
 		}
 	}
 	return &m
+}
+
+// clipAsMinMax writes NumPy's clip with array bounds as a gpuarr user
+// does: Minimum(Maximum(x, lo), hi).
+func clipAsMinMax(n *node) *node {
+	mx := &node{Op: "Maximum", T: n.T, R: n.R, A: []*node{n.A[0], n.A[1]}}
+	return &node{Op: "Minimum", T: n.T, R: n.R, A: []*node{mx, n.A[2]}}
 }
 
 // ------------------------------------------------------------ host math

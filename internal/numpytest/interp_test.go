@@ -136,16 +136,16 @@ func mergeFrom(ms ...map[string]rows) map[string]rows {
 }
 
 func boolType() *elemType {
-	return &elemType{rows: merge(elementRows[bool](), orderedRows[bool](), maskRows()), from: conversionsTo[bool](), upload: upload[bool]}
+	return &elemType{rows: merge(elementRows[bool](), orderedRows[bool](), maskRows(), langElementRows[bool]()), from: conversionsTo[bool](), upload: upload[bool]}
 }
 
 func integerType[T integer]() *elemType {
-	return &elemType{rows: merge(elementRows[T](), numberRows[T](), orderedRows[T](), realRows[T](), integerRows[T](), langNumericRows[T](), sortscanRows[T]()),
+	return &elemType{rows: merge(elementRows[T](), numberRows[T](), orderedRows[T](), realRows[T](), integerRows[T](), langElementRows[T](), langNumericRows[T](), sortscanRows[T]()),
 		from: mergeFrom(conversionsTo[T](), numberConversionsTo[T]()), upload: upload[T]}
 }
 
 func floatingType[T gpuarr.Floating]() *elemType {
-	return &elemType{rows: merge(elementRows[T](), numberRows[T](), orderedRows[T](), realRows[T](), floatingRows[T]()),
+	return &elemType{rows: merge(elementRows[T](), numberRows[T](), orderedRows[T](), realRows[T](), floatingRows[T](), langElementRows[T](), matmulRows[T]()),
 		from: mergeFrom(conversionsTo[T](), numberConversionsTo[T](), floatingConversionsTo[T]()), upload: upload[T]}
 }
 
@@ -156,7 +156,7 @@ func floatType[T gpuarr.Float]() *elemType {
 }
 
 func complexType[C gpuarr.ComplexFloat, R gpuarr.Float]() *elemType {
-	return &elemType{rows: merge(elementRows[C](), numberRows[C](), complexRows[C, R]()),
+	return &elemType{rows: merge(elementRows[C](), numberRows[C](), complexRows[C, R](), langElementRows[C](), matmulRows[C]()),
 		from: mergeFrom(conversionsTo[C](), numberConversionsTo[C]()), upload: upload[C]}
 }
 
@@ -285,7 +285,6 @@ func floatingRows[T gpuarr.Floating]() rows {
 		"Tanh":    unary(gpuarr.Tanh[T]),
 		"Sigmoid": unary(gpuarr.Sigmoid[T]),
 		"Pow":     binop(gpuarr.Pow[T]),
-		"Matmul":  matmulRow[T](),
 
 		"Sin":      unary(gpuarr.Sin[T]),
 		"Cos":      unary(gpuarr.Cos[T]),
@@ -325,6 +324,17 @@ func floatRows[T gpuarr.Float]() rows {
 	return rows{}
 }
 
+// matmulRows are Matmul's forms, of every inexact type: 2-D, 1-D
+// operands, batches, a stepped operand.
+func matmulRows[T gpuarr.Inexact]() rows {
+	return rows{
+		"Matmul":        matmulRow[T](),
+		"Matmul1D":      matmulRow[T](),
+		"MatmulBatched": matmulRow[T](),
+		"MatmulStrided": matmulRow[T](),
+	}
+}
+
 func matmulRow[T gpuarr.Inexact]() row {
 	return func(c *call) (value, error) {
 		a, err := arrayOf[T](c.args[0])
@@ -343,10 +353,10 @@ func matmulRow[T gpuarr.Inexact]() row {
 // complexRows are the functions of complex type C with parts of type R.
 func complexRows[C gpuarr.ComplexFloat, R gpuarr.Float]() rows {
 	return rows{
-		"Real":   func(c *call) (value, error) { return partOf(c, gpuarr.Real[R, C]) },
-		"Imag":   func(c *call) (value, error) { return partOf(c, gpuarr.Imag[R, C]) },
-		"Abs":    func(c *call) (value, error) { return partOf(c, gpuarr.ComplexAbs[R, C]) },
-		"Matmul": matmulRow[C](),
+		"Real":  func(c *call) (value, error) { return partOf(c, gpuarr.Real[R, C]) },
+		"Imag":  func(c *call) (value, error) { return partOf(c, gpuarr.Imag[R, C]) },
+		"Abs":   func(c *call) (value, error) { return partOf(c, gpuarr.ComplexAbs[R, C]) },
+		"Angle": func(c *call) (value, error) { return partOf(c, gpuarr.Angle[R, C]) },
 	}
 }
 
@@ -367,6 +377,23 @@ func integerRows[T integer]() rows {
 		"BitNot":     unary(gpuarr.Invert[T]),
 		"LeftShift":  binop(gpuarr.LeftShift[T]),
 		"RightShift": binop(gpuarr.RightShift[T]),
+		"Bincount": func(c *call) (value, error) {
+			x, err := arrayOf[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			minLength := gpuarr.MinLength(c.n.int("minlength"))
+			if len(c.args) == 1 {
+				r, err := gpuarr.Bincount(x, minLength)
+				return keep(c, r, err)
+			}
+			w, err := arrayOf[float64](c.args[1])
+			if err != nil {
+				return nil, err
+			}
+			r, err := gpuarr.BincountWeights(x, w, minLength)
+			return keep(c, r, err)
+		},
 	}
 }
 

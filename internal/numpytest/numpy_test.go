@@ -22,7 +22,7 @@ import (
 // last regenerated or a row was added: fewer means cases stopped running
 // (a row removed, a type lost, the goldens shrunk). Raise it when rows
 // land; lower it only with the goldens' regeneration, saying why.
-const executedFloor = 7899
+const executedFloor = 8347
 
 // knownFailures are functions that fail some of their golden cases on one
 // backend for a reason already reported, by backend

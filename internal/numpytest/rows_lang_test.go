@@ -8,10 +8,12 @@ import (
 
 // The rows of the array-language functions (lang): views, constructors,
 // the moments and other new reductions, matrix products. Merged into the
-// interpreter table's rows by langNumericRows and langFloatRows.
+// interpreter table's rows by langElementRows, langNumericRows and
+// langFloatRows.
 
-// langNumericRows are lang's functions of every numeric element type.
-func langNumericRows[T gpuarr.Numeric]() rows {
+// langElementRows are lang's functions of every element type: views and
+// Any, All.
+func langElementRows[T gpuarr.Element]() rows {
 	return rows{
 		"PySlice": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
 			return a.Index(pySlice(c.n, a.Rank())...)
@@ -36,15 +38,23 @@ func langNumericRows[T gpuarr.Numeric]() rows {
 			}
 			return a.Flip()
 		}),
+		"Diagonal": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
+			return a.Diagonal(c.n.int("offset"), c.n.int("axis1"), c.n.int("axis2"))
+		}),
+		"Any": truth(gpuarr.Any),
+		"All": truth(gpuarr.All),
+	}
+}
+
+// langNumericRows are lang's functions of every numeric element type.
+func langNumericRows[T gpuarr.Numeric]() rows {
+	return rows{
 		"Roll": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
 			var opts []gpuarr.Option
 			if c.n.has("axis") {
 				opts = append(opts, gpuarr.Axis(c.n.int("axis")))
 			}
 			return gpuarr.Roll(a, c.n.int("shift"), opts...)
-		}),
-		"Diagonal": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
-			return a.Diagonal(c.n.int("offset"), c.n.int("axis1"), c.n.int("axis2"))
 		}),
 		"Triu": func(c *call) (value, error) {
 			x, err := operand[T](c.args[0])
@@ -71,8 +81,6 @@ func langNumericRows[T gpuarr.Numeric]() rows {
 		"Arange": construct(func(c *call) (*gpuarr.Array[T], error) {
 			return gpuarr.Arange(T(c.n.float("start")), T(c.n.float("stop")), T(c.n.float("step")))
 		}),
-		"Any": truth(gpuarr.Any),
-		"All": truth(gpuarr.All),
 		"Outer": func(c *call) (value, error) {
 			a, err := arrayOf[T](c.args[0])
 			if err != nil {
@@ -144,10 +152,7 @@ func langFloatRows[T gpuarr.Float]() rows {
 		"Linspace": construct(func(c *call) (*gpuarr.Array[T], error) {
 			return gpuarr.Linspace(T(c.n.float("start")), T(c.n.float("stop")), c.n.int("num"), gpuarr.Endpoint(c.n.bool("endpoint")))
 		}),
-		"Matmul1D":      matmul(gpuarr.Matmul[T]),
-		"MatmulBatched": matmul(gpuarr.Matmul[T]),
-		"MatmulStrided": matmul(gpuarr.Matmul[T]),
-		"Dot":           matmul(gpuarr.Dot[T]),
+		"Dot": matmul(gpuarr.Dot[T]),
 		"Einsum": func(c *call) (value, error) {
 			ops := make([]*gpuarr.Array[T], len(c.args))
 			for i, v := range c.args {

@@ -160,6 +160,64 @@ func sortscanRows[T gpuarr.Numeric]() rows {
 			}
 			return out, nil
 		},
+		"Concatenate": joined(gpuarr.Concatenate[T]),
+		"Stack":       joined(gpuarr.Stack[T]),
+		"Split": func(c *call) (value, error) {
+			x, err := arrayOf[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			var parts []*gpuarr.Array[T]
+			if c.n.has("sections") {
+				parts, err = gpuarr.Split(x, c.n.int("sections"), gpuarr.Axis(c.n.int("axis")))
+			} else {
+				parts, err = gpuarr.SplitAt(x, c.n.ints("indices"), gpuarr.Axis(c.n.int("axis")))
+			}
+			if err != nil {
+				return nil, err
+			}
+			out := make(tupleVal, len(parts))
+			for i, p := range parts {
+				c.sc.keep(p)
+				out[i] = arrayVal[T]{p}
+			}
+			return out, nil
+		},
+		"Pad": view(func(c *call, a *gpuarr.Array[T]) (*gpuarr.Array[T], error) {
+			var widths [][2]int
+			c.n.attr("widths", &widths)
+			return gpuarr.PadWith(a, widths, scalarAttr[T](c.n, "v"))
+		}),
+		"Histogram": func(c *call) (value, error) {
+			x, err := arrayOf[T](c.args[0])
+			if err != nil {
+				return nil, err
+			}
+			counts, edges, err := gpuarr.Histogram(x, c.n.int("bins"), gpuarr.HistRange(c.n.float("lo"), c.n.float("hi")))
+			if err != nil {
+				return nil, err
+			}
+			c.sc.keep(counts)
+			c.sc.keep(edges)
+			return tupleVal{arrayVal[int64]{counts}, arrayVal[float64]{edges}}, nil
+		},
+	}
+}
+
+// joined runs a function joining its operands, arrays, along the node's
+// axis (Concatenate, Stack).
+func joined[T gpuarr.Numeric](f func([]*gpuarr.Array[T], ...gpuarr.Option) (*gpuarr.Array[T], error)) row {
+	return func(c *call) (value, error) {
+		xs := make([]*gpuarr.Array[T], len(c.args))
+		for i, v := range c.args {
+			a, err := arrayOf[T](v)
+			if err != nil {
+				return nil, err
+			}
+			xs[i] = a
+		}
+		r, err := f(xs, gpuarr.Axis(c.n.int("axis")))
+		return keep(c, r, err)
 	}
 }
 

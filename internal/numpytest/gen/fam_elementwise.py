@@ -459,7 +459,8 @@ def math_fns(seed, per=(14, 5)):
         b = Input(case.add_input(ys, t), t)
         want = math_ref(np.power, [xs, ys], t, False)
         fam.add(case, Node('Pow', t, t, [a, b]), [(want, t)], note='large |y·ln x|')
-    # Clip over every real type, with array bounds
+    # Clip over every real type, with array bounds (gpuarr's Clamp takes
+    # scalars: the difference 'clip' writes Minimum(Maximum(x, lo), hi))
     for t in REALS:
         for _ in range(4):
             case = Case(rng, 'Clip')
@@ -468,7 +469,7 @@ def math_fns(seed, per=(14, 5)):
             lo = case.leaf(t, shape[-1:], profile='small')
             hi = case.leaf(t, shape[-1:], profile='small')
             try:
-                fam.add_tree(case, Node('Clip', t, t, [x, lo, hi]))
+                fam.add_tree(case, Node('Clip', t, t, [x, lo, hi]), diff='clip')
             except Reject:
                 pass
     # Existing functions inside larger expressions: fn(exact tree)

@@ -370,5 +370,8 @@ def histogram_case(fam, t):
     xv = to_type(centers + rng.uniform(-0.3, 0.3, n) * width, t)
     x = Input(case.add_input(xv, t), t)
     counts, edges = np.histogram(xv.astype(np.float64), bins=bins, range=(lo, hi))
+    # NumPy's edges of float32 data are float32; gpuarr's are float64
+    # holding them exactly (a row of gpuarr's differences table)
     fam.add(case, Node('Histogram', t, 'int64', [x], {'bins': bins, 'lo': lo, 'hi': hi}),
-            [(counts.astype(np.int64), 'int64'), (round_float(edges, t), t)])
+            [(counts.astype(np.int64), 'int64'), (round_float(edges, t), t)],
+            diff='histogram-edges' if t == 'float32' else None)
