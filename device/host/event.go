@@ -8,9 +8,13 @@ import (
 )
 
 // An event is a pointer to its latest record. Each Record call makes a new
-// record, reached when its stream executes it; Wait and Synchronize bind to
-// the record current at the time of the call, as in CUDA, so re-recording
-// an event does not move a wait that was already issued.
+// record, reached when its stream executes it; Wait binds to the record
+// current at the time of the call, as in CUDA, so re-recording an event
+// does not move a wait that was already issued. Synchronize binds to it
+// too, except in checking mode, where it follows the event as CUDA's
+// cuEventSynchronize does: a host thread blocked on an event that is
+// recorded again waits for the new record instead, and returns at once
+// when that one is already reached (see Synchronize).
 
 type event struct {
 	dev    *device
@@ -19,6 +23,9 @@ type event struct {
 	mu     sync.Mutex
 	last   *record // nil until the first Record
 	closed bool
+	// moved, in checking mode, is closed (and replaced) by each Record, so
+	// that Synchronize notices the event moving while it blocks.
+	moved chan struct{}
 }
 
 type record struct {
@@ -92,6 +99,7 @@ func (s *stream) Record(e driver.Event) error {
 			return errorf(call, driver.Closed, "event of %s is closed", ev.dev)
 		}
 		ev.last = &record{capture: c}
+		ev.movedLocked()
 		return nil
 	}
 	r := &record{reached: make(chan struct{})}
@@ -111,8 +119,21 @@ func (s *stream) Record(e driver.Event) error {
 	})
 	if err == nil {
 		ev.last = r
+		ev.movedLocked()
 	}
 	return err
+}
+
+// movedLocked tells a checking-mode Synchronize blocked on the event that
+// it was recorded again.
+func (e *event) movedLocked() {
+	if !e.dev.sys.cfg.check {
+		return
+	}
+	if e.moved != nil {
+		close(e.moved)
+	}
+	e.moved = make(chan struct{})
 }
 
 // Wait makes later work on s wait until e's current record is reached. The
@@ -173,20 +194,38 @@ func (s *stream) Wait(e driver.Event) error {
 	})
 }
 
-// Synchronize blocks until the current record is reached.
+// Synchronize blocks until the current record is reached. In checking
+// mode it follows the event as CUDA's cuEventSynchronize does: when the
+// event is recorded again while the call blocks, it waits for the new
+// record instead, and returns as soon as that one is reached, even if the
+// record it started on is not (a record on an idle stream releases it at
+// once). Code that lets an event it synchronizes on be recorded elsewhere
+// then sees a wrong answer on the host as it would on a GPU.
 func (e *event) Synchronize() error {
 	const call = "cuEventSynchronize"
 	if err := e.dev.symbol(call); err != nil {
 		return err
 	}
-	r := e.current()
-	if refused, ended, err := r.captureError(call, e.dev); refused || ended {
-		return err
+	for {
+		e.mu.Lock()
+		r, moved := e.last, e.moved
+		e.mu.Unlock()
+		if refused, ended, err := r.captureError(call, e.dev); refused || ended {
+			return err
+		}
+		if r == nil {
+			return nil
+		}
+		if !e.dev.sys.cfg.check {
+			<-r.reached
+			return nil
+		}
+		select {
+		case <-r.reached:
+			return nil
+		case <-moved:
+		}
 	}
-	if r != nil {
-		<-r.reached
-	}
-	return nil
 }
 
 // Query reports whether the current record is reached; an event never

@@ -121,3 +121,34 @@ func TestTimingEvents(t *testing.T) {
 	_, err = unrecorded.ElapsedSince(start)
 	assert.Equal(t, driver.InvalidHandle, code(t, err), "never recorded")
 }
+
+// In checking mode Synchronize follows the event as CUDA's does: a host
+// thread blocked on a record that is then replaced by a record on an idle
+// stream returns, although the record it started on is not reached. (The
+// normal mode keeps binding to the record current at the call.)
+func TestCheckingSynchronizeFollowsARecordElsewhere(t *testing.T) {
+	d := testSystem(t, withCheck(true)).devs[0]
+	a, c := newTestStream(t, d), newTestStream(t, d)
+	gate := make(chan struct{})
+	defer close(gate)
+	require.NoError(t, a.enqueue("gate", func() error { <-gate; return nil }))
+	ev, err := d.NewEvent(false)
+	require.NoError(t, err)
+	require.NoError(t, a.Record(ev))
+	returned := make(chan error, 1)
+	go func() { returned <- ev.Synchronize() }()
+	// Let the goroutine block on a's record first (if it does not, it
+	// binds to c's record below, which tests nothing but passes).
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, c.Record(ev))
+	require.NoError(t, c.Synchronize())
+	select {
+	case err := <-returned:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Synchronize still waits for the record it started on; CUDA's follows the event to its new record")
+	}
+	done, err := ev.Query()
+	require.NoError(t, err)
+	assert.True(t, done, "the latest record, on an idle stream, is reached")
+}
