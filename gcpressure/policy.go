@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/debugenv"
 )
 
 // policy is the eager-collection policy. policyFromEnv reads it from the
@@ -56,7 +57,7 @@ const (
 func policyFromEnv() (policy, error) { return policyFrom(os.Getenv) }
 
 // debugWords are the words GPUARR_DEBUG may list.
-var debugWords = []string{"gc"}
+var debugWords = []string{"gc", debugenv.NoEventReuse}
 
 // policyFrom is policyFromEnv reading the variables through getenv. Every
 // well-formed variable applies; each malformed one is a
@@ -108,6 +109,7 @@ func policyFrom(getenv func(string) string) (policy, error) {
 			case w == "":
 			case w == "gc":
 				c.Log = os.Stderr
+			case w == debugenv.NoEventReuse: // read by tracking and memory
 			default:
 				bad(envDebug, v, fmt.Sprintf("unknown word %q: want a comma-separated list of %s", w, strings.Join(debugWords, ", ")))
 			}

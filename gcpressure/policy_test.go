@@ -54,4 +54,11 @@ func TestWellFormedVariablesApply(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, c.Enabled && c.Background)
 	assert.Nil(t, c.Log)
+
+	// events is tracking's and memory's word: accepted, no log.
+	c, err = policyFrom(envOf(map[string]string{envDebug: "Events"}))
+	require.NoError(t, err)
+	assert.Nil(t, c.Log)
+	_, err = policyFrom(envOf(map[string]string{envDebug: "gc,event"}))
+	require.ErrorIs(t, err, device.ErrBadConfig, "a misspelt word is refused")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/gpuarr/gpuarr/device"
+	"github.com/gpuarr/gpuarr/internal/debugenv"
 )
 
 // Cross-stream safety in the caching pool.
@@ -47,6 +48,10 @@ type waitRef struct {
 	need uint64
 }
 
+// noEventReuse is GPUARR_DEBUG=events: spare events are destroyed, not
+// kept (debugenv.NoEventReuse).
+var noEventReuse = debugenv.Has(debugenv.NoEventReuse)
+
 // newEventLocked takes a pooled event or creates one.
 func (p *CachingPool) newEventLocked() (*poolEvent, error) {
 	if n := len(p.spareEvents); n > 0 {
@@ -62,6 +67,10 @@ func (p *CachingPool) newEventLocked() (*poolEvent, error) {
 }
 
 func (p *CachingPool) spareEventLocked(e *poolEvent) {
+	if noEventReuse {
+		_ = e.ev.Close() // a queued record completes before the driver frees it
+		return
+	}
 	*e = poolEvent{ev: e.ev}
 	p.spareEvents = append(p.spareEvents, e)
 }

@@ -149,3 +149,28 @@ func TestHostRefusalClimbsTheLadder(t *testing.T) {
 	require.NoError(t, p.EmptyCache())
 	assert.Zero(t, acct.used, "every charge was released")
 }
+
+// With GPUARR_DEBUG=events the caching pool destroys a given-back event
+// instead of keeping it for the next record; by default it keeps it.
+func TestPoolEventReuseSwitch(t *testing.T) {
+	dev := defaultDevice(t)
+	for _, off := range []bool{false, true} {
+		defer func(v bool) { noEventReuse = v }(noEventReuse)
+		noEventReuse = off
+		p := Caching(Direct(dev), CachingOptions{})
+		p.mu.Lock()
+		e, err := p.newEventLocked()
+		require.NoError(t, err)
+		p.spareEventLocked(e)
+		e2, err := p.newEventLocked()
+		require.NoError(t, err)
+		p.mu.Unlock()
+		if off {
+			assert.NotSame(t, e.ev, e2.ev, "GPUARR_DEBUG=events: a new event")
+			assert.ErrorIs(t, e.ev.Close(), device.ErrClosed, "the given-back event was destroyed")
+		} else {
+			assert.Same(t, e.ev, e2.ev, "the pool reuses a given-back event")
+		}
+		require.NoError(t, e2.ev.Close())
+	}
+}

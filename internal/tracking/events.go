@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/internal/cowmap"
+	"github.com/gpuarr/gpuarr/internal/debugenv"
 )
 
 // event is a pooled device event. Tracking records one only when another
@@ -54,6 +55,10 @@ func poolOf(dev *device.Device) *eventPool { return pools.Get(dev, newEventPool)
 
 func newEventPool(dev *device.Device) *eventPool { return &eventPool{dev: dev} }
 
+// noReuse is GPUARR_DEBUG=events: every get creates an event and put
+// destroys it (debugenv.NoEventReuse).
+var noReuse = debugenv.Has(debugenv.NoEventReuse)
+
 // get returns an event with one holder.
 func (p *eventPool) get() (*event, error) {
 	for i := range p.spare {
@@ -90,6 +95,12 @@ func (e *event) own() {
 }
 
 func (p *eventPool) put(e *event) {
+	if noReuse {
+		// A record still queued completes before the driver frees the
+		// event; waits issued on it keep theirs.
+		_ = e.ev.Close()
+		return
+	}
 	for i := range p.spare {
 		if p.spare[i].CompareAndSwap(nil, e) {
 			return
