@@ -2,7 +2,7 @@
 # run.sh runs the gpuarr GPU bundle (make gpu-bundle) on a machine with a GPU
 # and no Go toolchain. From the repository root:
 #
-#   bash .gpu/run.sh [all|tests|unified|bench|sanitize]      (default all)
+#   bash .gpu/run.sh [all|tests|unified|bench|sanitize|stresslab]  (default all)
 #
 #   tests     gpuarr info, every test binary (-test.v, 300 s each, in its
 #             package's folder), every example, and the stress program
@@ -18,6 +18,12 @@
 #             (memcheck; racecheck and synccheck for the custom-kernel
 #             tests) and the stress program under memcheck: see "the
 #             correctness gate" below
+#   stresslab gpuarr info and the stress program, 60,000 trials, under
+#             each setting that separates the causes of wrong trials seen
+#             only on GPUs: as is; GPUARR_DEBUG=events (no device event is
+#             reused); GPUARR_MEMORY_POOL=cuda and =none (no caching pool);
+#             GOMAXPROCS=1 (one OS thread issues everything); not part of
+#             all: run it as its own call
 #   all       tests, bench, then as much of sanitize as the budget leaves
 #             room for (each sanitizer step only if its whole limit fits;
 #             the rest is recorded as CUT: run sanitize as its own call)
@@ -63,9 +69,9 @@ cd "$ROOT" || exit 1
 
 MODE=${1:-all}
 case $MODE in
-all | tests | unified | bench | sanitize) ;;
+all | tests | unified | bench | sanitize | stresslab) ;;
 *)
-	echo "usage: bash .gpu/run.sh [all|tests|unified|bench|sanitize]" >&2
+	echo "usage: bash .gpu/run.sh [all|tests|unified|bench|sanitize|stresslab]" >&2
 	exit 2
 	;;
 esac
@@ -474,6 +480,21 @@ fi
 
 if [[ $MODE == all || $MODE == sanitize ]]; then
 	gate_sanitize
+fi
+
+# The stress program under the settings that tell the causes of a wrong
+# trial apart (see stresslab above); each writes its stress.json under
+# results/stress-<setting>/.
+if [[ $MODE == stresslab ]]; then
+	if [[ ! -x $BIN/bench-stress ]]; then
+		record FAIL gate stress 0 "bench-stress missing from the bundle"
+	else
+		for v in as-is events:GPUARR_DEBUG=events pool-cuda:GPUARR_MEMORY_POOL=cuda pool-none:GPUARR_MEMORY_POOL=none gomaxprocs1:GOMAXPROCS=1; do
+			name=${v%%:*} setting=
+			[[ $v == *:* ]] && setting=${v#*:}
+			step gate "stress-$name" "$STRESS_LIMIT" "$ROOT" env $setting "$BIN/bench-stress" -trials 60000 -out "$RES/stress-$name"
+		done
+	fi
 fi
 
 # The verdict of the run as a whole, last line of summary.txt.
