@@ -128,12 +128,12 @@ func New(dev *device.Device, cfg Config) (Resource, *Tracer, error) {
 			r = &pressured{upstream{r}}
 		}
 	case KindDirect:
-		r = Reclaiming(limit(Direct(dev)), nil)
+		r = Reclaiming(limit(newDirect(dev)), nil)
 		if cfg.Pressure {
 			r = &pressured{upstream{r}}
 		}
 	default:
-		base := Direct(dev)
+		var base Resource = newDirect(dev)
 		if cfg.Expandable {
 			e, err := Expandable(dev, ExpandableOptions{})
 			if err != nil {

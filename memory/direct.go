@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gpuarr/gpuarr/device"
 )
@@ -12,6 +13,33 @@ type direct struct {
 	dev *device.Device
 	mu  sync.Mutex // block states and uses
 	u   usage
+	// outside counts the bytes on the device's count of memory held
+	// outside its default resource (nil for the default resource's own
+	// upstream, whose segments its Stats count).
+	outside *atomic.Uint64
+}
+
+// outsideHeld holds, per device, the device memory this process holds
+// through Direct resources other than the default resource's upstream
+// (graph pools, a caller's own): managed memory's room (managedroom.go)
+// must not take it for resident managed memory.
+var outsideHeld sync.Map // *device.Device -> *atomic.Uint64
+
+func heldOutside(dev *device.Device) *atomic.Uint64 {
+	if c, ok := outsideHeld.Load(dev); ok {
+		return c.(*atomic.Uint64)
+	}
+	c, _ := outsideHeld.LoadOrStore(dev, new(atomic.Uint64))
+	return c.(*atomic.Uint64)
+}
+
+// outsideBytes is the device memory held through Direct resources other
+// than the default resource's upstream.
+func outsideBytes(dev *device.Device) uint64 {
+	if c, ok := outsideHeld.Load(dev); ok {
+		return c.(*atomic.Uint64).Load()
+	}
+	return 0
 }
 
 // Direct allocates every block from the driver (cuMemAlloc) and frees it
@@ -19,7 +47,14 @@ type direct struct {
 // It is the upstream of the caching pool and the GPUARR_MEMORY_POOL=none
 // choice. Free waits for the block's stream and the streams declared with
 // RecordUse before freeing, since a synchronous free is not stream-ordered.
-func Direct(dev *device.Device) Resource { return &direct{dev: dev} }
+//
+// The memory it holds counts as this process's device memory when
+// managed memory's room is judged (see unified.OversubscribeError).
+func Direct(dev *device.Device) Resource { return &direct{dev: dev, outside: heldOutside(dev)} }
+
+// newDirect is Direct for the default resource's upstream, whose reserved
+// bytes the default resource's Stats report.
+func newDirect(dev *device.Device) *direct { return &direct{dev: dev} }
 
 func (d *direct) Device() *device.Device { return d.dev }
 
@@ -37,6 +72,9 @@ func (d *direct) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		return nil, err
 	}
 	d.u.alloc(size)
+	if d.outside != nil {
+		d.outside.Add(size)
+	}
 	return &Block{ptr: p, size: size, class: size, req: n, stream: s, owner: d, state: stateAllocated}, nil
 }
 
@@ -64,6 +102,9 @@ func (d *direct) Free(b *Block) error {
 		return err
 	}
 	d.u.free(b.size)
+	if d.outside != nil {
+		d.outside.Add(^(b.size - 1))
+	}
 	return nil
 }
 

@@ -49,8 +49,8 @@ type waitRef struct {
 }
 
 // noEventReuse is GPUARR_DEBUG=events: spare events are destroyed, not
-// kept (debugenv.NoEventReuse).
-var noEventReuse = debugenv.Has(debugenv.NoEventReuse)
+// kept (debugenv.NoEventReuse, NoPoolEventReuse).
+var noEventReuse = debugenv.Has(debugenv.NoEventReuse) || debugenv.Has(debugenv.NoPoolEventReuse)
 
 // newEventLocked takes a pooled event or creates one.
 func (p *CachingPool) newEventLocked() (*poolEvent, error) {

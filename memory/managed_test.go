@@ -174,3 +174,33 @@ func TestPoolEventReuseSwitch(t *testing.T) {
 		require.NoError(t, e2.ev.Close())
 	}
 }
+
+// Device memory held through a Direct resource (a graph pool, a caller's
+// own) is this process's, not managed memory that migrated to the device:
+// when the driver's used memory is exactly the default resource's reserved
+// bytes plus that, no managed byte is resident.
+func TestManagedResidentExcludesDirectMemory(t *testing.T) {
+	dev := defaultDevice(t)
+	if !dev.Info().ManagedMemory {
+		t.Skipf("%s has no managed memory", dev)
+	}
+	r, err := DefaultManaged(dev)
+	require.NoError(t, err)
+	b, err := r.Alloc(nil, 1<<20)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, r.Free(b)) }()
+	d := Direct(dev)
+	const held = 4 << 20
+	db, err := d.Alloc(nil, held)
+	require.NoError(t, err)
+	def, err := Default(dev)
+	require.NoError(t, err)
+	const total = 1 << 40
+	used := def.Stats().ReservedBytes.Current + outsideBytes(dev) // held, and what other tests left
+	u := ManagedUsage(dev, total-used, total)
+	require.Positive(t, u.Reserved)
+	assert.Zero(t, u.Resident, "the Direct block counted as resident managed memory")
+	require.NoError(t, d.Free(db))
+	u = ManagedUsage(dev, total-used, total)
+	assert.Equal(t, min(u.Reserved, uint64(held)), u.Resident, "once freed, the same used memory must be someone else's")
+}

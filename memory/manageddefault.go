@@ -215,8 +215,9 @@ type ManagedMemory struct {
 	// (Device.MemInfo): the driver counts managed pages as used once they
 	// migrate to the device (the host backend, from the allocation on), so
 	// it is what the driver counts as used beyond the default resource's
-	// reserved bytes, at most Reserved. Memory that other processes hold
-	// counts too, so the bound may be high.
+	// reserved bytes and the memory of other Direct resources, at most
+	// Reserved. Memory that other processes hold counts too, so the bound
+	// may be high.
 	Resident uint64
 }
 
@@ -236,9 +237,9 @@ func ManagedUsage(dev *device.Device, free, total uint64) ManagedMemory {
 // statistics).
 func (md *managedDefault) usage(free, total uint64) ManagedMemory {
 	u := ManagedMemory{Reserved: md.share.bytes.Load()}
-	var reserved uint64
+	reserved := outsideBytes(md.dev)
 	if def, err := Default(md.dev); err == nil {
-		reserved = def.Stats().ReservedBytes.Current
+		reserved += def.Stats().ReservedBytes.Current
 	}
 	used := total - min(free, total)
 	u.Resident = min(u.Reserved, used-min(reserved, used))

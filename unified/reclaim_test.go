@@ -42,7 +42,7 @@ func managedRoom(t testing.TB, dev *device.Device) uint64 {
 // maxLoopRoom (see ballast). The last two stay reachable and are
 // checked, so a reclaim that freed a live array shows as a wrong value
 // (poison in checking mode). The managed memory in use never exceeds the
-// room the loop started with plus one array.
+// room the loop started with plus one array (and an eighth of one).
 func dropInLoop(t *testing.T, alloc func(n int) (*gpuarr.Array[uint8], error)) {
 	dev := testDevice(t)
 	collect()
@@ -77,7 +77,9 @@ func dropInLoop(t *testing.T, alloc func(n int) (*gpuarr.Array[uint8], error)) {
 	t.Logf("%s, room %s: 80 arrays of %s, %d eager collections, %d ladder runs, peak %s",
 		dev, memory.FormatBytes(room), memory.FormatBytes(uint64(n)), eager, ladder, memory.FormatBytes(peak))
 	assert.Positive(t, eager+ladder, "dropped arrays were reclaimed")
-	assert.LessOrEqual(t, peak, room+uint64(n), "managed memory stayed within the room (and one array)")
+	// The slack: the pool rounds each array up (to 2 MiB on GPUs), and the
+	// driver's free memory, read once for the room, moves by its own use.
+	assert.LessOrEqual(t, peak, room+uint64(n)+uint64(n)/8, "managed memory stayed within the room (and one array)")
 }
 
 // maxLoopRoom bounds the room dropInLoop churns through: on a large GPU,
