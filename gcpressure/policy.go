@@ -57,7 +57,7 @@ const (
 func policyFromEnv() (policy, error) { return policyFrom(os.Getenv) }
 
 // debugWords are the words GPUARR_DEBUG may list.
-var debugWords = []string{"gc", debugenv.NoEventReuse}
+var debugWords = []string{"gc", debugenv.NoEventReuse, debugenv.NoPoolEventReuse, debugenv.NoTrackingEventReuse}
 
 // policyFrom is policyFromEnv reading the variables through getenv. Every
 // well-formed variable applies; each malformed one is a
@@ -109,7 +109,7 @@ func policyFrom(getenv func(string) string) (policy, error) {
 			case w == "":
 			case w == "gc":
 				c.Log = os.Stderr
-			case w == debugenv.NoEventReuse: // read by tracking and memory
+			case w == debugenv.NoEventReuse, w == debugenv.NoPoolEventReuse, w == debugenv.NoTrackingEventReuse: // read by tracking and memory
 			default:
 				bad(envDebug, v, fmt.Sprintf("unknown word %q: want a comma-separated list of %s", w, strings.Join(debugWords, ", ")))
 			}

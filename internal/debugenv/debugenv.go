@@ -21,6 +21,14 @@ const Var = "GPUARR_DEBUG"
 // reuse.
 const NoEventReuse = "events"
 
+// NoPoolEventReuse is NoEventReuse for the caching pools' events only, and
+// NoTrackingEventReuse for tracking's only: between them they tell which
+// of the two a lifetime bug is in.
+const (
+	NoPoolEventReuse     = "pool-events"
+	NoTrackingEventReuse = "tracking-events"
+)
+
 var words = sync.OnceValue(func() map[string]bool { return parse(os.Getenv(Var)) })
 
 // parse splits v into its lower-case words.

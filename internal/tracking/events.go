@@ -20,6 +20,17 @@ type event struct {
 	refs atomic.Int32
 }
 
+// use returns the device event for a record, wait or synchronization by a
+// holder. An event with no holder was given back and may be another
+// holder's by now: using it would move that holder's waits (or, with
+// GPUARR_DEBUG=events, touch a destroyed event), so that is a panic.
+func (e *event) use() *device.Event {
+	if e.refs.Load() <= 0 {
+		panic("gpuarr: internal error: a tracking event was used after it was given back")
+	}
+	return e.ev
+}
+
 // hold adds a holder.
 func (e *event) hold() { e.refs.Add(1) }
 
@@ -56,8 +67,8 @@ func poolOf(dev *device.Device) *eventPool { return pools.Get(dev, newEventPool)
 func newEventPool(dev *device.Device) *eventPool { return &eventPool{dev: dev} }
 
 // noReuse is GPUARR_DEBUG=events: every get creates an event and put
-// destroys it (debugenv.NoEventReuse).
-var noReuse = debugenv.Has(debugenv.NoEventReuse)
+// destroys it (debugenv.NoEventReuse, NoTrackingEventReuse).
+var noReuse = debugenv.Has(debugenv.NoEventReuse) || debugenv.Has(debugenv.NoTrackingEventReuse)
 
 // get returns an event with one holder.
 func (p *eventPool) get() (*event, error) {

@@ -33,3 +33,17 @@ func TestEventReuseSwitch(t *testing.T) {
 		b.drop()
 	}
 }
+
+// An event given back (no holder left) may be another holder's: using it
+// for a record or a wait is an internal error, and panics.
+func TestEventUseAfterGiveBackPanics(t *testing.T) {
+	dev, err := device.Default()
+	require.NoError(t, err)
+	defer func(v bool) { noReuse = v }(noReuse)
+	noReuse = true
+	e, err := newEventPool(dev).get()
+	require.NoError(t, err)
+	assert.NotPanics(t, func() { _ = e.use() })
+	e.drop()
+	assert.PanicsWithValue(t, "gpuarr: internal error: a tracking event was used after it was given back", func() { _ = e.use() })
+}

@@ -81,7 +81,7 @@ func (t *State) hostReadMigrating(dev *device.Device, migrate func(s *device.Str
 
 	err := hostWait(dev, func() error {
 		if ev != nil {
-			err := ev.ev.Synchronize()
+			err := ev.use().Synchronize()
 			ev.drop()
 			return err
 		}
@@ -134,7 +134,7 @@ func migrateLocked(s *device.Stream, migrate func(s *device.Stream) (bool, error
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Record(ev.ev); err != nil {
+	if err := s.Record(ev.use()); err != nil {
 		ev.drop()
 		if closed(err) {
 			return nil, nil
@@ -162,7 +162,7 @@ func (t *State) HostAccess(dev *device.Device, wholeDevice bool, migrate func(*d
 		t.wfresh = false
 		ev, err := t.recordWriterLocked()
 		if err == nil && ev != nil {
-			err = hostWait(dev, ev.ev.Synchronize)
+			err = hostWait(dev, ev.use().Synchronize)
 		}
 		if err != nil && !closed(err) {
 			t.mu.Unlock()
@@ -182,7 +182,7 @@ func (t *State) HostAccess(dev *device.Device, wholeDevice bool, migrate func(*d
 		}
 		ev, err := t.recordReaderLocked(r)
 		if err == nil && ev != nil {
-			err = hostWait(dev, ev.ev.Synchronize)
+			err = hostWait(dev, ev.use().Synchronize)
 		}
 		if err != nil && !closed(err) {
 			t.mu.Unlock()
@@ -236,7 +236,7 @@ func (t *State) Peek(dev *device.Device) string {
 	}
 	t.mu.Unlock()
 	if err == nil && ev != nil {
-		err = waitQuietly(dev, ev.ev.Synchronize)
+		err = waitQuietly(dev, ev.use().Synchronize)
 	}
 	if ev != nil {
 		ev.drop()
@@ -264,14 +264,14 @@ func WaitStream(s *device.Stream) error {
 		return err
 	}
 	defer ev.drop()
-	if err := s.Record(ev.ev); err != nil {
+	if err := s.Record(ev.use()); err != nil {
 		if closed(err) {
 			return nil
 		}
 		return err
 	}
 	counters.eventRecords.Add(1)
-	if err := hostWait(s.Device(), ev.ev.Synchronize); err != nil && !closed(err) {
+	if err := hostWait(s.Device(), ev.use().Synchronize); err != nil && !closed(err) {
 		return err
 	}
 	return nil

@@ -61,8 +61,8 @@ func (t *State) declareUsers(res memory.Resource, blk *memory.Block, bs *device.
 		if ev == nil {
 			return
 		}
-		if err := bs.Wait(ev.ev); err != nil {
-			keep(ev.ev.Synchronize()) // no stream to order by: wait here
+		if err := bs.Wait(ev.use()); err != nil {
+			keep(ev.use().Synchronize()) // no stream to order by: wait here
 		} else {
 			counters.streamWaits.Add(1)
 		}
@@ -88,7 +88,7 @@ func Follow(s, prev *device.Stream) error {
 		return err
 	}
 	defer ev.drop()
-	if err := prev.Record(ev.ev); err != nil {
+	if err := prev.Record(ev.use()); err != nil {
 		if !closed(err) {
 			return err
 		}

@@ -190,13 +190,13 @@ func (t *State) recordReaderFor(r *reader, s *device.Stream) (ev *event, waited 
 // waitOn has the CPU wait instead). It reports whether waiter waited.
 func record(on *device.Stream, ev *event, waiter *device.Stream) (waited bool, err error) {
 	if waiter == nil || waiter.IsCapturing() {
-		if err := on.Record(ev.ev); err != nil {
+		if err := on.Record(ev.use()); err != nil {
 			return false, err
 		}
 		counters.eventRecords.Add(1)
 		return false, nil
 	}
-	if err := on.RecordWait(ev.ev, waiter); err != nil {
+	if err := on.RecordWait(ev.use(), waiter); err != nil {
 		return false, err
 	}
 	counters.eventRecords.Add(1)
@@ -224,13 +224,13 @@ func waitOn(s *device.Stream, ev *event) error {
 		return nil
 	}
 	if s.IsCapturing() {
-		if err := ev.ev.Synchronize(); err != nil && !closed(err) {
+		if err := ev.use().Synchronize(); err != nil && !closed(err) {
 			return err
 		}
 		counters.hostSyncs.Add(1)
 		return nil
 	}
-	if err := s.Wait(ev.ev); err != nil {
+	if err := s.Wait(ev.use()); err != nil {
 		return err
 	}
 	counters.streamWaits.Add(1)
