@@ -18,12 +18,14 @@
 #             (memcheck; racecheck and synccheck for the custom-kernel
 #             tests) and the stress program under memcheck: see "the
 #             correctness gate" below
-#   stresslab gpuarr info and the stress program, 60,000 trials, under
-#             each setting that separates the causes of wrong trials seen
-#             only on GPUs: as is; GPUARR_DEBUG=events (no device event is
-#             reused); GPUARR_MEMORY_POOL=cuda and =none (no caching pool);
-#             GOMAXPROCS=1 (one OS thread issues everything); not part of
-#             all: run it as its own call
+#   stresslab gpuarr info and the stress program: 120,000 trials as is
+#             with seeds 1, 2 and 3, then 60,000 under each setting that
+#             separates causes of wrong trials seen only on GPUs:
+#             GPUARR_DEBUG=tracking-events and =pool-events (no device
+#             event of tracking, or of the caching pools, is reused);
+#             GPUARR_MEMORY_POOL=cuda (no caching pool); GOMAXPROCS=1 (one
+#             OS thread issues everything); not part of all: run it as its
+#             own call
 #   all       tests, bench, then as much of sanitize as the budget leaves
 #             room for (each sanitizer step only if its whole limit fits;
 #             the rest is recorded as CUT: run sanitize as its own call)
@@ -489,7 +491,10 @@ if [[ $MODE == stresslab ]]; then
 	if [[ ! -x $BIN/bench-stress ]]; then
 		record FAIL gate stress 0 "bench-stress missing from the bundle"
 	else
-		for v in as-is events:GPUARR_DEBUG=events pool-cuda:GPUARR_MEMORY_POOL=cuda pool-none:GPUARR_MEMORY_POOL=none gomaxprocs1:GOMAXPROCS=1; do
+		for seed in 1 2 3; do
+			step gate "stress-as-is-$seed" "$STRESS_LIMIT" "$ROOT" "$BIN/bench-stress" -trials 120000 -seed "$seed" -out "$RES/stress-as-is-$seed"
+		done
+		for v in tracking-events:GPUARR_DEBUG=tracking-events pool-events:GPUARR_DEBUG=pool-events pool-cuda:GPUARR_MEMORY_POOL=cuda gomaxprocs1:GOMAXPROCS=1; do
 			name=${v%%:*} setting=
 			[[ $v == *:* ]] && setting=${v#*:}
 			step gate "stress-$name" "$STRESS_LIMIT" "$ROOT" env $setting "$BIN/bench-stress" -trials 60000 -out "$RES/stress-$name"

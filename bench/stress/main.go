@@ -58,6 +58,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,6 +76,7 @@ type config struct {
 	seed    uint64
 	maxSpin time.Duration
 	out     string
+	skip    [numKinds]bool // kinds left out (-skip)
 }
 
 func defaults() config {
@@ -92,10 +95,39 @@ func (c config) check() error {
 	if c.workers < 1 {
 		errs = append(errs, fmt.Errorf("-workers %d: need at least 1", c.workers))
 	}
+	if c.left() == 0 {
+		errs = append(errs, errors.New("-skip leaves no kind to run"))
+	}
 	if c.maxSpin < 0 || c.maxSpin > time.Second {
 		errs = append(errs, fmt.Errorf("-max-spin %v: must lie in [0, 1s]", c.maxSpin))
 	}
 	return errors.Join(errs...)
+}
+
+// left counts the kinds -skip leaves to run.
+func (c config) left() int {
+	n := 0
+	for _, s := range c.skip {
+		if !s {
+			n++
+		}
+	}
+	return n
+}
+
+// skipKinds parses -skip: a comma-separated list of kind names.
+func (c *config) skipKinds(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		i := slices.Index(kindNames[:], name)
+		if i < 0 {
+			return fmt.Errorf("unknown kind %q: want one of %s", name, strings.Join(kindNames[:], ", "))
+		}
+		c.skip[i] = true
+	}
+	return nil
 }
 
 // result is one run's outcome.
@@ -130,6 +162,7 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", c.seed, "seed of the trials' generators")
 	flag.DurationVar(&c.maxSpin, "max-spin", c.maxSpin, "longest device-side delay put before a write or a read")
 	flag.StringVar(&c.out, "out", "", "directory for stress.json (none: print only)")
+	flag.Func("skip", "comma-separated kinds to leave out (to tell which kind's work disturbs the others)", c.skipKinds)
 	flag.Parse()
 	if err := c.check(); err != nil {
 		fmt.Fprintln(os.Stderr, "stress:", err)
@@ -173,7 +206,12 @@ func run(c config, w io.Writer) (res result, err error) {
 				if i >= c.trials {
 					return
 				}
-				runTrial(e, t, wk, newPlan(c.seed, i, c.streams, len(e.devs), uint64(c.maxSpin.Nanoseconds())))
+				p := newPlan(c.seed, i, c.streams, len(e.devs), uint64(c.maxSpin.Nanoseconds()))
+				if c.skip[p.kind] {
+					t.notRun(p)
+					continue
+				}
+				runTrial(e, t, wk, p)
 			}
 		})
 	}
@@ -186,6 +224,11 @@ func run(c config, w io.Writer) (res result, err error) {
 		res.perKind[k] = [4]int{t.trials[k], t.wrong[k], t.errs[k], t.skip[k]}
 	}
 	res.why[unifiedArray], res.why[collectiveOp] = e.unified.why, e.coll.why
+	for k := range numKinds {
+		if c.skip[k] {
+			res.why[k] = "left out by -skip"
+		}
+	}
 
 	fmt.Fprintf(w, "stress: %d trials, %d wrong\n", res.trials, res.wrong)
 	for k := range numKinds {
