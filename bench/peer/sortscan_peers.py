@@ -189,7 +189,7 @@ def bench_torch(rep, sz, args):
 
 
 def compare(rep, gp):
-    g = {(r["name"], r["labels"].get("path")): r["metrics"] for r in gp.get("rows", [])}
+    g = {(r["name"], r.get("labels", {}).get("path")): r["metrics"] for r in gp.get("rows", [])}
 
     def peer(name, path):
         for r in rep.rows:
