@@ -72,15 +72,26 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 	if st.count == 0 || n == 0 {
 		return gpuarr.Empty[T](sh, on(s))
 	}
-	keep := lowerTri
-	if tri == Upper {
-		keep = upperTri
+	// cuSOLVER's potrf is much faster on the lower triangle of a
+	// column-major matrix than on the upper one (BENCHMARKS.md), and that
+	// is the upper triangle of a row-major one. So the factor is computed
+	// as U with a = Uᵀ·U from the row-major upper triangle: for Upper,
+	// a's own; for Lower, a's lower triangle transposed, and L = Uᵀ is
+	// transposed back. The working copy holds that triangle, the other
+	// zeroed: potrf reads and writes only that triangle, so the copy
+	// becomes U in place (one pass over memory before the factorization;
+	// a second after it for Lower, and after potrfBatched, which writes
+	// the other triangle too).
+	var src gpuarr.Operand[T] = a
+	if tri == Lower {
+		at, err := swapLast(a)
+		if err != nil {
+			return nil, err
+		}
+		defer at.Release()
+		src = at
 	}
-	// The working copy holds the triangle tri, the other zeroed: potrf
-	// reads and writes only that triangle, so the copy becomes the result
-	// in place (one pass over memory before the factorization; a second
-	// after potrfBatched, which writes the other triangle too).
-	w, err := masked[T](a, sh, keep, false, s)
+	w, err := masked[T](src, sh, upperTri, false, s)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +101,7 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 		return nil, err
 	}
 	defer info.Release()
-	err = potrf[T](call, s, st, w, tri.colUpper(), info)
+	err = potrf[T](call, s, st, w, false, info)
 	if err == nil {
 		err = checkInfo(call, info, st, ErrNotPositiveDefinite)
 	}
@@ -101,10 +112,18 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 			d.Release()
 		}
 	}
-	if err == nil && batched(st) {
-		// potrfBatched writes the other triangle too: zero it again.
+	if err == nil && (tri == Lower || batched(st)) {
 		var z *gpuarr.Array[T]
-		if z, err = masked[T](w, sh, keep, false, s); err == nil {
+		if tri == Lower {
+			var wt *gpuarr.Array[T]
+			if wt, err = swapLast(w); err == nil {
+				z, err = masked[T](wt, sh, lowerTri, false, s)
+				wt.Release()
+			}
+		} else {
+			z, err = masked[T](w, sh, upperTri, false, s)
+		}
+		if err == nil {
 			w.Release()
 			w = z
 		}
