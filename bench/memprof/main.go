@@ -63,6 +63,7 @@ type config struct {
 	limit                string
 	renderEvents         int
 	skipRender, skipHost bool
+	rate                 int // the profile mode's sampling rate (-rate)
 }
 
 func main() {
@@ -70,14 +71,19 @@ func main() {
 	quick := flag.String("quick", "auto", "small counts: true, false, or auto (true on the host backend)")
 	events := flag.Int("events", 1_000_000, "events in the page's synthetic trace")
 	only := flag.String("only", "", "run only this part: hot, train or render")
+	rate := flag.Int("rate", memory.DefaultProfileRate, "sampling rate of the profile mode, bytes (default: memory.DefaultProfileRate)")
 	flag.Parse()
-	if err := run(*out, *quick, *events, *only); err != nil {
+	if *rate < 1 {
+		fmt.Fprintln(os.Stderr, "memprof: -rate must be at least 1")
+		os.Exit(2)
+	}
+	if err := run(*out, *quick, *events, *only, *rate); err != nil {
 		fmt.Fprintln(os.Stderr, "memprof:", err)
 		os.Exit(1)
 	}
 }
 
-func run(outDir, quick string, events int, only string) error {
+func run(outDir, quick string, events int, only string, rate int) error {
 	dev, err := device.Default()
 	if err != nil {
 		return err
@@ -87,7 +93,7 @@ func run(outDir, quick string, events int, only string) error {
 		quick:  quick == "true" || quick == "auto" && !gpu,
 		rounds: 7, batches: 60, batch: 2000,
 		trainRounds: 5, epochs: 20, features: 1000, samples: 300000, limit: "4GiB",
-		renderEvents: events,
+		renderEvents: events, rate: rate,
 	}
 	if cfg.quick {
 		cfg.rounds, cfg.batches, cfg.batch = 5, 30, 1000
@@ -167,7 +173,7 @@ func benchHot(rep *report.Report, dev *device.Device, cfg config) error {
 				rate := 0
 				switch mode {
 				case "profile":
-					rate = memory.DefaultProfileRate
+					rate = cfg.rate
 				case "trace":
 					res = traced
 				}
@@ -213,7 +219,7 @@ func benchHot(rep *report.Report, dev *device.Device, cfg config) error {
 		}
 	}
 	rep.Note("Hot path: alloc+free of a cached block on one stream, p50 of %d rounds × %d batches of %d pairs per mode, the modes interleaved by round. off: GPUARR_MEMPROFILE_RATE=0; profile: the default rate (%d bytes: an allocation of s bytes is sampled with probability 1 − exp(−s/rate), so blocks of several MiB are always sampled, each sample a runtime.Callers and a lookup); trace: a Tracer around the pool, every alloc with its stack. Targets: profile ≤ %d %% over off, trace ≤ %d× off.",
-		cfg.rounds, cfg.batches, cfg.batch, memory.DefaultProfileRate, targetProfilePct, targetTraceRatio)
+		cfg.rounds, cfg.batches, cfg.batch, cfg.rate, targetProfilePct, targetTraceRatio)
 	return nil
 }
 
@@ -230,7 +236,7 @@ func benchTrain(rep *report.Report, dev *device.Device, cfg config) error {
 		for _, mode := range []string{"off", "profile"} {
 			rate := 0
 			if mode == "profile" {
-				rate = memory.DefaultProfileRate
+				rate = cfg.rate
 			}
 			memory.SetProfileRate(rate)
 			var loop time.Duration
