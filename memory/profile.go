@@ -29,12 +29,21 @@ import (
 // subtraction and one comparison; free tests one field of the block.
 
 // DefaultProfileRate is the profile's default sampling rate: on average
-// one sample per this many bytes allocated, as runtime.MemProfileRate's
-// default.
-const DefaultProfileRate = 512 << 10
+// one sample per this many bytes allocated. It is a thousand times
+// runtime.MemProfileRate's default, as GPU arrays are to Go heap objects,
+// so that a program takes about as many samples as Go's heap profile
+// takes of it, and a sample (a runtime.Callers) stays rare on the
+// allocation path: a block of a few MiB is sampled about once in a
+// hundred allocations, one of 512 MiB or more always.
+const DefaultProfileRate = 512 << 20
+
+// FineProfileRate is runtime.MemProfileRate's default, the rate RecordTo
+// (the example programs' -gpumemprofile) samples at: every allocation of a
+// few MiB is sampled, each a stack capture on the allocation path.
+const FineProfileRate = 512 << 10
 
 // EnvProfileRate sets the profile's sampling rate in bytes at start-up
-// ("512KiB", "1MiB", a number of bytes; 1 records every allocation, 0
+// ("512MiB", "1MiB", a number of bytes; 1 records every allocation, 0
 // turns the profile off). SetProfileRate changes it at run time.
 const EnvProfileRate = "GPUARR_MEMPROFILE_RATE"
 

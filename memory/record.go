@@ -18,7 +18,10 @@ const DefaultTraceEvents = 1 << 20
 // allocation with the files to write (either may be empty), and call the
 // function it returns at the end. With tracePath it sets
 // GPUARR_MEMORY_TRACE to DefaultTraceEvents unless the environment sets
-// it, so that each device's default resource records a trace; finish then
+// it, so that each device's default resource records a trace. With
+// profilePath it samples at FineProfileRate unless GPUARR_MEMPROFILE_RATE
+// is set: a program run to be profiled trades allocation speed for a
+// finer profile. finish then
 // writes the profile (WriteProfileFile) and each device's trace (the
 // first device's to tracePath, another's to the name with ".<ordinal>"
 // before its extension). A device whose default resource was built
@@ -26,6 +29,9 @@ const DefaultTraceEvents = 1 << 20
 func RecordTo(profilePath, tracePath string) (finish func() error) {
 	if tracePath != "" && strings.TrimSpace(os.Getenv(EnvTrace)) == "" {
 		os.Setenv(EnvTrace, strconv.Itoa(DefaultTraceEvents))
+	}
+	if profilePath != "" && strings.TrimSpace(os.Getenv(EnvProfileRate)) == "" {
+		SetProfileRate(FineProfileRate)
 	}
 	return func() error {
 		var errs []error

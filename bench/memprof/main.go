@@ -3,7 +3,7 @@
 //
 //  1. the caching pool's hot path, alloc+free of a cached block on one
 //     stream (bench/alloc's, 512 B … 64 MiB), with the profile off, at its
-//     default rate (GPUARR_MEMPROFILE_RATE, 512 KiB) and with full tracing
+//     default rate (GPUARR_MEMPROFILE_RATE, 512 MiB; -rate) and with full tracing
 //     with stacks (a Tracer around the pool, the profile off), rounds
 //     interleaved; targets: the profile ≤ 3 % over off, tracing ≤ 2× off;
 //
