@@ -13,9 +13,9 @@ type direct struct {
 	dev *device.Device
 	mu  sync.Mutex // block states and uses
 	u   usage
-	// outside counts the bytes on the device's count of memory held
-	// outside its default resource (nil for the default resource's own
-	// upstream, whose segments its Stats count).
+	// outside is the device's count of memory held outside its default
+	// resource, which this resource's blocks add to (nil for the default
+	// resource's own upstream, whose segments its Stats count).
 	outside *atomic.Uint64
 }
 
