@@ -40,3 +40,11 @@ func AddrRange[T Numeric](a *Array[T]) (lo, hi device.Ptr) { return a.c.Buffer()
 // OverlapTemps counts evaluations computed into a temporary because an
 // operand read the destination's memory unaligned (fusion's).
 var OverlapTemps = fusion.OverlapTemps
+
+// LaunchStreamOf is the stream g's pool launches its graphs on (nil before
+// the first replay and after the pool drained).
+func LaunchStreamOf(g *Graph) *device.Stream {
+	g.pool.mu.Lock()
+	defer g.pool.mu.Unlock()
+	return g.pool.launch
+}

@@ -46,6 +46,10 @@ type GraphPool struct {
 	capturing bool           // a capture is allocating from the pool
 	stream    *device.Stream // the stream the pool's graphs are captured on
 	last      *device.Stream // stream of the latest replay; nil before any
+	// launch is the stream the pool's graphs are launched on, which no
+	// other work uses (see replay); made at the first replay, closed when
+	// the pool drains.
+	launch *device.Stream
 }
 
 // NewGraphPool makes an empty private pool for graphs of dev.
@@ -96,7 +100,8 @@ func (p *GraphPool) free(b *memory.Block) error {
 	return err
 }
 
-// drain waits for the pool's last replay and returns its unused memory.
+// drain waits for the pool's last replay, closes its launch stream and
+// returns its unused memory.
 func (p *GraphPool) drainLocked() error {
 	var err error
 	if p.last != nil {
@@ -105,7 +110,25 @@ func (p *GraphPool) drainLocked() error {
 		}
 		p.last = nil
 	}
+	if p.launch != nil {
+		if e := p.launch.Close(); e != nil && !closed(e) {
+			err = errors.Join(err, e)
+		}
+		p.launch = nil
+	}
 	return errors.Join(err, p.res.EmptyCache())
+}
+
+// launchStreamLocked returns the pool's launch stream, making it first.
+func (p *GraphPool) launchStreamLocked() (*device.Stream, error) {
+	if p.launch == nil {
+		ls, err := p.dev.NewStream()
+		if err != nil {
+			return nil, err
+		}
+		p.launch = ls
+	}
+	return p.launch, nil
 }
 
 // poolResource is the memory.Resource that buffers allocated during a
@@ -397,11 +420,14 @@ func (g *Graph) Device() *device.Device { return g.dev }
 // Pool is the private pool the graph's allocations came from.
 func (g *Graph) Pool() *GraphPool { return g.pool }
 
-// Replay runs the captured work once, on the stream opts name (a stream of
-// the graph's device; its default stream without one). It waits, on the
-// device, for the writers of the arrays the graph reads and the readers of
-// those it writes, and marks the arrays it writes as written on that
-// stream, as any operation does.
+// Replay runs the captured work once, in the order of the stream opts name
+// (a stream of the graph's device; its default stream without one). It
+// waits, on the device, for the writers of the arrays the graph reads and
+// the readers of those it writes, and marks the arrays it writes as
+// written on that stream, as any operation does. The graph itself is
+// launched on a stream of its pool's, which waits for that stream's work
+// so far and which that stream waits for before its later work: two
+// record-and-wait driver calls beyond the launch.
 //
 // A graph captured with Batched replays for its largest batch.
 func (g *Graph) Replay(opts ...Option) error {
@@ -435,12 +461,26 @@ func (g *Graph) replay(call string, n int, opts []Option) error {
 	}
 	// The pool's lock is held until the launch is issued, so that replays
 	// of the pool's graphs from several goroutines are ordered one after
-	// another on the device too; a replay on another stream than the
-	// pool's last one waits for it, since the graphs share memory.
+	// another on the device too, since the graphs share memory.
+	//
+	// The graph is launched on the pool's own stream, joined to s by events
+	// both ways (s's work so far, then the graph, then s's later work), not
+	// on s itself: on CUDA, a graph launched on a stream that other threads
+	// issue to at the same time can leave their work on that stream
+	// unordered after their own waits (a GPU-only race the stress program
+	// found; replays on a stream of their own never showed it). A replay
+	// on a capturing stream (a graph inside a capture) is launched on it
+	// directly, as the capture's isolation requires.
 	p := g.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := tracking.Follow(s, p.last); err != nil {
+	on := s
+	if !s.IsCapturing() {
+		var err error
+		if on, err = p.launchStreamLocked(); err != nil {
+			return fmt.Errorf("gpuarr.%s: making the graph pool's launch stream: %w", call, err)
+		}
+	} else if err := tracking.Follow(s, p.last); err != nil {
 		return fmt.Errorf("gpuarr.%s: ordering after the pool's last replay: %w", call, err)
 	}
 	for _, b := range g.bufs {
@@ -458,10 +498,24 @@ func (g *Graph) replay(call string, n int, opts []Option) error {
 			}
 		}
 	}
-	if err := g.g.Launch(s); err != nil {
+	if on != s {
+		if err := tracking.Follow(on, s); err != nil {
+			return fmt.Errorf("gpuarr.%s: ordering the launch after its stream: %w", call, err)
+		}
+	}
+	if err := g.g.Launch(on); err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
-	p.last = s
+	p.last = on
+	if on != s {
+		if err := tracking.Follow(s, on); err != nil {
+			// Without the device-side order the host waits, so that
+			// nothing issued on s later can overtake the graph.
+			if e := on.Synchronize(); e != nil && !closed(e) {
+				return fmt.Errorf("gpuarr.%s: ordering its stream after the launch: %w", call, errors.Join(err, e))
+			}
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -113,6 +114,52 @@ func TestCaptureReplayOrdersLikeAnOperation(t *testing.T) {
 	require.NoError(t, a.CopyFromHost(make([]float32, rows*dim), gpuarr.On(o)))
 	require.NoError(t, r.Synchronize())
 	assert.Equal(t, seedWant(av, bv, rows, dim), values(t, out))
+}
+
+// A replay is launched on its pool's own stream (no other work uses it:
+// on CUDA, a graph launched on a stream other threads issue to could leave
+// their work unordered), joined to the caller's stream both ways: the
+// caller's stream, synchronized alone, has waited for the graph; the pool's
+// stream, closed when the pool drains.
+func TestReplayLaunchesOnThePoolsOwnStream(t *testing.T) {
+	dev := testDevice(t)
+	ss := newStreams(t, dev, 3)
+	s, r, raw2 := ss[0], ss[1], ss[2]
+	const rows, dim = 4, 64
+	rng := rand.New(rand.NewPCG(3, 4))
+	av, bv := randomRows(rng, rows*dim), randomRows(rng, rows*dim)
+	a := must(gpuarr.FromSlice(av, gpuarr.Shape{rows, dim}, gpuarr.On(s)))
+	b := must(gpuarr.FromSlice(bv, gpuarr.Shape{rows, dim}, gpuarr.On(s)))
+	out := must(gpuarr.Zeros[float32](gpuarr.Shape{rows, dim}, gpuarr.On(s)))
+	defer a.Release()
+	defer b.Release()
+	defer out.Release()
+	require.NoError(t, seedRows(t, a, b, out, rows, s, nil))
+
+	g, err := gpuarr.Capture(s, func() error { return seedRows(t, a, b, out, rows, s, nil) })
+	require.NoError(t, err)
+	assert.Nil(t, gpuarr.LaunchStreamOf(g), "no launch stream before the first replay")
+	for trial := range 10 {
+		on := []*device.Stream{r, s}[trial%2]
+		require.NoError(t, g.Replay(gpuarr.On(on)))
+		ls := gpuarr.LaunchStreamOf(g)
+		require.NotNil(t, ls)
+		assert.NotSame(t, on, ls, "trial %d: launched on the caller's stream", trial)
+		assert.NotSame(t, s, ls, "trial %d: launched on the capture stream", trial)
+		// The caller's stream alone, synchronized without tracking,
+		// has waited for the graph: a raw copy of out's memory on
+		// another stream then sees the replay's result.
+		require.NoError(t, on.Synchronize())
+		lo, _ := gpuarr.AddrRange(out)
+		raw := make([]float32, rows*dim)
+		require.NoError(t, raw2.CopyDtoH(unsafe.Pointer(&raw[0]), lo, uint64(4*len(raw))))
+		require.NoError(t, raw2.Synchronize())
+		require.Equal(t, seedWant(av, bv, rows, dim), raw, "trial %d: the caller's stream did not wait for the graph", trial)
+		require.NoError(t, out.CopyFromHost(make([]float32, rows*dim), gpuarr.On(on)))
+	}
+	ls := gpuarr.LaunchStreamOf(g)
+	require.NoError(t, g.Close())
+	assert.True(t, ls.Closed(), "the pool's launch stream outlived its last graph")
 }
 
 func TestGraphsSharingAPoolReplayInAnyOrder(t *testing.T) {

@@ -96,6 +96,15 @@ var mutations = []mutation{
 		stress: true,
 	},
 	{
+		name: "replay-stream-not-joined",
+		what: "a replay's stream does not wait for the graph launched on its pool's stream: work issued after the replay overtakes it",
+		patches: []patch{{file: "gpuarr/graph.go",
+			old: "\t\tif err := tracking.Follow(s, on); err != nil {",
+			new: "\t\tif err := error(nil); err != nil {"}},
+		pkgs:   []string{"./gpuarr"},
+		stress: true,
+	},
+	{
 		name: "view-does-not-keep-array",
 		what: "a unified array's CPU view does not keep the array alive: the GC returns its memory while the view is live",
 		patches: []patch{{file: "unified/access.go",

@@ -76,9 +76,10 @@ func (t *State) declareUsers(res memory.Resource, blk *memory.Block, bs *device.
 }
 
 // Follow makes s wait for the work issued on prev so far (nothing when
-// prev is nil or s itself): the replays of a graph pool's graphs, which
-// share memory, are ordered so. A capturing s has the CPU wait instead,
-// as any wait across a capture's boundary.
+// prev is nil or s itself), in one driver call where the backend offers a
+// record-and-wait: a graph's launch stream and the replay's stream are
+// joined so. A capturing s has the CPU wait instead, as any wait across a
+// capture's boundary.
 func Follow(s, prev *device.Stream) error {
 	if prev == nil || prev == s {
 		return nil
@@ -88,10 +89,14 @@ func Follow(s, prev *device.Stream) error {
 		return err
 	}
 	defer ev.drop()
-	if err := prev.Record(ev.use()); err != nil {
+	waited, err := record(prev, ev, s)
+	if err != nil {
 		if !closed(err) {
 			return err
 		}
+		return nil
+	}
+	if waited {
 		return nil
 	}
 	return waitOn(s, ev)
