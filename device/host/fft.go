@@ -1,6 +1,7 @@
 package host
 
 import (
+	"math/cmplx"
 	"runtime/debug"
 
 	"gonum.org/v1/gonum/dsp/fourier"
@@ -16,10 +17,12 @@ import (
 // Each transform of a batch is gathered into the call's workspace (one
 // complex128 per point: what FFTWorkspace reports), transformed one
 // dimension at a time and scattered to the output, so in-place C2C
-// transforms work as on CUDA. C2R transforms the leading dimensions as
-// inverse C2C and then each line of the last with gonum's real inverse,
-// which ignores the imaginary parts of the coefficients that must be real
-// (NumPy's irfft does the same). HideSymbol("libcufft") makes the calls
+// transforms work as on CUDA. Real data takes the complex transforms too
+// (R2C keeps the first N/2+1 coefficients; C2R rebuilds each last-axis
+// line's Hermitian spectrum from them, ignoring the imaginary parts of
+// the coefficients that must be real, as NumPy's irfft does):
+// FFTPACK's real transforms lose accuracy for large prime factors, its
+// complex ones do not. HideSymbol("libcufft") makes the calls
 // fail as on a machine without cuFFT.
 
 const fftCall = "cufftExec"
@@ -120,9 +123,7 @@ type fftRun struct {
 	n       []int
 	inExt   []int // the input's extents (the complex side of C2R halved)
 	cplx    map[int]*fourier.CmplxFFT
-	real    *fourier.FFT
 	line    []complex128
-	reals   []float64
 }
 
 func newFFTRun(p *driver.FFTPlan, inverse bool) *fftRun {
@@ -132,8 +133,6 @@ func newFFTRun(p *driver.FFTPlan, inverse bool) *fftRun {
 	last := n[len(n)-1]
 	if p.Kind == driver.C2R {
 		x.inExt[len(n)-1] = last/2 + 1
-		x.real = fourier.NewFFT(last)
-		x.reals = make([]float64, last)
 	}
 	longest := 0
 	for _, d := range n {
@@ -256,14 +255,33 @@ func (x *fftRun) scatter(out []byte, w []complex128, b int) {
 	case driver.C2R:
 		h := last/2 + 1
 		v32, v64 := floats[float32](out), floats[float64](out)
+		f, line := x.cplx[last], x.line[:last]
 		for r := range lines {
-			x.real.Sequence(x.reals, w[r*h:(r+1)*h])
-			for k, v := range x.reals {
+			// The full Hermitian spectrum of the line's coefficients, whose
+			// first (and for even N last) must be real, then the complex
+			// inverse: FFTPACK's real inverse loses accuracy for large
+			// prime factors, its complex one does not.
+			coef := w[r*h : (r+1)*h]
+			for k := range last {
+				if k < h {
+					line[k] = coef[k]
+				} else {
+					line[k] = cmplx.Conj(coef[last-k])
+				}
+			}
+			line[0] = complex(real(line[0]), 0)
+			if last%2 == 0 {
+				line[last/2] = complex(real(line[last/2]), 0)
+			}
+			if last > 1 {
+				f.Sequence(line, line)
+			}
+			for k, c := range line {
 				o := base + (r*last+k)*p.OStride
 				if p.Type == dtype.Complex64 {
-					v32[o] = float32(v)
+					v32[o] = float32(real(c))
 				} else {
-					v64[o] = v
+					v64[o] = real(c)
 				}
 			}
 		}
