@@ -137,12 +137,16 @@ func (d *device) fftError(r C.gp_fret, format string, args ...any) error {
 const maxFFTPlans = 64
 
 // fftPlan is one cuFFT plan of the device's cache. mu is held for each
-// execution: the plan's stream and work area are set per call.
+// execution: the plan's stream and work area are set per call. refs
+// counts the callers between plan and done (under the cache's lock): a
+// plan in use is never evicted, since cuFFT reuses the handle numbers of
+// destroyed plans.
 type fftPlan struct {
 	mu   sync.Mutex
 	h    C.int
 	work uint64
 	used uint64 // the cache's clock at the last use
+	refs int
 }
 
 // fftPlans is a device's cache of cuFFT plans, one per driver.FFTPlan
@@ -154,9 +158,10 @@ type fftPlans struct {
 	clock uint64
 }
 
-// plan returns the cached plan of p, making it (and evicting the least
-// recently used idle plan when the cache is full) on a miss. The cache is
-// locked while a plan is made, so one plan is made once.
+// fftPlan returns the cached plan of p, making it (and evicting the
+// least recently used idle plan when the cache is full) on a miss; the
+// caller gives it back with fftDone. The cache is locked while a plan is
+// made, so one plan is made once.
 func (d *device) fftPlan(p *driver.FFTPlan) (*fftPlan, error) {
 	c := &d.ffts
 	c.mu.Lock()
@@ -164,6 +169,7 @@ func (d *device) fftPlan(p *driver.FFTPlan) (*fftPlan, error) {
 	c.clock++
 	if fp := c.m[*p]; fp != nil {
 		fp.used = c.clock
+		fp.refs++
 		return fp, nil
 	}
 	if len(c.m) >= maxFFTPlans {
@@ -183,12 +189,19 @@ func (d *device) fftPlan(p *driver.FFTPlan) (*fftPlan, error) {
 	if r.cu != 0 || r.status != 0 {
 		return nil, d.fftError(r, "%v on %s", p, d)
 	}
-	fp := &fftPlan{h: C.int(r.v), work: uint64(r.work), used: c.clock}
+	fp := &fftPlan{h: C.int(r.v), work: uint64(r.work), used: c.clock, refs: 1}
 	if c.m == nil {
 		c.m = map[driver.FFTPlan]*fftPlan{}
 	}
 	c.m[*p] = fp
 	return fp, nil
+}
+
+// fftDone gives back a plan fftPlan returned.
+func (d *device) fftDone(fp *fftPlan) {
+	d.ffts.mu.Lock()
+	fp.refs--
+	d.ffts.mu.Unlock()
 }
 
 // evictFFTPlan destroys the least recently used plan that no call holds;
@@ -200,17 +213,13 @@ func (d *device) evictFFTPlan() error {
 	var oldest driver.FFTPlan
 	var victim *fftPlan
 	for k, fp := range c.m {
-		if (victim == nil || fp.used < victim.used) && fp.mu.TryLock() {
-			if victim != nil {
-				victim.mu.Unlock()
-			}
+		if fp.refs == 0 && (victim == nil || fp.used < victim.used) {
 			oldest, victim = k, fp
 		}
 	}
 	if victim == nil {
-		return nil // every plan busy: grow past the bound for now
+		return nil // every plan in use: grow past the bound for now
 	}
-	defer victim.mu.Unlock()
 	delete(c.m, oldest)
 	if rc := C.gp_ctx_synchronize(d.ctx); rc != 0 {
 		return d.fail(int64(rc), "before destroying a cuFFT plan on %s", d)
@@ -243,6 +252,7 @@ func (s *stream) FFTWorkspace(p *driver.FFTPlan) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer s.dev.fftDone(fp)
 	return fp.work, nil
 }
 
@@ -257,6 +267,7 @@ func (s *stream) FFT(c *driver.FFTCall) error {
 	if err != nil {
 		return err
 	}
+	defer s.dev.fftDone(fp)
 	if c.WorkBytes < fp.work {
 		return driver.Errorf(call, driver.InvalidValue, "%v: a %d-byte workspace, %d needed", &c.Plan, c.WorkBytes, fp.work)
 	}
