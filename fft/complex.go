@@ -91,7 +91,8 @@ func c2cRun[C gpuarr.ComplexFloat](call string, x *gpuarr.Array[C], inverse, nd 
 		if err != nil {
 			return nil, err
 		}
-		if err := execute(call, s, x, out, false, false, stages); err == nil {
+		err = execute(call, s, x, out, false, false, stages)
+		if err == nil {
 			err = scaleInPlace(out, sc, s)
 		}
 		if err != nil {
