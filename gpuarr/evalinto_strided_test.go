@@ -12,8 +12,12 @@ import (
 // every element size: complex128 (16 bytes) included, whose strided
 // stores the host evaluator once made 8 bytes wide.
 func TestEvalIntoStridedViewEveryWidth(t *testing.T) {
-	t.Run("complex128", func(t *testing.T) { evalIntoStrided(t, func(i int) complex128 { return complex(float64(i+1), float64(10*(i+1))) }) })
-	t.Run("complex64", func(t *testing.T) { evalIntoStrided(t, func(i int) complex64 { return complex(float32(i+1), float32(10*(i+1))) }) })
+	t.Run("complex128", func(t *testing.T) {
+		evalIntoStrided(t, func(i int) complex128 { return complex(float64(i+1), float64(10*(i+1))) })
+	})
+	t.Run("complex64", func(t *testing.T) {
+		evalIntoStrided(t, func(i int) complex64 { return complex(float32(i+1), float32(10*(i+1))) })
+	})
 	t.Run("float64", func(t *testing.T) { evalIntoStrided(t, func(i int) float64 { return float64(i + 1) }) })
 	t.Run("float32", func(t *testing.T) { evalIntoStrided(t, func(i int) float32 { return float32(i + 1) }) })
 	t.Run("int16", func(t *testing.T) { evalIntoStrided(t, func(i int) int16 { return int16(i + 1) }) })
