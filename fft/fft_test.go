@@ -375,3 +375,59 @@ func TestFreqAndShift(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []complex64{3, 4, 0, 1, 2, 8, 9, 5, 6, 7, 13, 14, 10, 11, 12}, slice(t, s1))
 }
+
+// Transforms on several streams at once, sharing plans (and, on CUDA,
+// the device's plan cache), each checked: run under GPUARR_HOST_CHECK=1
+// it also shuffles the host streams' timing.
+func TestConcurrentStreams(t *testing.T) {
+	dev := testutil.Device(t)
+	type result struct {
+		want, got []complex128
+	}
+	const workers = 4
+	out := make(chan result, workers*5)
+	done := make(chan error, workers)
+	for w := range workers {
+		s := testutil.Stream(t, dev)
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for i := range 5 {
+				sh := gpuarr.Shape{3, 16 + i}
+				v := randComplex[complex128](rng, sh.Len())
+				x, err := gpuarr.FromSlice(v, sh, gpuarr.On(s))
+				if err != nil {
+					done <- err
+					return
+				}
+				y, err := fft.FFT(x, gpuarr.On(s))
+				if err == nil {
+					var z *gpuarr.Array[complex128]
+					if z, err = fft.IFFT(y, gpuarr.On(s)); err == nil {
+						var got []complex128
+						if got, err = z.ToSlice(); err == nil {
+							out <- result{v, got}
+						}
+						z.Release()
+					}
+					y.Release()
+				}
+				x.Release()
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range workers {
+		require.NoError(t, <-done)
+	}
+	close(out)
+	n := 0
+	for r := range out {
+		near(t, r.want, r.got, 20, "IFFT(FFT) on a stream of its own")
+		n++
+	}
+	assert.Equal(t, workers*5, n)
+}
