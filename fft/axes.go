@@ -36,8 +36,8 @@ func normAxis(k, r int, desc string) (int, error) {
 // which for IRFFT's real axis is the output length). defLen is the
 // default length along an axis of extent m that is the last (real) axis
 // of a real inverse: 2(m−1) for the C2R functions, m otherwise. defAxes is
-// the default axes of an N-D function when neither S nor Axes is given
-// (nil: every axis).
+// the axes of a 2-D function unless Axes is given (nil for the N-D ones,
+// whose default is every axis, or the last len(s) with S).
 func transformAxes[T gpuarr.Element](x *gpuarr.Array[T], c config, nd bool, defAxes []int, c2r bool) (axes, lens []int, err error) {
 	sh := x.Shape()
 	r := len(sh)
@@ -54,6 +54,11 @@ func transformAxes[T gpuarr.Element](x *gpuarr.Array[T], c config, nd bool, defA
 		if c.hasS && len(c.s) != len(c.axes) {
 			return nil, nil, fmt.Errorf("fft.S has %d lengths and fft.Axes %d axes: want one length per axis: %w", len(c.s), len(c.axes), gpuarr.ErrArgument)
 		}
+	case defAxes != nil:
+		raw = defAxes
+		if c.hasS && len(c.s) != len(defAxes) {
+			return nil, nil, fmt.Errorf("fft.S has %d lengths for the %d axes %v: %w", len(c.s), len(defAxes), defAxes, gpuarr.ErrArgument)
+		}
 	case c.hasS:
 		if len(c.s) > r {
 			return nil, nil, fmt.Errorf("fft.S has %d lengths and x %s only %d axes: %w", len(c.s), desc, r, gpuarr.ErrArgument)
@@ -61,8 +66,6 @@ func transformAxes[T gpuarr.Element](x *gpuarr.Array[T], c config, nd bool, defA
 		for i := range c.s {
 			raw = append(raw, r-len(c.s)+i)
 		}
-	case defAxes != nil:
-		raw = defAxes
 	default:
 		for i := range r {
 			raw = append(raw, i)

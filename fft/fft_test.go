@@ -283,6 +283,7 @@ func TestErrors(t *testing.T) {
 	require.NoError(t, err)
 	defer scalar.Release()
 	one := upload(t, []complex64{1}, gpuarr.Shape{1})
+	x3 := upload(t, make([]complex64, 8), gpuarr.Shape{2, 2, 2})
 	empty := upload(t, []complex64{}, gpuarr.Shape{0})
 	for _, c := range []struct {
 		name string
@@ -297,7 +298,8 @@ func TestErrors(t *testing.T) {
 		{"n<1", second(fft.FFT(x, fft.N(0))), gpuarr.ErrArgument, "fft.N(0)"},
 		{"s<1", second(fft.FFTN(x, fft.S(2, -1))), gpuarr.ErrArgument, "fft.S(2, -1)"},
 		{"s and axes", second(fft.FFTN(x, fft.S(2, 2), fft.Axes(0))), gpuarr.ErrArgument, "one length per axis"},
-		{"s too long", second(fft.FFT2(x, fft.S(2, 2, 2))), gpuarr.ErrArgument, "3 lengths"},
+		{"s too long", second(fft.FFTN(x, fft.S(2, 2, 2))), gpuarr.ErrArgument, "3 lengths"},
+		{"fft2 s", second(fft.FFT2(x3, fft.S(2, 2, 2))), gpuarr.ErrArgument, "3 lengths for the 2 axes"},
 		{"twice", second(fft.FFTN(x, fft.Axes(0, -2))), gpuarr.ErrArgument, "twice"},
 		{"no axes", second(fft.FFTN(x, fft.Axes())), gpuarr.ErrArgument, "no axes"},
 		{"N on FFTN", second(fft.FFTN(x, fft.N(3))), gpuarr.ErrArgument, "fft.FFTN does not take the option fft.N(3)"},

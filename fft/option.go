@@ -97,7 +97,8 @@ func Axis(k int) gpuarr.Option { return &option{Option: marker, kind: optAxis, i
 
 // S sets the lengths of the transformed axes of the 2-D and N-D
 // functions (NumPy's s), one per axis, each at least 1, as N does for one
-// axis. Without Axes, S names the last len(s) axes.
+// axis. Without Axes, the N-D functions transform the last len(s) axes;
+// the 2-D ones take two lengths, for their two axes.
 func S(s ...int) gpuarr.Option {
 	return &option{Option: marker, kind: optS, ints: append([]int(nil), s...)}
 }
