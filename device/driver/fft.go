@@ -109,8 +109,9 @@ func (p *FFTPlan) Spans() (in, out uint64) {
 }
 
 // FFTCall is one execution of a plan: In to Out (the same pointer, with
-// the same layout, for an in-place C2C transform; R2C and C2R are
-// out-of-place and, on CUDA, C2R overwrites its input). Inverse selects
+// the same layout, for an in-place C2C transform; otherwise the two must
+// not overlap). R2C and C2R are out-of-place and, on CUDA, C2R overwrites
+// its input. Inverse selects
 // the inverse C2C transform; R2C is always forward and C2R inverse.
 type FFTCall struct {
 	Plan    FFTPlan
