@@ -45,6 +45,11 @@
 //     matrices with the workspace SolverWorkspace asks for; cuSOLVER on
 //     CUDA (libcusolver.so.12, else .11; GPUARR_CUSOLVER_LIB), gonum's
 //     LAPACK on the host.
+//   - Stream.FFT: a batch of Fourier transforms (driver.FFTPlan: C2C, R2C
+//     or C2R, rank 1 to 3, strided layouts) with the workspace
+//     FFTWorkspace asks for; cuFFT on CUDA (libcufft.so.12, else .11;
+//     GPUARR_CUFFT_LIB), its plans cached per device; gonum's dsp/fourier
+//     on the host.
 //   - Device.LoadCUDA and CompileCUDA: CUDA C through NVRTC
 //     (libnvrtc.so.13, else .12; GPUARR_NVRTC_LIB); a source that does not
 //     compile matches ErrCompile and carries the log. The host cannot.
@@ -59,7 +64,7 @@
 //
 // Libraries are dlopened on first use; a missing one makes the calls that
 // need it fail with ErrNotSupported naming it. HideSymbol("libcublas"),
-// ("libcusolver"), ("libnvrtc") or a driver entry point's name makes it
+// ("libcusolver"), ("libcufft"), ("libnvrtc") or a driver entry point's name makes it
 // look missing, for tests.
 //
 // # Boundaries

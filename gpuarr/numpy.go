@@ -68,6 +68,10 @@
 //	                              machine epsilon         clearer than two
 //	linalg.MatrixRank of an     a ValueError              0: an empty matrix has rank 0
 //	  empty matrix
+//	fft.fftn, ifftn, rfftn, …   the transform runs once   an error matching ErrArgument: a repeated axis
+//	  with an axis repeated       per repetition          is almost always a mistake (FFTN twice for it)
+//	fft.rfft, irfft (and the    the result type follows   the other type is named at the call
+//	  2-D, N-D forms)             the input               (fft.RFFT[complex64](x)): Go cannot derive it
 //	Cumsum, Cumprod of int8 …   an int64 (uint64) result  an error matching ErrArgument that names CumsumAs
 //	  int32, uint8 … uint32                               (CumprodAs), as Sum: T cannot widen
 //	Cumsum, Cumprod of float32  a float32 running sum     accumulated in float64, each result rounded once

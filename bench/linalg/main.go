@@ -14,16 +14,20 @@
 //     blas64.Use(gonum.Implementation{}) on unified arrays lent by
 //     gonum.BorrowAll (one cuBLAS DGEMM, and the wait for C), against
 //     gonum's own CPU Mul of the same matrices on this host's cores, both
-//     at 4096² in this run; the ratio is held to the 50×.
+//     at 4096² in this run; the ratio is held to the 50×;
+//  7. package fft: FFT of 2²⁴ complex64 points, RFFT of 2²⁶ float32
+//     points and FFT2 of a 4096×4096 complex64 matrix (cuFFT; one plan
+//     each, the result and cuFFT's workspace from the pool per call).
 //
 // Each sample is host wall time of one call, from the call until its
 // result is on the device and the stream has finished (the linalg
 // functions of cases 1–5 read their info words back, so they wait
-// anyway; the sample adds a stream synchronization). Inputs are made
+// anyway; the sample adds a stream synchronization; case 7 does not wait
+// by itself). Inputs are made
 // once per case, outside the samples; each call's result is released
 // inside its sample, as torch frees its results. bench/peer/linalg_peers.py
-// measures torch.linalg the same way in the same GPU run and gives the
-// ratios against the targets.
+// measures torch.linalg and torch.fft the same way in the same GPU run
+// and gives the ratios against the targets.
 //
 //	go run ./bench/linalg -out bench/results
 //	go run ./bench/linalg -quick            (small sizes, seconds)
@@ -53,6 +57,9 @@ type config struct {
 	batch   int // case 5: systems
 	batchN  int // case 5: their size
 	mulN    int // case 6
+	fftN    int // case 7: FFT points
+	rfftN   int // case 7: RFFT points
+	fft2N   int // case 7: FFT2 side
 	samples int // timed samples of the big cases
 	small   int // timed samples of the batched case
 	cpu     int // timed samples of gonum's CPU Mul
@@ -67,6 +74,9 @@ func main() {
 	flag.IntVar(&cfg.batch, "batch", 10000, "systems of the batched Solve")
 	flag.IntVar(&cfg.batchN, "batch-n", 32, "size of the batched systems")
 	flag.IntVar(&cfg.mulN, "mul", 4096, "gonum Mul size")
+	flag.IntVar(&cfg.fftN, "fft", 1<<24, "FFT points (complex64)")
+	flag.IntVar(&cfg.rfftN, "rfft", 1<<26, "RFFT points (float32)")
+	flag.IntVar(&cfg.fft2N, "fft2", 4096, "FFT2 side (complex64)")
 	flag.IntVar(&cfg.samples, "samples", 7, "timed samples of the large cases")
 	flag.IntVar(&cfg.small, "batch-samples", 30, "timed samples of the batched Solve")
 	flag.IntVar(&cfg.cpu, "cpu-samples", 2, "timed samples of gonum's CPU Mul")
@@ -94,6 +104,9 @@ func run(outDir string, cfg config, quick bool, set map[string]bool) error {
 		def("svd", &cfg.svdN, 128)
 		def("batch", &cfg.batch, 500)
 		def("mul", &cfg.mulN, 256)
+		def("fft", &cfg.fftN, 1<<12)
+		def("rfft", &cfg.rfftN, 1<<14)
+		def("fft2", &cfg.fft2N, 64)
 		def("samples", &cfg.samples, 3)
 		def("batch-samples", &cfg.small, 5)
 		def("cpu-samples", &cfg.cpu, 2)
@@ -106,7 +119,7 @@ func run(outDir string, cfg config, quick bool, set map[string]bool) error {
 		cfg.samples, cfg.small, cfg.cpu, runtime.GOMAXPROCS(0))
 	s := dev.DefaultStream()
 	for _, c := range []func(*report.Report, *device.Stream, config) error{
-		benchSolve, benchCholesky, benchSVD, benchEigh, benchBatchedSolve, benchBridge,
+		benchSolve, benchCholesky, benchSVD, benchEigh, benchBatchedSolve, benchBridge, benchFFT,
 	} {
 		if err := c(rep, s, cfg); err != nil {
 			return err

@@ -13,7 +13,9 @@ over the samples after one warm-up call:
   3. torch.linalg.svd (full_matrices=True) and torch.linalg.svdvals of a
      4096×4096 float32 matrix;
   4. torch.linalg.eigh of a 4096×4096 symmetric float32 matrix;
-  5. torch.linalg.solve of 10,000 float32 systems of 32×32, b 32×1 each.
+  5. torch.linalg.solve of 10,000 float32 systems of 32×32, b 32×1 each;
+  6. torch.fft.fft of 2²⁴ complex64 points, torch.fft.rfft of 2²⁶ float32
+     points and torch.fft.fft2 of a 4096×4096 complex64 matrix.
 
 When DIR holds linalg.json from bench/linalg (the GPU bundle runs the Go
 programs first), its sizes are used, and "vs gpuarr" rows give torch's
@@ -34,7 +36,8 @@ import time
 import _peer
 
 # The issue's targets: torch's time over gpuarr's, at least this.
-TARGETS = {"Solve": 0.95, "Cholesky": 0.95, "SVD": 0.9, "Eigh": 0.9, "Solve batched": 0.9}
+TARGETS = {"Solve": 0.95, "Cholesky": 0.95, "SVD": 0.9, "Eigh": 0.9, "Solve batched": 0.9,
+           "FFT": 0.95, "RFFT": 0.95, "FFT2": 0.95}
 
 
 def wall_times(torch, samples, op):
@@ -120,14 +123,53 @@ def bench_torch(torch, rep, sz, samples, small_samples):
 
     add(rep, "Solve batched", "float32", "%d × %d×%d, b %d×1" % (count, n, n, n), "torch.linalg.solve",
         wall_times(torch, small_samples, bsolve))
+    del a, b
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
+    bench_fft(torch, rep, sz, samples, randn)
     return True
+
+
+def pow2(n):
+    return "2^%d" % (n.bit_length() - 1) if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def bench_fft(torch, rep, sz, samples, randn):
+    """torch.fft's side of bench/linalg's FFT cases."""
+    n = sz["fft"]
+    x = torch.complex(randn((n,), torch.float32), randn((n,), torch.float32))
+
+    def fft1():
+        y = torch.fft.fft(x)
+        del y
+
+    add(rep, "FFT", "complex64", pow2(n), "torch.fft.fft", wall_times(torch, samples, fft1))
+    del x
+    n = sz["rfft"]
+    r = randn((n,), torch.float32)
+
+    def rfft():
+        y = torch.fft.rfft(r)
+        del y
+
+    add(rep, "RFFT", "float32", pow2(n), "torch.fft.rfft", wall_times(torch, samples, rfft))
+    del r
+    n = sz["fft2"]
+    m = torch.complex(randn((n, n), torch.float32), randn((n, n), torch.float32))
+
+    def fft2():
+        y = torch.fft.fft2(m)
+        del y
+
+    add(rep, "FFT2", "complex64", "%d×%d" % (n, n), "torch.fft.fft2", wall_times(torch, samples, fft2))
+    del m
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
 
 
 def sizes_from(gp):
     """The sizes bench/linalg used (its rows' n and batch metrics)."""
-    sz = {"solve": 8192, "svd": 4096, "batch_n": 32, "batch": 10000}
+    sz = {"solve": 8192, "svd": 4096, "batch_n": 32, "batch": 10000, "fft": 1 << 24, "rfft": 1 << 26, "fft2": 4096}
     for r in (gp or {}).get("rows", []):
         m = r.get("metrics", {})
         if "n" not in m:
@@ -138,6 +180,12 @@ def sizes_from(gp):
             sz["svd"] = int(m["n"])
         elif r["name"] == "Solve batched":
             sz["batch_n"], sz["batch"] = int(m["n"]), int(m["batch"])
+        elif r["name"] == "FFT":
+            sz["fft"] = int(m["n"])
+        elif r["name"] == "RFFT":
+            sz["rfft"] = int(m["n"])
+        elif r["name"] == "FFT2":
+            sz["fft2"] = int(m["n"])
     return sz
 
 

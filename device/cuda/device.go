@@ -167,6 +167,7 @@ type device struct {
 
 	blas   libHandles // idle cuBLAS handles (libhandles.go)
 	solver libHandles // idle cuSOLVER handles
+	ffts   fftPlans   // cuFFT plans (fft.go)
 }
 
 func (d *device) String() string { return fmt.Sprintf("cuda:%d (%s)", d.info.Ordinal, d.info.Name) }

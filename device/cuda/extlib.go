@@ -79,9 +79,10 @@ func loadError(library, env string, tried []libCandidate, first string) error {
 }
 
 // Tests hide a whole library with HideSymbol("libcublas"),
-// HideSymbol("libcusolver"), HideSymbol("libnvrtc") or HideSymbol("libnccl"):
+// HideSymbol("libcusolver"), HideSymbol("libcufft"), HideSymbol("libnvrtc") or
+// HideSymbol("libnccl"):
 // it then looks missing whether or not it loaded.
-var libHides struct{ cublas, cusolver, nvrtc, nccl atomic.Int32 }
+var libHides struct{ cublas, cusolver, cufft, nvrtc, nccl atomic.Int32 }
 
 func libHideCounter(name string) *atomic.Int32 {
 	switch name {
@@ -89,6 +90,8 @@ func libHideCounter(name string) *atomic.Int32 {
 		return &libHides.cublas
 	case "libcusolver":
 		return &libHides.cusolver
+	case "libcufft":
+		return &libHides.cufft
 	case "libnvrtc":
 		return &libHides.nvrtc
 	case "libnccl":

@@ -86,6 +86,33 @@ gp_bret gp_solver_destroy(gp_h ctx, gp_h h);
 gp_bret gp_solver_buffer(gp_h ctx, gp_h h, const gp_scall *c);
 gp_bret gp_solver_run(gp_h ctx, gp_h h, const gp_scall *c);
 
+// A cuFFT plan (fft.c): the fields of driver.FFTPlan, kind as its Go
+// value (driver.FFTKind), dbl for Complex128.
+typedef struct {
+	int kind, dbl, rank;
+	long long n[3];
+	long long batch, istride, idist, ostride, odist;
+} gp_fplan;
+
+// A cuFFT call's outcome: cu is a failed context switch; otherwise
+// status is the cufftResult of the entry point numbered which; v is a new
+// plan's handle and work its workspace bytes.
+typedef struct {
+	gp_rc cu;
+	int status, which;
+	unsigned long long v, work;
+} gp_fret;
+
+// Status for a transform kind fft.c does not know.
+#define GP_FFT_BAD_KIND (-3)
+
+int gp_fft_open(const char *const *deps, int ndeps, const char *path, char *err, int errlen);
+const char *gp_fft_name(int which);
+gp_fret gp_fft_plan(gp_h ctx, const gp_fplan *p);
+gp_fret gp_fft_exec(gp_h ctx, int h, gp_h st, int kind, int dbl, int inverse, CUdeviceptr in, CUdeviceptr out,
+                    CUdeviceptr work);
+gp_fret gp_fft_destroy(gp_h ctx, int h);
+
 // An NVRTC compilation: rc is the nvrtcResult of the call numbered which
 // (GP_NVRTC_*); ptx and log are malloc'd (the caller frees them).
 typedef struct {

@@ -18,7 +18,7 @@
 //
 // What only some backends can do is an optional capability, an interface
 // a backend's Device or Stream may implement and package device tests for:
-// Compiler, BLAS, BLASWorkspace and Solver here, CaptureNodes and
+// Compiler, BLAS, BLASWorkspace, Solver and FFT here, CaptureNodes and
 // GraphUpdate (naming captured nodes and resizing them in an instantiated
 // graph), PeerLinks (simulated peer links), and
 // device/hostkernel's Registry (kernels written in Go), which lives beside

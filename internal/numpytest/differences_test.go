@@ -56,6 +56,10 @@ var differences = map[string]difference{
 		elsewhere: "linalg.TestGoldens: the lstsq and pinv cases with rcond -1 (linalg/testdata)"},
 	"linalg-rank-empty": {row: "linalg.MatrixRank of an",
 		elsewhere: "linalg.TestGoldens and linalg's argument tests"},
+	"fft-repeated-axes": {row: "fft.fftn, ifftn, rfftn, …",
+		elsewhere: "fft.TestErrors: the \"twice\" case"},
+	"fft-real-pair": {row: "fft.rfft, irfft (and the",
+		elsewhere: "fft.TestErrors: the \"rfft pair\" and \"irfft pair\" cases; fft.TestGoldens"},
 
 	// checked through the API (differences_api_test.go) and, where a call
 	// does not compile, by the type checker (differences_compile_test.go)

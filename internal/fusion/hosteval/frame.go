@@ -135,6 +135,8 @@ func scatterFor(size int) func(base unsafe.Pointer, span int, src unsafe.Pointer
 		return scatterK[uint16]
 	case 4:
 		return scatterK[uint32]
+	case 16:
+		return scatterK[[2]uint64]
 	}
 	return scatterK[uint64]
 }
