@@ -17,6 +17,9 @@ Times, on the same GPU and at the same sizes as bench/kernels:
   4b. torch.var, torch.std of all the elements of a float32 array, and
      torch.sum and torch.var over its first two axes (CuPy's too), device
      time;
+  5. a + b on 1,024 elements from Python, host time per op: batches of
+     calls, synchronized between batches (torch.add(a, b, out=c), a + b,
+     cupy.add(out=), and the interpreter's empty loop);
   6. the elementwise functions of issue 27 (bench/kernels/functions.go):
      each torch function with out= where torch has it (isnan, isinf and
      isfinite allocate their result: they take no out=) on the same
@@ -27,10 +30,7 @@ Times, on the same GPU and at the same sizes as bench/kernels:
   8. float16 and bfloat16: torch.add(a, b, out=c) at n elements (CuPy's
      cupy.add for float16; CuPy has no bfloat16), torch.matmul at the
      matmul size (cuBLAS, float32 accumulation, torch's default
-     reduced-precision-reduction flags, recorded in a note);
-  5. a + b on 1,024 elements from Python, host time per op: batches of
-     calls, synchronized between batches (torch.add(a, b, out=c), a + b,
-     cupy.add(out=), and the interpreter's empty loop).
+     reduced-precision-reduction flags, recorded in a note).
 
 Row names match bench/kernels' rows. When DIR (--out) already holds
 kernels.json from bench/kernels (the GPU bundle runs the Go programs
