@@ -4,48 +4,88 @@
 // gives its memory back when released or garbage collected. Example shows
 // the model end to end; the differences from NumPy close this page.
 //
-// # Arrays and options
+// The functions are grouped below as NumPy's reference groups its
+// routines: array creation, array manipulation, mathematical functions,
+// reductions and statistics, sorting and searching, linear algebra, and
+// the element types. Every call takes its options last; a call runs on the
+// default stream of device.Default() (constructors) or of the device of
+// the array it writes, unless On(s) or OnDevice(dev) says otherwise; a
+// call given an option it does not take fails naming it.
 //
-// Constructors (Empty, Zeros, Ones, Full, FromSlice, the Like forms,
-// Arange, Linspace, Eye) take a Shape or their parameters and options
-// last. Views share their array's memory: Index is NumPy's basic
-// indexing (At, S, From, To, Every, Colon, NewAxis, Ellipsis; negative
-// positions and steps count from the end, as in Python), with Slice,
-// Reshape (a copy when no strides express it, as in NumPy), Ravel,
-// Transpose, Permute, Squeeze, ExpandDims, Flip, BroadcastTo and
-// Diagonal; Roll copies. Copy, Clone, ToSlice and CopyFromHost move data.
-// A call runs on the default stream of device.Default() (constructors) or
-// of the device of the array it writes, unless On(s) or OnDevice(dev) says
-// otherwise; a call given an option it does not take fails naming it.
+// # Array creation
 //
-// # The array language
+// Empty, Zeros, Ones, Full and FromSlice take a Shape; EmptyLike,
+// ZerosLike, OnesLike and FullLike another array's; Arange, Linspace
+// (Endpoint) and Eye their parameters. Random numbers (NumPy's random):
+// an RNG (NewRNG) gives UniformExpr and NormalExpr, expressions drawn
+// where they are evaluated, the same numbers on every backend.
 //
-// Elementwise functions (Add, Mul, Where, Cast, ...; NumPy's math
-// functions under Go's math package's names: Sin … Atanh, Atan2, Exp2,
-// Expm1, Log2, Log10, Log1p, Cbrt, Rsqrt, Erf, Erfc, Hypot, Copysign,
-// Floor, Ceil, Trunc, Round (half to even), Sign, Fmin, Fmax, FloorDiv
-// and Mod (NumPy's // and %), Rem (Go's %, NumPy's fmod), the masks
-// IsNaN, IsInf, IsFinite; BitAnd, BitOr, BitXor, Invert, LeftShift,
-// RightShift of integers) build a lazy
-// Expr; Eval and EvalInto compile the whole tree into one fused kernel,
-// cached per device by the tree's shape and types: PTX written by Go and
-// JIT-compiled by the driver, the same program run in Go on the host
-// backend. Operands broadcast with NumPy's rules; strided views are read
-// in place, and EvalInto writes into them (NumPy's x[...] = e); Triu and
-// Tril mask by position. Reductions (Sum, Prod, Min, Max, Mean, ArgMin,
-// ArgMax, Var, Std with Ddof, NanSum, NanMean, NanMin, NanMax, Any, All,
-// LogSumExp, Norm, and SumAs, ProdAs, MeanAs, VarAs, StdAs naming the
-// result type) take expressions and any axes (Axis, KeepDims), each in
-// one fused pass (LogSumExp and the matrix norms in two or three). Matmul
-// (vectors, broadcast stacks, any views), Dot, Outer and Einsum run
-// cuBLAS (gonum on the host); RNG draws random numbers, the same on every
-// backend; Launch runs kernels of your own on arrays (In, Out, InOut).
-// Sorting (Sort, Argsort, TopK, Unique, SearchSorted), scans (Cumsum,
-// Cumprod, Cummax, Cummin, taking expressions), indexing by arrays (Take,
-// TakeAlongAxis, Put, IndexAdd, MaskedSelect, Compress, Nonzero) and
-// joining (Concatenate, Stack, Split, Pad, Bincount, Histogram) are
-// generated kernels too; bad indices are checked on the device and
-// reported by the next host wait (see Take).
+// # Array manipulation
+//
+// Views share their array's memory: Index is NumPy's basic indexing (At,
+// S, From, To, Every, Colon, NewAxis, Ellipsis; negative positions and
+// steps count from the end, as in Python), with Slice, Reshape (a copy
+// when no strides express it, as in NumPy), Ravel, Transpose, Permute,
+// Squeeze, ExpandDims, Flip, BroadcastTo and Diagonal. Roll, Triu and
+// Tril copy. Joining and splitting: Concatenate, Stack, Split, SplitAt,
+// Pad. Indexing by arrays: Take, TakeAlongAxis, Put, IndexAdd,
+// MaskedSelect, Compress, Nonzero; bad indices are checked on the device
+// and reported by the next host wait (see Take), unless Clip() or Wrap()
+// makes every index valid. Copy, Clone, ToSlice, CopyFromHost and
+// CopyToHost move data.
+//
+// # Mathematical functions
+//
+// Elementwise functions build a lazy Expr; Eval and EvalInto compile the
+// whole tree into one fused kernel, cached per device by the tree's shape
+// and types: PTX written by Go and JIT-compiled by the driver, the same
+// program run in Go on the host backend. Operands broadcast with NumPy's
+// rules; strided views are read in place, and EvalInto writes into them
+// (NumPy's x[...] = e).
+//
+//   - Arithmetic: Add, Sub, Mul, Div (Go's truncating / on integers), Neg,
+//     FMA, Pow, FloorDiv and Mod (NumPy's // and %), Rem (Go's %, NumPy's
+//     fmod); Scalar makes a constant operand.
+//   - Trigonometric and hyperbolic: Sin, Cos, Tan, Asin, Acos, Atan,
+//     Atan2, Hypot, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh.
+//   - Exponents and logarithms: Exp, Exp2, Expm1, Log, Log2, Log10, Log1p,
+//     Sqrt, Cbrt, Rsqrt, Sigmoid.
+//   - Rounding: Floor, Ceil, Trunc, Round (half to even).
+//   - Special functions: Erf, Erfc.
+//   - Miscellaneous: Abs, Sign, Copysign, Minimum and Maximum (NaN
+//     propagating), Fmin and Fmax (NaN ignoring), Clamp (NumPy's clip).
+//   - Logic: Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual,
+//     IsNaN, IsInf, IsFinite give a Mask (And, Or, Not); Where selects by
+//     one, FromMask converts one.
+//   - Bitwise, on integers: BitAnd, BitOr, BitXor, Invert, LeftShift,
+//     RightShift.
+//   - Complex numbers: Complex, Real, Imag, Conj, ComplexAbs, Angle.
+//   - Sums, products, differences: Cumsum, Cumprod, Cummax, Cummin (and
+//     CumsumAs, CumprodAs naming the result type), single-pass scans that
+//     take expressions.
+//
+// Launch runs kernels of your own on arrays (In, Out, InOut).
+//
+// # Reductions and statistics
+//
+// Sum, Prod, Min, Max, Mean, ArgMin, ArgMax, Var and Std (Ddof), NanSum,
+// NanMean, NanMin, NanMax, Any and All (of a Truth), CountNonzero,
+// LogSumExp, Norm (Ord), and SumAs, ProdAs, MeanAs, VarAs, StdAs naming
+// the result type, take expressions and any axes (Axis, KeepDims), each
+// in one fused pass (LogSumExp and the matrix norms in two or three).
+// Bincount and Histogram count.
+//
+// # Sorting and searching
+//
+// Sort, Argsort (Descending), TopK, Unique, UniqueAll and SearchSorted:
+// stable sorts with NaNs last, as NumPy's.
+//
+// # Linear algebra
+//
+// Matmul and MatmulInto (NumPy's matmul: vectors, broadcast stacks, any
+// views), Dot, Outer and Einsum (the contractions that map to batched
+// GEMM) run cuBLAS (gonum on the host); float32 products use TF32 only
+// when TF32() asks. Decompositions and solvers are package linalg's.
 //
 // # Element types
 //
@@ -57,11 +97,10 @@
 // and ToBFloat16; they compute in float32 and round each result to
 // nearest even, as NumPy and PyTorch do, and Matmul multiplies them on
 // tensor cores accumulating in float32), and complex64 and complex128
-// (real part first, as C99 and NumPy store them; Real, Imag, Complex,
-// Conj, ComplexAbs and Angle, NumPy's formulas for Mul and Div, Sum,
-// Prod and Mean, Matmul). Cast converts between them; Go converts
-// nothing implicitly, and neither does an expression: its operands have
-// one type.
+// (real part first, as C99 and NumPy store them; NumPy's formulas for Mul
+// and Div; Sum, Prod, Mean and Matmul take them). Cast converts between
+// them; Go converts nothing implicitly, and neither does an expression:
+// its operands have one type.
 //
 // # Streams and ordering
 //

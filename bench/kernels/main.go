@@ -5,7 +5,13 @@
 //     (3 arrays × 4 B × n per op), next to a device-to-device copy and the
 //     hand-written test kernel gpuarr_vadd_f32 on the same memory;
 //  2. a*b + c fused: EvalInto of Add(Mul(a, b), c) (what a user writes)
-//     and of FMA(a, b, c);
+//     and of FMA(a, b, c); and the 3-op chain Sin(a*b + c) in one kernel;
+//     2b. every elementwise function of issue 27's list (sin … pow,
+//     FloorDiv, Mod, Rem, IsNaN/IsInf/IsFinite, Minimum/Maximum,
+//     Fmin/Fmax, Clamp; bitwise and shifts of int32) at n float32 (int32)
+//     elements on operands in its domain: GB/s;
+//     2c. float16 and bfloat16 a + b at n elements, and their Matmul at
+//     the matmul size (cuBLAS GemmEx, float32 accumulation);
 //  3. Sum of 2²⁸ float32: device time per Sum (+ Release of its result),
 //     and host wall time with the device synchronized after each batch;
 //  4. Matmul of two 8192×8192 float32 matrices (cuBLAS SGEMM, no TF32):
@@ -21,7 +27,7 @@
 //  6. first-use JIT compile time of fresh expression shapes, and the host
 //     overhead of a cached expression beyond the raw launch.
 //
-// Cases 1–4b use device timing events around batches of operations; cases
+// Cases 1–4b (2b, 2c too) use device timing events around batches of operations; cases
 // 5 and 6 host wall-clock time. The PyTorch and CuPy figures for cases 1–5
 // come from bench/peer/kernels_peers.py in the same GPU run; that script
 // reads this program's kernels.json from its --out folder and adds the
@@ -48,14 +54,18 @@ import (
 
 // The targets each figure is held to.
 const (
-	targetAddVsTorch    = 0.95 // a+b throughput / torch.add(out=)'s
-	targetFusedSpeedup  = 1.3  // torch eager a*b+c time / fused EvalInto time
-	targetSumVsTorch    = 0.90 // torch.sum time / gpuarr.Sum time
-	targetMatmulVsTorch = 0.95 // gpuarr TFLOP/s / torch.matmul's
-	targetBmmVsTorch    = 0.95 // gpuarr batched TFLOP/s / torch.bmm's
-	targetStatsVsTorch  = 0.90 // torch.var/std/sum(dim=(0,1)) time / gpuarr's
-	targetSmallVsRaw    = 1.2  // EvalInto(1,024) host time / raw cuLaunchKernel
-	targetLookupNs      = 1000 // cache-hit overhead (EvalInto − raw launch)
+	targetAddVsTorch        = 0.95 // a+b throughput / torch.add(out=)'s
+	targetFusedSpeedup      = 1.3  // torch eager a*b+c time / fused EvalInto time
+	targetSumVsTorch        = 0.90 // torch.sum time / gpuarr.Sum time
+	targetMatmulVsTorch     = 0.95 // gpuarr TFLOP/s / torch.matmul's
+	targetBmmVsTorch        = 0.95 // gpuarr batched TFLOP/s / torch.bmm's
+	targetStatsVsTorch      = 0.90 // torch.var/std/sum(dim=(0,1)) time / gpuarr's
+	targetMathVsTorch       = 0.95 // each elementwise function's throughput / the torch function's (out=)
+	targetChainSpeedup      = 1.3  // torch eager sin(a*b+c) time / fused EvalInto time
+	targetHalfAddVsTorch    = 0.95 // float16, bfloat16 a+b throughput / torch.add(out=)'s
+	targetHalfMatmulVsTorch = 0.95 // float16, bfloat16 Matmul TFLOP/s / torch.matmul's
+	targetSmallVsRaw        = 1.2  // EvalInto(1,024) host time / raw cuLaunchKernel
+	targetLookupNs          = 1000 // cache-hit overhead (EvalInto − raw launch)
 )
 
 var (
@@ -64,18 +74,19 @@ var (
 )
 
 type config struct {
-	n          int   // elements of the bandwidth cases
-	matN       int   // matmul size
-	bmmBatch   int   // batched matmul: matrices per stack
-	bmmN       int   // batched matmul: matrix size
-	stat       []int // Var, Std, two-axis Sum: the array's shape
-	smallN     int   // elements of the per-op case
-	samples    int   // timed samples per bandwidth/matmul path
-	opBatch    int   // operations per device-timed sample (bandwidth cases)
-	batches    int   // timed batches per per-op path
-	launchOps  int   // launches per batch (per-op case)
-	freshExprs int   // fresh expression shapes compiled in case 6
-	seed       int64
+	n           int   // elements of the bandwidth cases
+	matN        int   // matmul size
+	bmmBatch    int   // batched matmul: matrices per stack
+	bmmN        int   // batched matmul: matrix size
+	stat        []int // Var, Std, two-axis Sum: the array's shape
+	smallN      int   // elements of the per-op case
+	samples     int   // timed samples per bandwidth/matmul path
+	mathSamples int   // timed samples per elementwise function
+	opBatch     int   // operations per device-timed sample (bandwidth cases)
+	batches     int   // timed batches per per-op path
+	launchOps   int   // launches per batch (per-op case)
+	freshExprs  int   // fresh expression shapes compiled in case 6
+	seed        int64
 }
 
 func main() {
@@ -89,6 +100,7 @@ func main() {
 	cfg.stat = []int{4096, 4096, 16}
 	flag.IntVar(&cfg.smallN, "small", 1024, "elements of the per-op case")
 	flag.IntVar(&cfg.samples, "samples", 30, "device-timed samples per bandwidth or matmul path")
+	flag.IntVar(&cfg.mathSamples, "math-samples", 7, "device-timed samples per elementwise function")
 	flag.IntVar(&cfg.opBatch, "op-batch", 10, "operations per device-timed sample")
 	flag.IntVar(&cfg.batches, "batches", 200, "timed batches per per-op path")
 	flag.IntVar(&cfg.launchOps, "launch-batch", 256, "launches per batch in the per-op case")
@@ -123,6 +135,7 @@ func run(outDir string, cfg config, quick bool, set map[string]bool) error {
 		def("n", &cfg.n, 1<<20)
 		def("matmul", &cfg.matN, 256)
 		def("samples", &cfg.samples, 10)
+		def("math-samples", &cfg.mathSamples, 3)
 		def("op-batch", &cfg.opBatch, 2)
 		def("batches", &cfg.batches, 40)
 		def("launch-batch", &cfg.launchOps, 64)
@@ -138,6 +151,9 @@ func run(outDir string, cfg config, quick bool, set map[string]bool) error {
 	}{
 		{"a+b", benchAdd},
 		{"a*b+c", benchFused},
+		{"sin(a*b+c)", benchChain},
+		{"elementwise functions", benchFunctions},
+		{"float16, bfloat16", benchHalf},
 		{"sum", benchSum},
 		{"matmul", benchMatmul},
 		{"batched matmul", benchBatched},

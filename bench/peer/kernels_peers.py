@@ -19,7 +19,18 @@ Times, on the same GPU and at the same sizes as bench/kernels:
      time;
   5. a + b on 1,024 elements from Python, host time per op: batches of
      calls, synchronized between batches (torch.add(a, b, out=c), a + b,
-     cupy.add(out=), and the interpreter's empty loop).
+     cupy.add(out=), and the interpreter's empty loop);
+  6. the elementwise functions of issue 27 (bench/kernels/functions.go):
+     each torch function with out= where torch has it (isnan, isinf and
+     isfinite allocate their result: they take no out=) on the same
+     operands' ranges (MATH below; torch has no cbrt: torch.pow(p, 1/3)
+     on positive p), the functions of a group interleaved, n elements;
+  7. the 3-op chain sin(a*b + c): torch eager (three kernels, two
+     temporaries, the result allocated), CuPy eager and cupy.fuse'd;
+  8. float16 and bfloat16: torch.add(a, b, out=c) at n elements (CuPy's
+     cupy.add for float16; CuPy has no bfloat16), torch.matmul at the
+     matmul size (cuBLAS, float32 accumulation, torch's default
+     reduced-precision-reduction flags, recorded in a note).
 
 Row names match bench/kernels' rows. When DIR (--out) already holds
 kernels.json from bench/kernels (the GPU bundle runs the Go programs
@@ -56,6 +67,93 @@ CASE_STD = "Std, float32"
 CASE_SUM2 = "Sum over two axes, float32"
 CASE_SMALL = "small a + b, float32, host time per op"
 CASE_VS = "vs gpuarr"
+CASE_CHAIN = "Sin(a*b + c), float32: a 3-op chain"
+
+
+def case_half_add(dt):
+    return "a + b, " + dt
+
+
+def case_half_matmul(dt):
+    return "matmul, " + dt + ", float32 accumulation"
+
+
+# The elementwise functions of bench/kernels/functions.go, in its order:
+# (row name, gpuarr's path, torch's path, bytes read and written per
+# element, make), make(torch, t) giving the call to time on the tensors t
+# (u, p, o: float32; a, k, io: int32). The ranges are functions.go's: u in [-0.99, 0.99), p in
+# [1, 4), a in [0, 1e9), k in [0, 32).
+U_RANGE = ", u in [-0.99, 0.99)"
+P_RANGE = ", p in [1, 4)"
+UP_RANGE = ", u in [-0.99, 0.99), p in [1, 4)"
+AK_RANGE = ", a in [0, 1e9), k in [0, 32)"
+
+
+def _math_table():
+    rows = []
+
+    def unary(name, torch_name, operand="u"):
+        rng = U_RANGE if operand == "u" else P_RANGE
+        rows.append((name + ", float32", "gpuarr.EvalInto(o, %s(%s))%s" % (name, operand, rng),
+                     "torch.%s(%s, out=o)%s" % (torch_name, operand, rng), 8,
+                     lambda torch, t: (lambda f=getattr(torch, torch_name), x=t[operand], o=t["o"]: f(x, out=o))))
+
+    def binary(name, torch_name, x="u", y="p"):
+        rows.append((name + ", float32", "gpuarr.EvalInto(o, %s(%s, %s))%s" % (name, x, y, UP_RANGE),
+                     "torch.%s(%s, %s, out=o)%s" % (torch_name, x, y, UP_RANGE), 12,
+                     lambda torch, t: (lambda f=getattr(torch, torch_name), a=t[x], b=t[y], o=t["o"]: f(a, b, out=o))))
+
+    def mask(name, torch_name):
+        rows.append((name + ", float32 → bool", "gpuarr.EvalInto(m, %s(u))%s" % (name, U_RANGE),
+                     "torch.%s(u) (result allocated: it takes no out=)%s" % (torch_name, U_RANGE), 5,
+                     lambda torch, t: (lambda f=getattr(torch, torch_name), x=t["u"]: f(x))))
+
+    def integer(name, call, torch_name, args, nbytes):
+        rows.append((name + ", int32", "gpuarr.EvalInto(o, %s)%s" % (call, AK_RANGE),
+                     "torch.%s(%s, out=o)%s" % (torch_name, ", ".join(args), AK_RANGE), nbytes,
+                     lambda torch, t: (lambda f=getattr(torch, torch_name), xs=tuple(t[v] for v in args), o=t["io"]: f(*xs, out=o))))
+
+    for name in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan"):
+        unary(name, name.lower())
+    binary("Atan2", "atan2")
+    for name in ("Sinh", "Cosh", "Tanh", "Asinh"):
+        unary(name, name.lower())
+    unary("Acosh", "acosh", "p")
+    for name in ("Atanh", "Exp", "Exp2", "Expm1"):
+        unary(name, name.lower())
+    for name in ("Log", "Log2", "Log10", "Log1p", "Sqrt"):
+        unary(name, name.lower(), "p")
+    rows.append(("Cbrt, float32", "gpuarr.EvalInto(o, Cbrt(p))" + P_RANGE,
+                 "torch.pow(p, 1/3, out=o) (torch has no cbrt; p > 0)" + P_RANGE, 8,
+                 lambda torch, t: (lambda p=t["p"], o=t["o"]: torch.pow(p, 1.0 / 3.0, out=o))))
+    unary("Rsqrt", "rsqrt", "p")
+    for name in ("Floor", "Ceil", "Trunc", "Round", "Sign", "Abs", "Erf", "Erfc"):
+        unary(name, name.lower())
+    binary("Hypot", "hypot")
+    binary("Copysign", "copysign", "p", "u")
+    binary("Pow", "pow", "p", "u")
+    binary("FloorDiv", "floor_divide")
+    binary("Mod", "remainder")
+    binary("Rem", "fmod")
+    for name in ("IsNaN", "IsInf", "IsFinite"):
+        mask(name, name.lower())
+    binary("Minimum", "minimum")
+    binary("Maximum", "maximum")
+    binary("Fmin", "fmin")
+    binary("Fmax", "fmax")
+    rows.append(("Clamp (NumPy's clip), float32", "gpuarr.EvalInto(o, Clamp(u, -0.5, 0.5))" + U_RANGE,
+                 "torch.clamp(u, -0.5, 0.5, out=o)" + U_RANGE, 8,
+                 lambda torch, t: (lambda u=t["u"], o=t["o"]: torch.clamp(u, -0.5, 0.5, out=o))))
+    integer("BitAnd", "BitAnd(a, k)", "bitwise_and", ("a", "k"), 12)
+    integer("BitOr", "BitOr(a, k)", "bitwise_or", ("a", "k"), 12)
+    integer("BitXor", "BitXor(a, k)", "bitwise_xor", ("a", "k"), 12)
+    integer("Invert", "Invert(a)", "bitwise_not", ("a",), 8)
+    integer("LeftShift", "LeftShift(a, k)", "bitwise_left_shift", ("a", "k"), 12)
+    integer("RightShift", "RightShift(a, k)", "bitwise_right_shift", ("a", "k"), 12)
+    return rows
+
+
+MATH = _math_table()
 
 # Targets (bench/kernels/main.go has the same).
 TARGET_ADD = 0.95     # gpuarr GB/s / torch.add(out=)'s
@@ -65,6 +163,10 @@ TARGET_MATMUL = 0.95  # gpuarr TFLOP/s / torch.matmul's
 TARGET_BMM = 0.95     # gpuarr batched TFLOP/s / torch.bmm's
 TARGET_STATS = 0.90   # torch.var/std/sum(dim=(0,1)) time / gpuarr's
 TARGET_SMALL = 1.0    # torch.add(out=) host time / gpuarr EvalInto's
+TARGET_MATH = 0.95    # gpuarr function throughput / the torch function's
+TARGET_CHAIN = 1.3    # torch eager sin(a*b+c) time / gpuarr fused time
+TARGET_HALF_ADD = 0.95     # float16, bfloat16 a+b: gpuarr GB/s / torch.add(out=)'s
+TARGET_HALF_MATMUL = 0.95  # float16, bfloat16: gpuarr TFLOP/s / torch.matmul's
 
 
 def size_label(n):
@@ -315,7 +417,57 @@ def bench_torch(rep, sz, args):
         rep.add_case(CASE_SUM2, "torch.sum(x, dim=(0, 1))", size, with_rate(summarize(s2), gbytes=gb))
         rep.add_case(CASE_VAR, "torch.var(x, dim=(0, 1))", size, with_rate(summarize(v2), gbytes=gb))
 
-    for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sum", case_sum),
+    def case_chain():
+        a, b, c = full((n,), 1.5), full((n,), 2.0), full((n,), 0.25)
+        eager, = dtimes([lambda: torch.sin(a * b + c)])
+        rep.add_case(CASE_CHAIN, "torch eager torch.sin(a*b + c) (3 kernels, 2 temporaries, result allocated)", size,
+                with_rate(summarize(eager), gbytes=16.0 * n))
+
+    def case_math():
+        # The float32 functions (and masks) with u, p, o; then the int32
+        # ones with a, k, io: at most three n-element tensors at a time.
+        t = {"u": torch.rand(n, dtype=f32, device="cuda").mul_(1.98).sub_(0.99),
+             "p": torch.rand(n, dtype=f32, device="cuda").mul_(3.0).add_(1.0),
+             "o": torch.empty(n, dtype=f32, device="cuda")}
+        math_group(t, [r for r in MATH if not r[0].endswith(", int32")])
+        t.clear()
+        done()
+        i32 = torch.int32
+        t = {"a": torch.randint(0, 10 ** 9, (n,), dtype=i32, device="cuda"),
+             "k": torch.randint(0, 32, (n,), dtype=i32, device="cuda"),
+             "io": torch.empty(n, dtype=i32, device="cuda")}
+        math_group(t, [r for r in MATH if r[0].endswith(", int32")])
+
+    def math_group(t, rows):
+        ops = [r[4](torch, t) for r in rows]
+        got = dtimes(ops, samples=args.math_samples)
+        for r, g in zip(rows, got):
+            rep.add_case(r[0], r[2], size, with_rate(summarize(g), gbytes=r[3] * float(n)))
+
+    def case_half():
+        m = sz.mat
+        for name, dt in (("float16", torch.float16), ("bfloat16", torch.bfloat16)):
+            a, b = torch.full((n,), 1.25, dtype=dt, device="cuda"), torch.full((n,), 2.5, dtype=dt, device="cuda")
+            c = torch.empty(n, dtype=dt, device="cuda")
+            t, = dtimes([lambda: torch.add(a, b, out=c)])
+            rep.add_case(case_half_add(name), "torch.add(a, b, out=c)", size, with_rate(summarize(t), gbytes=6.0 * n))
+            x, y = torch.full((m, m), 1.0, dtype=dt, device="cuda"), torch.full((m, m), 0.5, dtype=dt, device="cuda")
+            z = torch.empty((m, m), dtype=dt, device="cuda")
+            alloc, into = dtimes([lambda: torch.matmul(x, y), lambda: torch.matmul(x, y, out=z)],
+                                 samples=max(5, args.samples // 3), batch=max(1, args.op_batch // 5))
+            flops, msize = 2.0 * m ** 3, "%d×%d" % (m, m)
+            rep.add_case(case_half_matmul(name), "torch.matmul(a, b)", msize, with_rate(summarize(alloc), flops=flops))
+            rep.add_case(case_half_matmul(name), "torch.matmul(a, b, out=c)", msize, with_rate(summarize(into), flops=flops))
+        flags = torch.backends.cuda.matmul
+        rep.note("PyTorch float16/bfloat16 matmul with torch's defaults: allow_fp16_reduced_precision_reduction = %s, "
+                 "allow_bf16_reduced_precision_reduction = %s (gpuarr's cublasGemmEx uses the handle's default math "
+                 "mode, which allows them too); preferred BLAS library %s." % (
+                     getattr(flags, "allow_fp16_reduced_precision_reduction", "?"),
+                     getattr(flags, "allow_bf16_reduced_precision_reduction", "?"),
+                     torch.backends.cuda.preferred_blas_library() if hasattr(torch.backends.cuda, "preferred_blas_library") else "?"))
+
+    for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sin(a*b + c)", case_chain),
+                       ("elementwise functions", case_math), ("float16, bfloat16", case_half), ("sum", case_sum),
                        ("matmul", case_matmul), ("batched matmul", case_bmm), ("var, std, two-axis sum", case_stats),
                        ("small a + b", case_small)):
         guarded(rep, "PyTorch " + name, case, done)
@@ -391,11 +543,31 @@ def bench_cupy(rep, sz, args):
         rep.add_case(CASE_STD, "cupy.std(x)", size, with_rate(summarize(s), gbytes=gb))
         rep.add_case(CASE_SUM2, "cupy.sum(x, axis=(0, 1))", size, with_rate(summarize(s2), gbytes=gb))
 
-    for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sum", case_sum),
+    def case_chain():
+        a, b, c = cupy.full(n, 1.5, f32), cupy.full(n, 2.0, f32), cupy.full(n, 0.25, f32)
+        plain, = dtimes([lambda: cupy.sin(a * b + c)])
+        rep.add_case(CASE_CHAIN, "cupy eager cupy.sin(a*b + c) (3 kernels, 2 temporaries)", size,
+                with_rate(summarize(plain), gbytes=16.0 * n))
+
+        def sin_mul_add(x, y, z):  # a named function: cupy.fuse names its kernel after it
+            return cupy.sin(x * y + z)
+        fused = cupy.fuse(sin_mul_add)
+        fz, = dtimes([lambda: fused(a, b, c)])
+        rep.add_case(CASE_CHAIN, "cupy.fuse(sin(a*b + c)) (one kernel)", size, with_rate(summarize(fz), gbytes=16.0 * n))
+
+    def case_half():
+        f16 = cupy.float16
+        a, b, c = cupy.full(n, 1.25, f16), cupy.full(n, 2.5, f16), cupy.empty(n, f16)
+        t, = dtimes([lambda: cupy.add(a, b, out=c)])
+        rep.add_case(case_half_add("float16"), "cupy.add(a, b, out=c)", size, with_rate(summarize(t), gbytes=6.0 * n))
+
+    for name, case in (("a + b", case_add), ("a*b + c", case_fused), ("sin(a*b + c)", case_chain),
+                       ("float16 a + b", case_half), ("sum", case_sum),
                        ("matmul", case_matmul), ("batched matmul", case_bmm), ("var, std, two-axis sum", case_stats),
                        ("small a + b", case_small)):
         guarded(rep, "CuPy " + name, case, done)
-    rep.note("CuPy %s on %s (CUPY_TF32 %s: matmul in full float32 unless it is 1)." % (
+    rep.note("CuPy %s on %s (CUPY_TF32 %s: matmul in full float32 unless it is 1); the elementwise functions of "
+             "issue 27 are compared with PyTorch only (its target), not timed in CuPy." % (
         cupy.__version__, rep.device, os.environ.get("CUPY_TF32", "unset")))
     return True
 
@@ -454,13 +626,41 @@ def compare(rep, gp):
         CASE_SUM2, "gpuarr.Sum(x, Axis(0), Axis(1)) + Release", CASE_SUM2, "torch.sum(x, dim=(0, 1))", by_time, TARGET_STATS)
     one("Var over axes (0, 1): torch.var time / gpuarr.Var time",
         CASE_VAR, "gpuarr.Var(x, Axis(0), Axis(1)) + Release", CASE_VAR, "torch.var(x, dim=(0, 1))", by_time, None)
+    chain = "gpuarr.EvalInto(e, Sin(Add(Mul(a, b), c)))"
+    one("sin(a*b + c): torch eager time / gpuarr fused EvalInto time",
+        CASE_CHAIN, chain, CASE_CHAIN, "torch eager torch.sin(a*b + c) (3 kernels, 2 temporaries, result allocated)",
+        by_time, TARGET_CHAIN)
+    one("sin(a*b + c): torch eager time / gpuarr Eval (allocating) + Release time",
+        CASE_CHAIN, "gpuarr.Eval(Sin(Add(Mul(a, b), c))) + Release", CASE_CHAIN,
+        "torch eager torch.sin(a*b + c) (3 kernels, 2 temporaries, result allocated)", by_time, None)
+    one("sin(a*b + c): cupy eager time / gpuarr fused EvalInto time",
+        CASE_CHAIN, chain, CASE_CHAIN, "cupy eager cupy.sin(a*b + c) (3 kernels, 2 temporaries)", by_time, None)
+    one("sin(a*b + c): cupy.fuse time / gpuarr fused EvalInto time (both one kernel)",
+        CASE_CHAIN, chain, CASE_CHAIN, "cupy.fuse(sin(a*b + c)) (one kernel)", by_time, None)
+    for name, gpath, ppath, _, _ in MATH:
+        call = re.sub(r" \(.*\)$", "", re.sub(r", [a-z] in .*$", "", ppath))
+        one("%s: gpuarr EvalInto throughput / %s throughput" % (name, call),
+            name, gpath, name, ppath, by_time, TARGET_MATH)
+    for dt in ("float16", "bfloat16"):
+        one("a + b, %s: gpuarr EvalInto GB/s / torch.add(out=) GB/s" % dt,
+            case_half_add(dt), "gpuarr.EvalInto(c, Add(a, b))", case_half_add(dt), "torch.add(a, b, out=c)", by_time,
+            TARGET_HALF_ADD)
+        one("matmul, %s: gpuarr.Matmul TFLOP/s / torch.matmul TFLOP/s" % dt,
+            case_half_matmul(dt), "gpuarr.Matmul(a, b) + Release", case_half_matmul(dt), "torch.matmul(a, b)", by_time,
+            TARGET_HALF_MATMUL)
+        one("matmul, %s: gpuarr.MatmulInto TFLOP/s / torch.matmul(out=) TFLOP/s" % dt,
+            case_half_matmul(dt), "gpuarr.MatmulInto(c, a, b)", case_half_matmul(dt), "torch.matmul(a, b, out=c)", by_time,
+            None)
+    one("a + b, float16: gpuarr EvalInto GB/s / cupy.add(out=) GB/s",
+        case_half_add("float16"), "gpuarr.EvalInto(c, Add(a, b))", case_half_add("float16"), "cupy.add(a, b, out=c)",
+        by_time, None)
     one("small a + b: torch.add(out=) host time / gpuarr EvalInto host time (> 1: gpuarr faster)",
         CASE_SMALL, "gpuarr.EvalInto(c, Add(a, b))", CASE_SMALL, "torch.add(a, b, out=c)", by_time, TARGET_SMALL)
     one("small a + b: torch a + b host time / gpuarr Eval + Release host time",
         CASE_SMALL, "gpuarr.Eval(Add(a, b)) + Release", CASE_SMALL, "torch a + b (result allocated)", by_time, None)
     one("small a + b: cupy.add(out=) host time / gpuarr EvalInto host time",
         CASE_SMALL, "gpuarr.EvalInto(c, Add(a, b))", CASE_SMALL, "cupy.add(a, b, out=c)", by_time, None)
-    rep.note("vs gpuarr: ratio is the peer's median time over gpuarr's (for a + b and matmul that is gpuarr's GB/s or TFLOP/s over the peer's), so above 1 gpuarr is faster; gpuarr's figures come from kernels.json (commit %s) of the same run; a ratio with a target has its verdict." % (
+    rep.note("vs gpuarr: ratio is the peer's median time over gpuarr's (for a + b, the elementwise functions and matmul that is gpuarr's GB/s or TFLOP/s over the peer's), so above 1 gpuarr is faster; gpuarr's figures come from kernels.json (commit %s) of the same run; a ratio with a target has its verdict." % (
         gp.get("commit") or "unknown"))
 
 
@@ -474,6 +674,7 @@ def main():
     ap.add_argument("--small", type=int, default=0, help="elements of case 5 (default: kernels.json's, else 1024)")
     ap.add_argument("--quick", action="store_true", help="small sizes and few samples")
     ap.add_argument("--samples", type=int, default=30)
+    ap.add_argument("--math-samples", type=int, default=7, help="samples per elementwise function (bench/kernels' -math-samples)")
     ap.add_argument("--op-batch", type=int, default=10)
     ap.add_argument("--batches", type=int, default=200)
     ap.add_argument("--launch-batch", type=int, default=256)
@@ -483,6 +684,7 @@ def main():
     if args.quick:
         sizes = Sizes(1 << 20, 256, 1024, (8, 32), (128, 64, 16))
         args.samples, args.op_batch, args.batches, args.launch_batch = 10, 2, 40, 64
+        args.math_samples = 3
     rep = Report()
     gpath = args.gpuarr or (os.path.join(args.out, "kernels.json") if args.out else "")
     gp = None
@@ -501,7 +703,7 @@ def main():
     rep.add_case(CASE_SMALL, "python loop + call (floor)", str(sizes.small),
             summarize(host_times(lambda: None, args.batches, args.launch_batch, [lambda: None])[0]))
     measured = measure_each(rep, (("PyTorch", bench_torch), ("CuPy", bench_cupy)), sizes, args)
-    rep.note("Sizes: n = %d (a + b, a*b + c, sum), matmul %d², batched matmul %d × %d², var/std/two-axis sum %s, "
+    rep.note("Sizes: n = %d (a + b, a*b + c, sin(a*b + c), the elementwise functions, float16/bfloat16 a + b, sum), matmul %d² (float32, float16, bfloat16), batched matmul %d × %d², var/std/two-axis sum %s, "
              "small op %d elements%s. Device time from cuda events around "
              "%d ops per sample, %d samples (matmul: fewer); host time per op from Python %s: %d batches of %d calls, "
              "synchronized between batches." % (
