@@ -356,6 +356,23 @@ func TestStridedOutAndIotaCode(t *testing.T) {
 	assert.ErrorContains(t, err, "strided output")
 }
 
+// A strided output of complex or bool elements stores each element as a
+// contiguous one is stored: the two parts in one st.global.v2, a bool as
+// a 0/1 byte (one scalar store of either is invalid PTX).
+func TestStridedOutStoresWholeElements(t *testing.T) {
+	for _, c := range []struct {
+		t     dtype.DType
+		store string
+	}{
+		{dtype.Complex64, `st\.global\.v2\.f32 \[%rd\d+\], \{%f\d+, %f\d+\};`},
+		{dtype.Complex128, `st\.global\.v2\.f64 \[%rd\d+\], \{%fd\d+, %fd\d+\};`},
+		{dtype.Bool, `selp\.u32 (%r\d+), 1, 0, %p\d+;\s+st\.global\.u8 \[%rd\d+\], (%r\d+);`},
+	} {
+		p := &expr.Program{Rank: 2, OutStrided: true, Inputs: []expr.Input{strided(c.t)}, Code: []expr.Instr{in(c.t, 0)}}
+		assert.Regexp(t, c.store, section(t, generate(t, p), "loop", "done"), "%v", c.t)
+	}
+}
+
 // A Columns reduction indexes its rows without dividing (the group and
 // row of each element are known), reads four rows per iteration and
 // combines the threads of a group through per-thread .shared slots.

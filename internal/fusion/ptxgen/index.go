@@ -127,7 +127,7 @@ func (g *gen) storeStrided(base string, e *elem, t dtype.DType, r string) {
 	}
 	a := g.reg(clsB64)
 	g.emit("add.s64 %s, %s, %s", a, base, off)
-	g.emit("st.global.%s [%s], %s", memType(t), a, r)
+	g.stValue(a, t, r)
 }
 
 // addr is the global address of input in's element for e.
