@@ -15,20 +15,22 @@ import (
 // expr.ScanTile elements from a counter in the state (so tiles start in
 // order and a block only ever waits for tiles already running). Warp w of
 // the tile owns its 32·scanItems elements as scanItems rounds of 32
-// consecutive ones (coalesced), computes each element's value (the
-// program), and scans the rounds with shfl.sync.up, each round's lane 0
-// starting from the previous round's total. Warp totals go through shared
-// memory to warp 0, which scans them, publishes the tile's aggregate,
-// looks back over the predecessors' descriptors 32 at a time (each lane
-// one tile, combining aggregates up to the first inclusive prefix) and
-// publishes the tile's inclusive prefix. Each warp then adds its prefix
-// and writes its elements. Rows: each value carries a row-start flag and
-// values combine as segmented pairs (a flag on the right keeps the right
-// value), so rows of any length share the tiles; a look-back stops at the
-// first row start too.
+// consecutive ones (coalesced). It first computes every round's values
+// (the program; straight-line code, so all the tile's loads are in flight
+// at once), then scans each round on its own with shfl.sync.up (a
+// compaction counts its flags with a ballot and popc instead) and carries
+// the rounds' totals in order. Warp totals go through shared memory to
+// warp 0, which scans them, publishes the tile's aggregate, looks back
+// over the predecessors' descriptors 32 at a time (each lane one tile,
+// combining aggregates up to the first inclusive prefix) and publishes
+// the tile's inclusive prefix. Each warp then adds its prefix and writes
+// its elements. Rows: each value carries a row-start flag and values
+// combine as segmented pairs (a flag on the right keeps the right value),
+// so rows of any length share the tiles; a look-back stops at the first
+// row start too.
 //
-// Descriptor stores are value, membar.gl, status (volatile); loads are
-// status (volatile), membar.gl, value (volatile).
+// A descriptor is one 16-byte {status, value} word stored and loaded
+// whole (see lookBack), so the look-back needs no fence.
 const (
 	scanBlock = 256
 	scanWarps = scanBlock / 32
@@ -344,54 +346,48 @@ func (g *scanGen) kernel() {
 	g.emit("add.u64 %s, %s, %s", base, base, l64)
 
 	type round struct {
-		t      string   // element index (u64)
-		valid  string   // t < n
-		start  string   // a row starts here (segmented)
-		p      scanPair // scanned within the warp, rounds carried
-		value  string   // the element's value (compactions)
-		flag   string   // the element's flag (compactions)
-		inWarp string
+		t     string   // element index (u64)
+		valid string   // t < n
+		start string   // a row starts here (segmented)
+		a     string   // the element's accumulator (the identity past n)
+		p     scanPair // scanned within the warp, earlier rounds combined
+		value string   // the element's value (compactions)
+		flag  string   // the element's flag (compactions)
+		excl  string   // selected elements before this one in the round (compactions, u64)
+		total scanPair // the round's total
 	}
 	rounds := make([]round, scanItems)
-	var carry scanPair
+	compact := g.s.Op == expr.ScanCompact
+
+	// Every round's value first, with no branch: an element past the end
+	// computes the last element's value (its index clamped to n-1, so it
+	// reads only what that element reads) and then counts as the identity.
+	// All the tile's loads are then in flight together.
+	last := g.reg(clsB64)
+	g.emit("sub.u64 %s, %s, 1", last, n)
 	for r := range rounds {
 		rd := &rounds[r]
 		rd.t, rd.valid = g.reg(clsB64), g.reg(clsPred)
 		g.emit("add.u64 %s, %s, %d", rd.t, base, 32*r)
 		g.emit("setp.lt.u64 %s, %s, %s", rd.valid, rd.t, n)
-		a := g.identity()
-		skip := g.label("scan_noval")
-		g.emit("@!%s bra %s", rd.valid, skip)
-		idx := rd.t
+		ti := g.reg(clsB64)
+		g.emit("min.u64 %s, %s, %s", ti, rd.t, last)
+		idx := ti
 		if !g.idx64 {
 			idx = g.reg(clsB32)
-			g.emit("cvt.u32.u64 %s, %s", idx, rd.t)
+			g.emit("cvt.u32.u64 %s, %s", idx, ti)
 		}
 		e := g.newElem(idx, nil)
 		v := g.value(e)
-		if g.s.Op == expr.ScanCompact {
+		if compact {
 			rd.value = g.regT(g.vt)
 			g.emit("mov.%s %s, %s", bits(g.vt), rd.value, v)
 			rd.flag = g.reg(clsPred)
-			g.emit("mov.pred %s, %s", rd.flag, e.vals[g.s.Flag])
-			g.emit("selp.u64 %s, 1, 0, %s", a, rd.flag)
-		} else {
-			g.emit("mov.%s %s, %s", bits(g.acc), a, g.cast(g.vt, g.acc, v))
+			g.emit("and.pred %s, %s, %s", rd.flag, e.vals[g.s.Flag], rd.valid)
+			continue
 		}
-		g.emitLabel(skip)
-		if g.s.Op == expr.ScanCompact {
-			// Not computed past the end: no flag.
-			nf := g.reg(clsPred)
-			if rd.flag == "" {
-				rd.flag = g.falsePred()
-			}
-			g.emit("and.pred %s, %s, %s", nf, rd.flag, rd.valid)
-			rd.flag = nf
-			if rd.value == "" {
-				rd.value = g.regT(g.vt)
-			}
-		}
-		p := scanPair{a: a}
+		rd.a = g.regT(g.acc)
+		g.emit("selp.%s %s, %s, %s, %s", bits(g.acc), rd.a, g.cast(g.vt, g.acc, v), g.identityImm(), rd.valid)
 		if g.segmented() {
 			// t mod len == 0, for elements in range.
 			rem := g.reg(clsB64)
@@ -400,12 +396,27 @@ func (g *scanGen) kernel() {
 			g.emit("setp.eq.u64 %s, %s, 0", st, rem)
 			rd.start = g.reg(clsPred)
 			g.emit("and.pred %s, %s, %s", rd.start, st, rd.valid)
-			p.h = rd.start
 		}
-		if r > 0 {
-			p = g.combine(carry, p, lane0)
+	}
+
+	// Each round scanned on its own (independent chains), then the rounds'
+	// totals carried in order. A compaction counts its flags with a ballot.
+	for r := range rounds {
+		rd := &rounds[r]
+		if compact {
+			m, lt, c := g.reg(clsB32), g.reg(clsB32), g.reg(clsB32)
+			g.emit("vote.sync.ballot.b32 %s, %s, -1", m, rd.flag)
+			g.emit("and.b32 %s, %s, %s", lt, m, g.laneLt)
+			g.emit("popc.b32 %s, %s", c, lt)
+			rd.excl = g.reg(clsB64)
+			g.emit("cvt.u64.u32 %s, %s", rd.excl, c)
+			tc := g.reg(clsB32)
+			g.emit("popc.b32 %s, %s", tc, m)
+			rd.total = scanPair{a: g.reg(clsB64)}
+			g.emit("cvt.u64.u32 %s, %s", rd.total.a, tc)
+			continue
 		}
-		// Inclusive scan within the round.
+		p := scanPair{a: rd.a, h: rd.start}
 		for d := 1; d < 32; d *= 2 {
 			o := g.shflPair("up", p, fmt.Sprint(d))
 			in := g.reg(clsPred)
@@ -413,7 +424,18 @@ func (g *scanGen) kernel() {
 			p = g.combine(o, p, in)
 		}
 		rd.p = p
-		carry = g.shflPair("idx", p, "31")
+		rd.total = g.shflPair("idx", p, "31")
+	}
+	// carry: the warp's rounds before r combined; then the warp's total.
+	carry := rounds[0].total
+	for r := 1; r < len(rounds); r++ {
+		rd := &rounds[r]
+		if compact {
+			g.emit("add.u64 %s, %s, %s", rd.excl, rd.excl, carry.a)
+		} else {
+			rd.p = g.combine(carry, rd.p, "")
+		}
+		carry = g.combine(carry, rd.total, "")
 	}
 
 	// Warp totals to shared memory; warp 0 scans them and looks back.
@@ -506,9 +528,15 @@ func (g *scanGen) kernel() {
 	var prevLast scanPair
 	for r := range rounds {
 		rd := &rounds[r]
+		if compact {
+			k := g.reg(clsB64)
+			g.emit("add.u64 %s, %s, %s", k, P.a, rd.excl)
+			g.storeSelected(out, capacity, k, rd.t, rd.value, rd.flag)
+			continue
+		}
 		I := g.combine(P, rd.p, "")
 		res := I.a
-		if g.s.Exclusive || g.s.Op == expr.ScanCompact {
+		if g.s.Exclusive {
 			up := g.shflPair("up", I, "1")
 			from := P
 			if r > 0 {
@@ -524,10 +552,6 @@ func (g *scanGen) kernel() {
 				res = sel
 			}
 			prevLast = g.shflPair("idx", I, "31")
-		}
-		if g.s.Op == expr.ScanCompact {
-			g.storeSelected(out, capacity, res, rd.t, rd.value, rd.flag)
-			continue
 		}
 		v := g.cast(g.acc, g.vt, res)
 		off := rd.t
@@ -575,6 +599,11 @@ func (g *scanGen) storeSelected(out, capacity, k, t, value, flag string) {
 // lookBack (warp 0, every lane) publishes the tile's aggregate, finds its
 // exclusive prefix from the predecessors' descriptors and publishes its
 // inclusive prefix; it returns the prefix (the same in every lane).
+//
+// A descriptor is one 16-byte word, {status, value}, stored and loaded
+// whole (st/ld.volatile.v2.u64 at a 16-byte aligned address, one memory
+// transaction, as CUB's tile status words for 8-byte values are): a
+// reader sees a status with its own value, so no fence orders them.
 func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanPair {
 	desc := func(t string) string {
 		a := g.reg(clsB64)
@@ -582,16 +611,14 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 		g.emit("add.u64 %s, %s, %d", a, a, expr.ScanHeaderBytes)
 		return a
 	}
-	publish := func(d string, word int, v scanPair, status int) {
-		g.emit("@%s st.volatile.global.u64 [%s+%d], %s", lane0, d, word, g.toBits64(v.a))
-		g.emit("membar.gl")
+	publish := func(d string, v scanPair, status int) {
 		sw := g.reg(clsB64)
 		if g.segmented() {
 			g.emit("or.b64 %s, %s, %d", sw, g.flagBits(v.h), status)
 		} else {
 			g.emit("mov.b64 %s, %d", sw, status)
 		}
-		g.emit("@%s st.volatile.global.u64 [%s], %s", lane0, d, sw)
+		g.emit("@%s st.volatile.global.v2.u64 [%s], {%s, %s}", lane0, d, sw, g.toBits64(v.a))
 	}
 	me := desc(tile)
 	first := g.reg(clsPred)
@@ -602,12 +629,13 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 	}
 	done := g.label("lb_done")
 	g.emit("@%s bra %s", first, done)
-	publish(me, 8, agg, 1)
+	publish(me, agg, 1)
 
 	j := g.reg(clsB64)
 	g.emit("sub.s64 %s, %s, 1", j, tile)
 	l64 := g.reg(clsB64)
 	g.emit("cvt.u64.u32 %s, %s", l64, g.lane)
+	idBits := g.toBits64(g.identity())
 	loop, spin := g.label("lb_loop"), g.label("lb_spin")
 	g.emitLabel(loop)
 	tj := g.reg(clsB64)
@@ -617,29 +645,20 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 	d := g.reg(clsB64)
 	g.emit("mad.lo.u64 %s, %s, %d, %s", d, tj, expr.ScanDescBytes, state)
 	g.emit("add.u64 %s, %s, %d", d, d, expr.ScanHeaderBytes)
-	sw := g.reg(clsB64)
+	sw, vb := g.reg(clsB64), g.reg(clsB64)
 	g.emitLabel(spin)
-	g.emit("mov.b64 %s, 2", sw) // before the first tile: an empty inclusive prefix
-	g.emit("@!%s ld.volatile.global.u64 %s, [%s]", neg, sw, d)
+	// Before the first tile: an empty inclusive prefix.
+	g.emit("mov.b64 %s, 2", sw)
+	g.emit("mov.b64 %s, %s", vb, idBits)
+	g.emit("@!%s ld.volatile.global.v2.u64 {%s, %s}, [%s]", neg, sw, vb, d)
 	st := g.reg(clsB64)
 	g.emit("and.b64 %s, %s, 255", st, sw)
 	ready, all := g.reg(clsPred), g.reg(clsPred)
 	g.emit("setp.ne.u64 %s, %s, 0", ready, st)
 	g.emit("vote.sync.all.pred %s, %s, -1", all, ready)
 	g.emit("@!%s bra %s", all, spin)
-	g.emit("membar.gl")
 	isInc := g.reg(clsPred)
 	g.emit("setp.eq.u64 %s, %s, 2", isInc, st)
-	vb := g.reg(clsB64)
-	g.emit("mov.b64 %s, %s", vb, g.toBits64(g.identity()))
-	ldInc, ldAgg, nneg := g.reg(clsPred), g.reg(clsPred), g.reg(clsPred)
-	g.emit("not.pred %s, %s", nneg, neg)
-	g.emit("and.pred %s, %s, %s", ldInc, nneg, isInc)
-	g.emit("@%s ld.volatile.global.u64 %s, [%s+16]", ldInc, vb, d)
-	notInc := g.reg(clsPred)
-	g.emit("not.pred %s, %s", notInc, isInc)
-	g.emit("and.pred %s, %s, %s", ldAgg, nneg, notInc)
-	g.emit("@%s ld.volatile.global.u64 %s, [%s+8]", ldAgg, vb, d)
 	x := scanPair{a: g.fromBits64(vb)}
 	if g.segmented() {
 		hi := g.reg(clsB64)
@@ -678,6 +697,6 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 	g.emit("@!%s bra %s", stop, loop)
 
 	g.emitLabel(done)
-	publish(me, 16, g.combine(prefix, agg, ""), 2)
+	publish(me, g.combine(prefix, agg, ""), 2)
 	return prefix
 }
