@@ -11,9 +11,11 @@ import (
 
 // Scan kernels (expr.Scan): a single-pass scan with decoupled look-back.
 //
-// A block of scanBlock threads (scanWarps warps) takes the next tile of
-// expr.ScanTile elements from a counter in the state (so tiles start in
-// order and a block only ever waits for tiles already running). Warp w of
+// A block of scanBlock threads (scanWarps warps) takes tiles of
+// expr.ScanTile elements from a counter in the state, one after another
+// until none is left (so tiles start in order and a block only ever waits
+// for tiles that running blocks hold; asking for the next tile while
+// scanning one hides the counter's latency). Warp w of
 // the tile owns its 32·scanItems elements as scanItems rounds of 32
 // consecutive ones (coalesced). It first computes every round's values
 // (the program; straight-line code, so all the tile's loads are in flight
@@ -325,7 +327,13 @@ func (g *scanGen) kernel() {
 	g.emit("setp.eq.u32 %s, %s, 0", tid0, tid)
 	g.emit("setp.eq.u32 %s, %s, 0", lane0, g.lane)
 
-	// The tile: the next one from the counter.
+	// Tiles from the counter, one after another: the block takes its first
+	// one here and, while it scans a tile, the next (tid 0 asks at the
+	// start and stores the answer after the first barrier, when every
+	// thread has read the current one).
+	tiles := g.reg(clsB64)
+	g.emit("add.u64 %s, %s, %d", tiles, n, expr.ScanTile-1)
+	g.emit("div.u64 %s, %s, %d", tiles, tiles, expr.ScanTile)
 	tileSh := g.reg(clsB32)
 	g.emit("mov.u32 %s, gpuarr_scan_tile", tileSh)
 	t0, one := g.reg(clsB64), g.reg(clsB64)
@@ -333,8 +341,15 @@ func (g *scanGen) kernel() {
 	g.emit("@%s atom.global.add.u64 %s, [%s], %s", tid0, t0, state, one)
 	g.emit("@%s st.shared.u64 [%s], %s", tid0, tileSh, t0)
 	g.emit("bar.sync 0")
+	tileLoop, exit := g.label("scan_tile"), g.label("scan_exit")
+	g.emitLabel(tileLoop)
 	tile := g.reg(clsB64)
 	g.emit("ld.shared.u64 %s, [%s]", tile, tileSh)
+	over := g.reg(clsPred)
+	g.emit("setp.ge.u64 %s, %s, %s", over, tile, tiles)
+	g.emit("@%s bra %s", over, exit)
+	next := g.reg(clsB64)
+	g.emit("@%s atom.global.add.u64 %s, [%s], %s", tid0, next, state, one)
 
 	// This warp's first element, and each round's.
 	base := g.reg(clsB64)
@@ -504,6 +519,7 @@ func (g *scanGen) kernel() {
 		tileAgg := g.shflPair("idx", incl, fmt.Sprint(scanWarps-1))
 
 		prefix := g.lookBack(state, tile, tileAgg, lane0)
+		g.emit("@%s st.shared.u64 [%s], %s", tid0, tileSh, next)
 		wp := g.combine(prefix, excl, "")
 		g.emit("@%s st.shared.u64 [%s], %s", inW, slot8(wpre, g.lane), g.toBits64(wp.a))
 		if g.segmented() {
@@ -528,6 +544,10 @@ func (g *scanGen) kernel() {
 	var prevLast scanPair
 	for r := range rounds {
 		rd := &rounds[r]
+		// The element's index again (cheaper than keeping it live).
+		rd.t, rd.valid = g.reg(clsB64), g.reg(clsPred)
+		g.emit("add.u64 %s, %s, %d", rd.t, base, 32*r)
+		g.emit("setp.lt.u64 %s, %s, %s", rd.valid, rd.t, n)
 		if compact {
 			k := g.reg(clsB64)
 			g.emit("add.u64 %s, %s, %s", k, P.a, rd.excl)
@@ -571,6 +591,9 @@ func (g *scanGen) kernel() {
 		a := g.addrAt(out, off, g.vt.Size())
 		g.emit("@%s st.global.%s [%s], %s", rd.valid, memType(g.vt), a, v)
 	}
+	g.emit("bra %s", tileLoop)
+	g.emitLabel(exit)
+	g.emit("ret")
 }
 
 // addrAt is base + i·size for a u64 index.
