@@ -171,9 +171,37 @@ func (g *scanGen) op(left, right string) string {
 	return g.minMax(g.s.Op == expr.ScanMin, t, left, right)
 }
 
+// arith is the scan's operation as one instruction's opcode (add or mul
+// of the accumulator type), or "" for Max and Min.
+func (g *scanGen) arith() string {
+	t := g.acc
+	switch g.s.Op {
+	case expr.ScanSum, expr.ScanCompact:
+		if t.IsFloat() {
+			return "add.rn." + ty(t)
+		}
+		return "add." + ty(t)
+	case expr.ScanProd:
+		if t.IsFloat() {
+			return "mul.rn." + ty(t)
+		}
+		return "mul.lo." + ty(t)
+	}
+	return ""
+}
+
 // combine returns left ⊕ right: with segments, a flagged right keeps its
 // value. under, when not empty, guards the combination (else right stays).
 func (g *scanGen) combine(left, right scanPair, under string) scanPair {
+	if under != "" && !g.segmented() {
+		if f := g.arith(); f != "" {
+			// One predicated instruction, no select.
+			out := scanPair{a: g.regT(g.acc)}
+			g.emit("mov.%s %s, %s", bits(g.acc), out.a, right.a)
+			g.emit("@%s %s %s, %s, %s", under, f, out.a, left.a, out.a)
+			return out
+		}
+	}
 	c := g.op(left.a, right.a)
 	out := scanPair{a: g.regT(g.acc)}
 	take := under
