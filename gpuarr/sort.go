@@ -2,6 +2,7 @@ package gpuarr
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
@@ -237,8 +238,16 @@ func sortLines[T Numeric](call string, x *Array[T], k int, desc, wantKeys, wantI
 // topk(sorted=True). Smallest() picks the k smallest, smallest first.
 // The order is Sort's (Descending for the largest): equal elements in
 // index order, NaNs after every number, so a NaN is picked only when
-// fewer than k numbers remain (PyTorch counts NaN as the largest). It
-// costs a sort of each line.
+// fewer than k numbers remain (PyTorch counts NaN as the largest).
+//
+// A single line longer than 2048 elements (every other extent 1) with k
+// up to 1024 is selected without sorting it (a radix selection): a pass
+// over the line per byte of the element type to find the k-th element's
+// value, a pass per byte of the position when elements equal to it are
+// left out (each such launch returns at once otherwise), a pass
+// collecting the k elements, and one block ranking them. Its scratch (a
+// kilobyte and 16 bytes per k) comes from the pool on the call's stream.
+// Otherwise TopK costs a sort of each line.
 func TopK[T Numeric](x *Array[T], k int, opts ...Option) (*Array[T], *Array[int64], error) {
 	const call = "TopK"
 	if err := x.check(call); err != nil {
@@ -275,6 +284,9 @@ func TopK[T Numeric](x *Array[T], k int, opts ...Option) (*Array[T], *Array[int6
 		return nil, nil, fmt.Errorf("gpuarr.%s: k = %d is outside [0, %d], the extent of axis %d of %s: %w",
 			call, k, sh[ax], ax, x.c.Describe(), ErrArgument)
 	}
+	if n := sh[ax]; k >= 1 && k <= kernels.TopKSelectMax && n > topkSelectMin && n == x.c.Len() {
+		return topkSelect(call, x, sh, ax, k, !smallest, s)
+	}
 	keys, idx, err := sortLines(call, x, ax, !smallest, true, true, s)
 	if err != nil {
 		return nil, nil, err
@@ -296,6 +308,43 @@ func TopK[T Numeric](x *Array[T], k int, opts ...Option) (*Array[T], *Array[int6
 	inds, err := Eval[int64](iv, On(s))
 	if err != nil {
 		_ = vals.Release()
+		return nil, nil, err
+	}
+	return vals, inds, nil
+}
+
+// topkSelectMin is the shortest line TopK selects from without sorting
+// it (kernels.TopK); shorter lines sort in one block-sort kernel.
+const topkSelectMin = 2048
+
+// topkSelect is TopK of x, one line along axis ax (every other extent
+// 1), by radix selection: a few passes over x, none sorting it.
+func topkSelect[T Numeric](call string, x *Array[T], sh Shape, ax, k int, desc bool, s *device.Stream) (*Array[T], *Array[int64], error) {
+	if err := sortLimit(call, sh[ax]); err != nil {
+		return nil, nil, err
+	}
+	src, rel, err := contiguous(x, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rel {
+		defer src.Release()
+	}
+	osh := slices.Clone(sh)
+	osh[ax] = k
+	vals, err := newArray[T](call, osh, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	inds, err := newArray[int64](call, osh, s)
+	if err != nil {
+		_ = vals.Release()
+		return nil, nil, err
+	}
+	sel := kernels.TopK{X: &src.c, Vals: &vals.c, Idx: &inds.c, T: dtype.Of[T](), N: sh[ax], K: k, Desc: desc}
+	if err := sel.Run(call, s); err != nil {
+		_ = vals.Release()
+		_ = inds.Release()
 		return nil, nil, err
 	}
 	return vals, inds, nil

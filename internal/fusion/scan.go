@@ -96,8 +96,12 @@ func Compact(call string, out *lifetime.Handle, value, flag *Node, positions boo
 	return l.launchScan(call, s, sc, out, n, n, 1, capacity)
 }
 
-// scanBlock is the scan kernels' block size (ptxgen's).
-const scanBlock = 256
+// scanBlock is the scan kernels' block size (ptxgen's); scanBlocksPerSM
+// blocks of it fill a multiprocessor's 2048 threads.
+const (
+	scanBlock       = 256
+	scanBlocksPerSM = 8
+)
 
 func (l *lowered) launchScan(call string, s *device.Stream, sc expr.Scan, out *lifetime.Handle, n, rowLen, inner, capacity int) error {
 	st := stateOf(s.Device())
@@ -119,8 +123,11 @@ func (l *lowered) launchScan(call string, s *device.Stream, sc expr.Scan, out *l
 	if !ok {
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, arg.ErrArgument)
 	}
+	// Each block scans tiles until none are left: enough blocks to fill
+	// every multiprocessor, at most one per tile.
 	tiles := (n + expr.ScanTile - 1) / expr.ScanTile
-	cfg := device.LaunchConfig{Grid: device.Dim3{X: uint32(tiles)}, Block: device.Dim3{X: scanBlock}}
+	blocks := min(tiles, max(1, s.Device().Info().Multiprocessors)*scanBlocksPerSM)
+	cfg := device.LaunchConfig{Grid: device.Dim3{X: uint32(blocks)}, Block: device.Dim3{X: scanBlock}}
 	o := lifetime.Claim{Call: call}
 	l.addReads(&o, s)
 	o.Add(out, tracking.Write, s)

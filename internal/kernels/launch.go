@@ -23,6 +23,9 @@ const (
 	kPad
 	kBincount
 	kHistogram
+	kTopKPass
+	kTopKCollect
+	kTopKFinish
 	numKinds
 )
 

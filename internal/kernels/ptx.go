@@ -16,6 +16,9 @@ type ptx struct {
 	labels int
 	shared []string
 	funcs  map[string]string // name → .func text
+	// tuning holds the entry's performance directives (.maxntid,
+	// .minnctapersm), if any.
+	tuning string
 }
 
 // Register classes: predicates, 32- and 64-bit integers (and raw bits),
@@ -165,7 +168,12 @@ func (g *ptx) module(header string) string {
 		}
 		fmt.Fprintf(&b, "\t%s%s\n", p, sep)
 	}
-	b.WriteString(")\n{\n")
+	b.WriteString(")\n")
+	if g.tuning != "" {
+		b.WriteString(g.tuning)
+		b.WriteByte('\n')
+	}
+	b.WriteString("{\n")
 	for c := range numClasses {
 		if g.nregs[c] > 0 {
 			fmt.Fprintf(&b, "\t.reg %s %s<%d>;\n", classDecl[c], classPrefix[c], g.nregs[c]+1)

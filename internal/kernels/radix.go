@@ -76,6 +76,15 @@ func newSortGen(entry string, t dtype.DType, flags, items int) *sortGen {
 	return g
 }
 
+// radixBlocksPerSM is how many blocks of the radix passes each
+// multiprocessor runs: the grid has that many per multiprocessor, and the
+// kernels tell ptxas to fit that many at once (registers), so the grid is
+// one wave (a block left for a second wave would double a pass's time).
+const radixBlocksPerSM = 5
+
+// radixTuning are the radix passes' performance directives.
+var radixTuning = fmt.Sprintf(".maxntid %d, 1, 1\n.minnctapersm %d", sortBlock, radixBlocksPerSM)
+
 // setup reads the thread's coordinates and declares the shared arrays
 // (keys and vals for tiles of sortBlock·items elements).
 func (g *sortGen) setup(tile bool) {
@@ -261,6 +270,7 @@ func (g *sortGen) loadKey(keys, e, guard string) string {
 // radixUpsweepPTX: params keys, vals, counts, n, tpb, nblocks, L, shift.
 func radixUpsweepPTX(v variant, entry, header string) string {
 	g := newSortGen(entry, dtype.DType(v.a), int(v.b), sortItems)
+	g.tuning = radixTuning
 	keys, vals, counts := g.global("keys"), g.global("vals"), g.global("counts")
 	n, tpb, nblocks, rowLen, shift := g.param("u64", "n"), g.param("u64", "tpb"), g.param("u64", "nblocks"), g.param("u32", "L"), g.param("u32", "shift")
 	g.setup(false)
@@ -332,6 +342,7 @@ func (g *sortGen) loadVal(vals, e, guard string) string {
 // tpb, nblocks, L, shift.
 func radixDownsweepPTX(v variant, entry, header string) string {
 	g := newSortGen(entry, dtype.DType(v.a), int(v.b), sortItems)
+	g.tuning = radixTuning
 	keysIn, valsIn, keysOut, valsOut, offsets := g.global("keys_in"), g.global("vals_in"), g.global("keys_out"), g.global("vals_out"), g.global("offsets")
 	n, tpb, nblocks, rowLen, shift := g.param("u64", "n"), g.param("u64", "tpb"), g.param("u64", "nblocks"), g.param("u32", "L"), g.param("u32", "shift")
 	g.setup(true)

@@ -611,3 +611,89 @@ func histEdges(lo, hi float64, bins int, f32 bool) []float64 {
 	edges[bins] = hi
 	return edges
 }
+
+// The TopK selection's launches in order on one memory (each compared
+// with its twin): passes over the key bytes and the positions, the
+// collection and the ranking; few distinct values, so ties at the k-th
+// element need the position passes.
+func TestSimTopK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 6))
+	for _, tt := range sortTypes {
+		for _, desc := range []int32{0, 1} {
+			n, k := 600+rng.IntN(600), 1+rng.IntN(120)
+			s := newSimLaunch()
+			x := keyValues(s, tt, n, rng)
+			if rng.IntN(2) == 0 {
+				xb := s.arena.Slice(x)
+				for i := range n {
+					writeBits(xb, uint64(i), tt.Size(), uint64(rng.IntN(3)))
+				}
+			}
+			st := s.buf(topkStateBytes+16*k, rng)
+			clear(s.arena.Slice(st)[:topkStateBytes])
+			ck, cp := st+topkStateBytes, st+topkStateBytes+uint64(8*k)
+			vals, idx := s.buf(k*tt.Size(), rng), s.buf(8*k, rng)
+			launch := func(v variant, what string, grid, block uint32, args func()) {
+				s.args, s.raw = hostkernel.Args{}, nil
+				args()
+				s.grid, s.block = ptxsim.Dim3{X: grid}, ptxsim.Dim3{X: block}
+				s.compare(t, v, fmt.Sprintf("topk %s desc %d n %d k %d: %s", tt, desc, n, k, what), rng.Uint64())
+			}
+			pass := func(phase int32, shift int) {
+				launch(variant{kind: kTopKPass, a: int32(tt), b: desc, c: phase}, fmt.Sprintf("pass %d shift %d", phase, shift), 3, topkBlock, func() {
+					s.ptr(x)
+					s.u64(uint64(n))
+					s.ptr(st)
+					s.u64(uint64(k))
+					s.u32(uint32(shift))
+				})
+			}
+			for shift := 8*tt.Size() - 8; shift >= 0; shift -= 8 {
+				pass(0, shift)
+			}
+			for shift := 8; shift >= 0; shift -= 8 {
+				pass(1, shift)
+			}
+			// The collection's slots go in atomic order: its candidates are
+			// compared as a set, and the ranking then runs on the PTX's.
+			s.args, s.raw = hostkernel.Args{}, nil
+			s.ptr(x)
+			s.u64(uint64(n))
+			s.ptr(st)
+			s.ptr(ck)
+			s.ptr(cp)
+			s.u64(uint64(k))
+			cv := variant{kind: kTopKCollect, a: int32(tt), b: desc}
+			twin := new(ptxsim.Arena)
+			for _, p := range s.ptrs {
+				q := twin.Alloc(len(s.arena.Slice(p)))
+				copy(twin.Slice(q), s.arena.Slice(p))
+			}
+			l := hostkernel.NewLaunch(cv.entry(), nil, arenaMem{twin})
+			l.Grid.X, l.Block.X, l.Block.Y, l.Block.Z, l.Grid.Y, l.Grid.Z = 2, 128, 1, 1, 1, 1
+			l.Args = s.args
+			require.NoError(t, generators[kTopKCollect].host(cv)(l))
+			mod, err := ptxsim.Parse(cv.source(simHeader))
+			require.NoError(t, err)
+			require.NoError(t, mod.Run(cv.entry(), ptxsim.Launch{Grid: ptxsim.Dim3{X: 2}, Block: ptxsim.Dim3{X: 128}, Params: s.raw, Mem: s.arena, Seed: rng.Uint64() | 1}))
+			pairs := func(a *ptxsim.Arena) map[[2]uint64]bool {
+				m := map[[2]uint64]bool{}
+				kb, pb := a.Slice(st)[topkStateBytes:], a.Slice(st)[topkStateBytes+8*k:]
+				for j := range k {
+					m[[2]uint64{binary.LittleEndian.Uint64(kb[8*j:]), binary.LittleEndian.Uint64(pb[8*j:])}] = true
+				}
+				return m
+			}
+			require.Equal(t, twin.Slice(st)[:topkStateBytes], s.arena.Slice(st)[:topkStateBytes], "collect: state")
+			require.Equal(t, pairs(twin), pairs(s.arena), "collect: candidates")
+			require.Len(t, pairs(twin), k)
+			launch(variant{kind: kTopKFinish, a: int32(tt), b: desc}, "finish", 1, topkBlock, func() {
+				s.ptr(ck)
+				s.ptr(cp)
+				s.ptr(vals)
+				s.ptr(idx)
+				s.u64(uint64(k))
+			})
+		}
+	}
+}

@@ -113,7 +113,7 @@ func (a *Sort) radix(call string, s *device.Stream) error {
 	w, _ := keyBits(a.T)
 	n := a.Rows * a.L
 	tiles := (n + sortTile - 1) / sortTile
-	nb := min(tiles, max(1, s.Device().Info().Multiprocessors)*5)
+	nb := min(tiles, max(1, s.Device().Info().Multiprocessors)*radixBlocksPerSM)
 	tpb := (tiles + nb - 1) / nb
 	nb = (tiles + tpb - 1) / tpb
 	p := radixPlan{n: n, rows: a.Rows, rowLen: a.L, nblocks: nb, tpb: tpb, keyPasses: w / 8}

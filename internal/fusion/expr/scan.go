@@ -119,13 +119,15 @@ func ScanIdentity(op ScanOp, acc dtype.DType) uint64 {
 func ScanStateBytes(n int) int { return ScanHeaderBytes + (n+ScanTile-1)/ScanTile*ScanDescBytes }
 
 // The look-back's layout: a header (the next tile to take, a u64) and one
-// descriptor per tile of ScanTile elements: a status word (0 none, 1 the
-// tile's aggregate, 2 its inclusive prefix; the row-start flag in the high
-// half), the aggregate and the inclusive prefix.
+// 16-byte descriptor per tile of ScanTile elements, written and read
+// whole: a status word (0 none, 1 the tile's aggregate, 2 its inclusive
+// prefix; the row-start flag in the high half) and the value (the
+// aggregate or the inclusive prefix, as the status says). The header
+// keeps the descriptors 16-byte aligned in a 16-byte aligned state.
 const (
 	ScanTile        = 2048
 	ScanHeaderBytes = 32
-	ScanDescBytes   = 32
+	ScanDescBytes   = 16
 )
 
 // ScanParams is the scan kernel's parameter list.

@@ -11,24 +11,30 @@ import (
 
 // Scan kernels (expr.Scan): a single-pass scan with decoupled look-back.
 //
-// A block of scanBlock threads (scanWarps warps) takes the next tile of
-// expr.ScanTile elements from a counter in the state (so tiles start in
-// order and a block only ever waits for tiles already running). Warp w of
+// A block of scanBlock threads (scanWarps warps) takes tiles of
+// expr.ScanTile elements from a counter in the state, one after another
+// until none is left (so tiles start in order and a block only ever waits
+// for tiles that running blocks hold; asking for the next tile while
+// scanning one hides the counter's latency). Warp w of
 // the tile owns its 32·scanItems elements as scanItems rounds of 32
-// consecutive ones (coalesced), computes each element's value (the
-// program), and scans the rounds with shfl.sync.up, each round's lane 0
-// starting from the previous round's total. Warp totals go through shared
-// memory to warp 0, which scans them, publishes the tile's aggregate,
-// looks back over the predecessors' descriptors 32 at a time (each lane
-// one tile, combining aggregates up to the first inclusive prefix) and
-// publishes the tile's inclusive prefix. Each warp then adds its prefix
-// and writes its elements. Rows: each value carries a row-start flag and
-// values combine as segmented pairs (a flag on the right keeps the right
-// value), so rows of any length share the tiles; a look-back stops at the
-// first row start too.
+// consecutive ones (coalesced). It first computes every round's values
+// (the program; straight-line code, so all the tile's loads are in flight
+// at once), then scans each round on its own with shfl.sync.up (a
+// compaction counts its flags with a ballot and popc instead) and carries
+// the rounds' totals in order. Warp totals go through shared memory to
+// warp 0, which scans them, publishes the tile's aggregate, looks back
+// over the predecessors' descriptors 32 at a time (each lane one tile,
+// combining aggregates up to the first inclusive prefix) and publishes
+// the tile's inclusive prefix. Each warp then adds its prefix and writes
+// its elements. Rows: each value carries a row-start flag and values
+// combine as segmented pairs (a flag on the right keeps the right value),
+// so rows of any length share the tiles; a look-back stops at the first
+// row start too. A single row of 4- or 8-byte values takes the transposed
+// path instead (blockedScan below): each lane scans consecutive elements
+// in registers and the warp scan runs once per lane, not per element.
 //
-// Descriptor stores are value, membar.gl, status (volatile); loads are
-// status (volatile), membar.gl, value (volatile).
+// A descriptor is one 16-byte {status, value} word stored and loaded
+// whole (see lookBack), so the look-back needs no fence.
 const (
 	scanBlock = 256
 	scanWarps = scanBlock / 32
@@ -167,9 +173,37 @@ func (g *scanGen) op(left, right string) string {
 	return g.minMax(g.s.Op == expr.ScanMin, t, left, right)
 }
 
+// arith is the scan's operation as one instruction's opcode (add or mul
+// of the accumulator type), or "" for Max and Min.
+func (g *scanGen) arith() string {
+	t := g.acc
+	switch g.s.Op {
+	case expr.ScanSum, expr.ScanCompact:
+		if t.IsFloat() {
+			return "add.rn." + ty(t)
+		}
+		return "add." + ty(t)
+	case expr.ScanProd:
+		if t.IsFloat() {
+			return "mul.rn." + ty(t)
+		}
+		return "mul.lo." + ty(t)
+	}
+	return ""
+}
+
 // combine returns left ⊕ right: with segments, a flagged right keeps its
 // value. under, when not empty, guards the combination (else right stays).
 func (g *scanGen) combine(left, right scanPair, under string) scanPair {
+	if under != "" && !g.segmented() {
+		if f := g.arith(); f != "" {
+			// One predicated instruction, no select.
+			out := scanPair{a: g.regT(g.acc)}
+			g.emit("mov.%s %s, %s", bits(g.acc), out.a, right.a)
+			g.emit("@%s %s %s, %s, %s", under, f, out.a, left.a, out.a)
+			return out
+		}
+	}
 	c := g.op(left.a, right.a)
 	out := scanPair{a: g.regT(g.acc)}
 	take := under
@@ -323,7 +357,13 @@ func (g *scanGen) kernel() {
 	g.emit("setp.eq.u32 %s, %s, 0", tid0, tid)
 	g.emit("setp.eq.u32 %s, %s, 0", lane0, g.lane)
 
-	// The tile: the next one from the counter.
+	// Tiles from the counter, one after another: the block takes its first
+	// one here and, while it scans a tile, the next (tid 0 asks at the
+	// start and stores the answer after the first barrier, when every
+	// thread has read the current one).
+	tiles := g.reg(clsB64)
+	g.emit("add.u64 %s, %s, %d", tiles, n, expr.ScanTile-1)
+	g.emit("div.u64 %s, %s, %d", tiles, tiles, expr.ScanTile)
 	tileSh := g.reg(clsB32)
 	g.emit("mov.u32 %s, gpuarr_scan_tile", tileSh)
 	t0, one := g.reg(clsB64), g.reg(clsB64)
@@ -331,8 +371,15 @@ func (g *scanGen) kernel() {
 	g.emit("@%s atom.global.add.u64 %s, [%s], %s", tid0, t0, state, one)
 	g.emit("@%s st.shared.u64 [%s], %s", tid0, tileSh, t0)
 	g.emit("bar.sync 0")
+	tileLoop, exit := g.label("scan_tile"), g.label("scan_exit")
+	g.emitLabel(tileLoop)
 	tile := g.reg(clsB64)
 	g.emit("ld.shared.u64 %s, [%s]", tile, tileSh)
+	over := g.reg(clsPred)
+	g.emit("setp.ge.u64 %s, %s, %s", over, tile, tiles)
+	g.emit("@%s bra %s", over, exit)
+	next := g.reg(clsB64)
+	g.emit("@%s atom.global.add.u64 %s, [%s], %s", tid0, next, state, one)
 
 	// This warp's first element, and each round's.
 	base := g.reg(clsB64)
@@ -343,77 +390,104 @@ func (g *scanGen) kernel() {
 	g.emit("mad.lo.u64 %s, %s, %d, %s", base, w64, 32*scanItems, base)
 	g.emit("add.u64 %s, %s, %s", base, base, l64)
 
+	compact := g.s.Op == expr.ScanCompact
 	type round struct {
-		t      string   // element index (u64)
-		valid  string   // t < n
-		start  string   // a row starts here (segmented)
-		p      scanPair // scanned within the warp, rounds carried
-		value  string   // the element's value (compactions)
-		flag   string   // the element's flag (compactions)
-		inWarp string
+		t     string   // element index (u64)
+		valid string   // t < n
+		start string   // a row starts here (segmented)
+		a     string   // the element's accumulator (the identity past n)
+		p     scanPair // scanned within the warp, earlier rounds combined
+		value string   // the element's value (compactions)
+		flag  string   // the element's flag (compactions)
+		excl  string   // selected elements before this one in the round (compactions, u64)
+		total scanPair // the round's total
 	}
-	rounds := make([]round, scanItems)
+	var rounds []round
+	var bt *blockedTile
+	last := g.reg(clsB64)
+	g.emit("sub.u64 %s, %s, 1", last, n)
 	var carry scanPair
-	for r := range rounds {
-		rd := &rounds[r]
-		rd.t, rd.valid = g.reg(clsB64), g.reg(clsPred)
-		g.emit("add.u64 %s, %s, %d", rd.t, base, 32*r)
-		g.emit("setp.lt.u64 %s, %s, %s", rd.valid, rd.t, n)
-		a := g.identity()
-		skip := g.label("scan_noval")
-		g.emit("@!%s bra %s", rd.valid, skip)
-		idx := rd.t
-		if !g.idx64 {
-			idx = g.reg(clsB32)
-			g.emit("cvt.u32.u64 %s, %s", idx, rd.t)
-		}
-		e := g.newElem(idx, nil)
-		v := g.value(e)
-		if g.s.Op == expr.ScanCompact {
-			rd.value = g.regT(g.vt)
-			g.emit("mov.%s %s, %s", bits(g.vt), rd.value, v)
-			rd.flag = g.reg(clsPred)
-			g.emit("mov.pred %s, %s", rd.flag, e.vals[g.s.Flag])
-			g.emit("selp.u64 %s, 1, 0, %s", a, rd.flag)
-		} else {
-			g.emit("mov.%s %s, %s", bits(g.acc), a, g.cast(g.vt, g.acc, v))
-		}
-		g.emitLabel(skip)
-		if g.s.Op == expr.ScanCompact {
-			// Not computed past the end: no flag.
-			nf := g.reg(clsPred)
-			if rd.flag == "" {
-				rd.flag = g.falsePred()
+	if g.blocked() {
+		bt = g.blockedScan(base, n, last, warp)
+		carry = bt.total
+	} else {
+		rounds = make([]round, scanItems)
+		// Every round's value first, with no branch: an element past the end
+		// computes the last element's value (its index clamped to n-1, so it
+		// reads only what that element reads) and then counts as the identity.
+		// All the tile's loads are then in flight together.
+		for r := range rounds {
+			rd := &rounds[r]
+			rd.t, rd.valid = g.reg(clsB64), g.reg(clsPred)
+			g.emit("add.u64 %s, %s, %d", rd.t, base, 32*r)
+			g.emit("setp.lt.u64 %s, %s, %s", rd.valid, rd.t, n)
+			ti := g.reg(clsB64)
+			g.emit("min.u64 %s, %s, %s", ti, rd.t, last)
+			idx := ti
+			if !g.idx64 {
+				idx = g.reg(clsB32)
+				g.emit("cvt.u32.u64 %s, %s", idx, ti)
 			}
-			g.emit("and.pred %s, %s, %s", nf, rd.flag, rd.valid)
-			rd.flag = nf
-			if rd.value == "" {
+			e := g.newElem(idx, nil)
+			v := g.value(e)
+			if compact {
 				rd.value = g.regT(g.vt)
+				g.emit("mov.%s %s, %s", bits(g.vt), rd.value, v)
+				rd.flag = g.reg(clsPred)
+				g.emit("and.pred %s, %s, %s", rd.flag, e.vals[g.s.Flag], rd.valid)
+				continue
+			}
+			rd.a = g.regT(g.acc)
+			g.emit("selp.%s %s, %s, %s, %s", bits(g.acc), rd.a, g.cast(g.vt, g.acc, v), g.identityImm(), rd.valid)
+			if g.segmented() {
+				// t mod len == 0, for elements in range.
+				rem := g.reg(clsB64)
+				g.emit("rem.u64 %s, %s, %s", rem, rd.t, rowLen)
+				st := g.reg(clsPred)
+				g.emit("setp.eq.u64 %s, %s, 0", st, rem)
+				rd.start = g.reg(clsPred)
+				g.emit("and.pred %s, %s, %s", rd.start, st, rd.valid)
 			}
 		}
-		p := scanPair{a: a}
-		if g.segmented() {
-			// t mod len == 0, for elements in range.
-			rem := g.reg(clsB64)
-			g.emit("rem.u64 %s, %s, %s", rem, rd.t, rowLen)
-			st := g.reg(clsPred)
-			g.emit("setp.eq.u64 %s, %s, 0", st, rem)
-			rd.start = g.reg(clsPred)
-			g.emit("and.pred %s, %s, %s", rd.start, st, rd.valid)
-			p.h = rd.start
+
+		// Each round scanned on its own (independent chains), then the rounds'
+		// totals carried in order. A compaction counts its flags with a ballot.
+		for r := range rounds {
+			rd := &rounds[r]
+			if compact {
+				m, lt, c := g.reg(clsB32), g.reg(clsB32), g.reg(clsB32)
+				g.emit("vote.sync.ballot.b32 %s, %s, -1", m, rd.flag)
+				g.emit("and.b32 %s, %s, %s", lt, m, g.laneLt)
+				g.emit("popc.b32 %s, %s", c, lt)
+				rd.excl = g.reg(clsB64)
+				g.emit("cvt.u64.u32 %s, %s", rd.excl, c)
+				tc := g.reg(clsB32)
+				g.emit("popc.b32 %s, %s", tc, m)
+				rd.total = scanPair{a: g.reg(clsB64)}
+				g.emit("cvt.u64.u32 %s, %s", rd.total.a, tc)
+				continue
+			}
+			p := scanPair{a: rd.a, h: rd.start}
+			for d := 1; d < 32; d *= 2 {
+				o := g.shflPair("up", p, fmt.Sprint(d))
+				in := g.reg(clsPred)
+				g.emit("setp.ge.u32 %s, %s, %d", in, g.lane, d)
+				p = g.combine(o, p, in)
+			}
+			rd.p = p
+			rd.total = g.shflPair("idx", p, "31")
 		}
-		if r > 0 {
-			p = g.combine(carry, p, lane0)
+		// carry: the warp's rounds before r combined; then the warp's total.
+		carry = rounds[0].total
+		for r := 1; r < len(rounds); r++ {
+			rd := &rounds[r]
+			if compact {
+				g.emit("add.u64 %s, %s, %s", rd.excl, rd.excl, carry.a)
+			} else {
+				rd.p = g.combine(carry, rd.p, "")
+			}
+			carry = g.combine(carry, rd.total, "")
 		}
-		// Inclusive scan within the round.
-		for d := 1; d < 32; d *= 2 {
-			o := g.shflPair("up", p, fmt.Sprint(d))
-			in := g.reg(clsPred)
-			g.emit("setp.ge.u32 %s, %s, %d", in, g.lane, d)
-			p = g.combine(o, p, in)
-		}
-		rd.p = p
-		carry = g.shflPair("idx", p, "31")
 	}
 
 	// Warp totals to shared memory; warp 0 scans them and looks back.
@@ -482,6 +556,7 @@ func (g *scanGen) kernel() {
 		tileAgg := g.shflPair("idx", incl, fmt.Sprint(scanWarps-1))
 
 		prefix := g.lookBack(state, tile, tileAgg, lane0)
+		g.emit("@%s st.shared.u64 [%s], %s", tid0, tileSh, next)
 		wp := g.combine(prefix, excl, "")
 		g.emit("@%s st.shared.u64 [%s], %s", inW, slot8(wpre, g.lane), g.toBits64(wp.a))
 		if g.segmented() {
@@ -503,50 +578,63 @@ func (g *scanGen) kernel() {
 		P.h = g.reg(clsPred)
 		g.emit("setp.ne.u32 %s, %s, 0", P.h, fu)
 	}
-	var prevLast scanPair
-	for r := range rounds {
-		rd := &rounds[r]
-		I := g.combine(P, rd.p, "")
-		res := I.a
-		if g.s.Exclusive || g.s.Op == expr.ScanCompact {
-			up := g.shflPair("up", I, "1")
-			from := P
-			if r > 0 {
-				from = prevLast
+	if bt != nil {
+		g.blockedStore(bt, P, out, base, n)
+	} else {
+		var prevLast scanPair
+		for r := range rounds {
+			rd := &rounds[r]
+			// The element's index again (cheaper than keeping it live).
+			rd.t, rd.valid = g.reg(clsB64), g.reg(clsPred)
+			g.emit("add.u64 %s, %s, %d", rd.t, base, 32*r)
+			g.emit("setp.lt.u64 %s, %s, %s", rd.valid, rd.t, n)
+			if compact {
+				k := g.reg(clsB64)
+				g.emit("add.u64 %s, %s, %s", k, P.a, rd.excl)
+				g.storeSelected(out, capacity, k, rd.t, rd.value, rd.flag)
+				continue
 			}
-			g.emit("@%s mov.%s %s, %s", lane0, bits(g.acc), up.a, from.a)
-			res = up.a
-			if g.segmented() {
-				// At a row start the exclusive value is the identity.
-				id := g.identity()
-				sel := g.regT(g.acc)
-				g.emit("selp.%s %s, %s, %s, %s", bits(g.acc), sel, id, res, rd.start)
-				res = sel
+			I := g.combine(P, rd.p, "")
+			res := I.a
+			if g.s.Exclusive {
+				up := g.shflPair("up", I, "1")
+				from := P
+				if r > 0 {
+					from = prevLast
+				}
+				g.emit("@%s mov.%s %s, %s", lane0, bits(g.acc), up.a, from.a)
+				res = up.a
+				if g.segmented() {
+					// At a row start the exclusive value is the identity.
+					id := g.identity()
+					sel := g.regT(g.acc)
+					g.emit("selp.%s %s, %s, %s, %s", bits(g.acc), sel, id, res, rd.start)
+					res = sel
+				}
+				prevLast = g.shflPair("idx", I, "31")
 			}
-			prevLast = g.shflPair("idx", I, "31")
+			v := g.cast(g.acc, g.vt, res)
+			off := rd.t
+			if g.s.StridedOut {
+				// t = (o·inner + i)·len + j  →  (o·len + j)·inner + i
+				row, j, o, i := g.reg(clsB64), g.reg(clsB64), g.reg(clsB64), g.reg(clsB64)
+				g.emit("div.u64 %s, %s, %s", row, rd.t, rowLen)
+				g.emit("mul.lo.u64 %s, %s, %s", j, row, rowLen)
+				g.emit("sub.u64 %s, %s, %s", j, rd.t, j)
+				g.emit("div.u64 %s, %s, %s", o, row, inner)
+				g.emit("mul.lo.u64 %s, %s, %s", i, o, inner)
+				g.emit("sub.u64 %s, %s, %s", i, row, i)
+				off = g.reg(clsB64)
+				g.emit("mad.lo.u64 %s, %s, %s, %s", off, o, rowLen, j)
+				g.emit("mad.lo.u64 %s, %s, %s, %s", off, off, inner, i)
+			}
+			a := g.addrAt(out, off, g.vt.Size())
+			g.emit("@%s st.global.%s [%s], %s", rd.valid, memType(g.vt), a, v)
 		}
-		if g.s.Op == expr.ScanCompact {
-			g.storeSelected(out, capacity, res, rd.t, rd.value, rd.flag)
-			continue
-		}
-		v := g.cast(g.acc, g.vt, res)
-		off := rd.t
-		if g.s.StridedOut {
-			// t = (o·inner + i)·len + j  →  (o·len + j)·inner + i
-			row, j, o, i := g.reg(clsB64), g.reg(clsB64), g.reg(clsB64), g.reg(clsB64)
-			g.emit("div.u64 %s, %s, %s", row, rd.t, rowLen)
-			g.emit("mul.lo.u64 %s, %s, %s", j, row, rowLen)
-			g.emit("sub.u64 %s, %s, %s", j, rd.t, j)
-			g.emit("div.u64 %s, %s, %s", o, row, inner)
-			g.emit("mul.lo.u64 %s, %s, %s", i, o, inner)
-			g.emit("sub.u64 %s, %s, %s", i, row, i)
-			off = g.reg(clsB64)
-			g.emit("mad.lo.u64 %s, %s, %s, %s", off, o, rowLen, j)
-			g.emit("mad.lo.u64 %s, %s, %s, %s", off, off, inner, i)
-		}
-		a := g.addrAt(out, off, g.vt.Size())
-		g.emit("@%s st.global.%s [%s], %s", rd.valid, memType(g.vt), a, v)
 	}
+	g.emit("bra %s", tileLoop)
+	g.emitLabel(exit)
+	g.emit("ret")
 }
 
 // addrAt is base + i·size for a u64 index.
@@ -575,6 +663,11 @@ func (g *scanGen) storeSelected(out, capacity, k, t, value, flag string) {
 // lookBack (warp 0, every lane) publishes the tile's aggregate, finds its
 // exclusive prefix from the predecessors' descriptors and publishes its
 // inclusive prefix; it returns the prefix (the same in every lane).
+//
+// A descriptor is one 16-byte word, {status, value}, stored and loaded
+// whole (st/ld.volatile.v2.u64 at a 16-byte aligned address, one memory
+// transaction, as CUB's tile status words for 8-byte values are): a
+// reader sees a status with its own value, so no fence orders them.
 func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanPair {
 	desc := func(t string) string {
 		a := g.reg(clsB64)
@@ -582,16 +675,14 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 		g.emit("add.u64 %s, %s, %d", a, a, expr.ScanHeaderBytes)
 		return a
 	}
-	publish := func(d string, word int, v scanPair, status int) {
-		g.emit("@%s st.volatile.global.u64 [%s+%d], %s", lane0, d, word, g.toBits64(v.a))
-		g.emit("membar.gl")
+	publish := func(d string, v scanPair, status int) {
 		sw := g.reg(clsB64)
 		if g.segmented() {
 			g.emit("or.b64 %s, %s, %d", sw, g.flagBits(v.h), status)
 		} else {
 			g.emit("mov.b64 %s, %d", sw, status)
 		}
-		g.emit("@%s st.volatile.global.u64 [%s], %s", lane0, d, sw)
+		g.emit("@%s st.volatile.global.v2.u64 [%s], {%s, %s}", lane0, d, sw, g.toBits64(v.a))
 	}
 	me := desc(tile)
 	first := g.reg(clsPred)
@@ -602,12 +693,13 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 	}
 	done := g.label("lb_done")
 	g.emit("@%s bra %s", first, done)
-	publish(me, 8, agg, 1)
+	publish(me, agg, 1)
 
 	j := g.reg(clsB64)
 	g.emit("sub.s64 %s, %s, 1", j, tile)
 	l64 := g.reg(clsB64)
 	g.emit("cvt.u64.u32 %s, %s", l64, g.lane)
+	idBits := g.toBits64(g.identity())
 	loop, spin := g.label("lb_loop"), g.label("lb_spin")
 	g.emitLabel(loop)
 	tj := g.reg(clsB64)
@@ -617,29 +709,20 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 	d := g.reg(clsB64)
 	g.emit("mad.lo.u64 %s, %s, %d, %s", d, tj, expr.ScanDescBytes, state)
 	g.emit("add.u64 %s, %s, %d", d, d, expr.ScanHeaderBytes)
-	sw := g.reg(clsB64)
+	sw, vb := g.reg(clsB64), g.reg(clsB64)
 	g.emitLabel(spin)
-	g.emit("mov.b64 %s, 2", sw) // before the first tile: an empty inclusive prefix
-	g.emit("@!%s ld.volatile.global.u64 %s, [%s]", neg, sw, d)
+	// Before the first tile: an empty inclusive prefix.
+	g.emit("mov.b64 %s, 2", sw)
+	g.emit("mov.b64 %s, %s", vb, idBits)
+	g.emit("@!%s ld.volatile.global.v2.u64 {%s, %s}, [%s]", neg, sw, vb, d)
 	st := g.reg(clsB64)
 	g.emit("and.b64 %s, %s, 255", st, sw)
 	ready, all := g.reg(clsPred), g.reg(clsPred)
 	g.emit("setp.ne.u64 %s, %s, 0", ready, st)
 	g.emit("vote.sync.all.pred %s, %s, -1", all, ready)
 	g.emit("@!%s bra %s", all, spin)
-	g.emit("membar.gl")
 	isInc := g.reg(clsPred)
 	g.emit("setp.eq.u64 %s, %s, 2", isInc, st)
-	vb := g.reg(clsB64)
-	g.emit("mov.b64 %s, %s", vb, g.toBits64(g.identity()))
-	ldInc, ldAgg, nneg := g.reg(clsPred), g.reg(clsPred), g.reg(clsPred)
-	g.emit("not.pred %s, %s", nneg, neg)
-	g.emit("and.pred %s, %s, %s", ldInc, nneg, isInc)
-	g.emit("@%s ld.volatile.global.u64 %s, [%s+16]", ldInc, vb, d)
-	notInc := g.reg(clsPred)
-	g.emit("not.pred %s, %s", notInc, isInc)
-	g.emit("and.pred %s, %s, %s", ldAgg, nneg, notInc)
-	g.emit("@%s ld.volatile.global.u64 %s, [%s+8]", ldAgg, vb, d)
 	x := scanPair{a: g.fromBits64(vb)}
 	if g.segmented() {
 		hi := g.reg(clsB64)
@@ -678,6 +761,168 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 	g.emit("@!%s bra %s", stop, loop)
 
 	g.emitLabel(done)
-	publish(me, 16, g.combine(prefix, agg, ""), 2)
+	publish(me, g.combine(prefix, agg, ""), 2)
 	return prefix
+}
+
+// The transposed path (blocked): a scan of one row whose values are 4 or
+// 8 bytes. Each warp computes its values as usual (rounds of 32
+// consecutive elements, coalesced) and passes them through shared memory
+// so that each lane holds scanItems consecutive ones; the lane scans them
+// in registers, one warp scan combines the lanes' totals, and the results
+// go back through shared memory to leave in coalesced rounds. The warp
+// scan then runs once per scanItems elements instead of once per element.
+//
+// Each warp owns a region of shared memory: 32·scanItems words of the
+// value type, one word of padding after every 32 (4-byte values) or 16
+// (8-byte values) words, so that both the round-wise and the lane-wise
+// accesses hit distinct banks.
+
+// blockedTile is a warp's part of a tile on the transposed path: each
+// lane's scanItems results before the warp's prefix, and the warp's
+// total.
+type blockedTile struct {
+	r      []string
+	total  scanPair
+	region string // u32: the warp's shared region
+	rounds string // u32: the lane's word of round 0 in the region
+	own    string // u32: the lane's first own word in the region
+}
+
+func (g *scanGen) blocked() bool {
+	vt := g.vt
+	return !g.segmented() && g.s.Op != expr.ScanCompact && !vt.IsComplex() && vt != dtype.Bool &&
+		(vt.Size() == 4 || vt.Size() == 8)
+}
+
+// xposeShift is log2 of the words between paddings; xposeRegion is a
+// warp's region in bytes.
+func (g *scanGen) xposeShift() int {
+	if g.vt.Size() == 8 {
+		return 4
+	}
+	return 5
+}
+
+func (g *scanGen) xposeRegion() int {
+	words := 32 * scanItems
+	return (words + words>>g.xposeShift()) * g.vt.Size()
+}
+
+// xposeBases sets the lane's two addresses in the warp's region: of word
+// lane (its rounds' words follow at xposeRound offsets) and of word
+// lane·scanItems (its own elements' words follow, consecutive).
+func (g *scanGen) xposeBases(bt *blockedTile) {
+	sh, size := g.xposeShift(), g.vt.Size()
+	bt.rounds, bt.own = g.reg(clsB32), g.reg(clsB32)
+	for _, c := range []struct {
+		d    string
+		mult int
+	}{{bt.rounds, 1}, {bt.own, scanItems}} {
+		w, p := g.reg(clsB32), g.reg(clsB32)
+		g.emit("mul.lo.u32 %s, %s, %d", w, g.lane, c.mult)
+		g.emit("shr.u32 %s, %s, %d", p, w, sh)
+		g.emit("add.u32 %s, %s, %s", p, p, w)
+		g.emit("mad.lo.u32 %s, %s, %d, %s", c.d, p, size, bt.region)
+	}
+}
+
+// xposeRound is the byte offset of round r's word from the lane's
+// (32·r more words, and their padding: 32·r is a multiple of the
+// padding's period).
+func (g *scanGen) xposeRound(r int) int {
+	w := 32 * r
+	return (w + w>>g.xposeShift()) * g.vt.Size()
+}
+
+// blockedScan computes the warp's values (base: the lane's first element,
+// u64; last = n-1), transposes them and scans them within the warp.
+func (g *scanGen) blockedScan(base, n, last, warp string) *blockedTile {
+	const name = "gpuarr_scan_xpose"
+	if !slices.ContainsFunc(g.shared, func(s string) bool { return strings.Contains(s, name) }) {
+		g.shared = append(g.shared, fmt.Sprintf(".shared .align 8 .b8 %s[%d];", name, scanWarps*g.xposeRegion()))
+	}
+	bt := &blockedTile{region: g.reg(clsB32)}
+	g.emit("mov.u32 %s, %s", bt.region, name)
+	g.emit("mad.lo.u32 %s, %s, %d, %s", bt.region, warp, g.xposeRegion(), bt.region)
+	g.xposeBases(bt)
+	mt, size := memType(g.vt), g.vt.Size()
+
+	// The warp's previous tile is out of the region.
+	g.emit("bar.warp.sync -1")
+	for r := range scanItems {
+		t, ti := g.reg(clsB64), g.reg(clsB64)
+		g.emit("add.u64 %s, %s, %d", t, base, 32*r)
+		g.emit("min.u64 %s, %s, %s", ti, t, last)
+		idx := ti
+		if !g.idx64 {
+			idx = g.reg(clsB32)
+			g.emit("cvt.u32.u64 %s, %s", idx, ti)
+		}
+		v := g.value(g.newElem(idx, nil))
+		g.emit("st.shared.%s [%s+%d], %s", mt, bt.rounds, g.xposeRound(r), v)
+	}
+	g.emit("bar.warp.sync -1")
+
+	// Lane l's elements: the warp's first + l·scanItems + j.
+	first, l64 := g.reg(clsB64), g.reg(clsB64)
+	g.emit("cvt.u64.u32 %s, %s", l64, g.lane)
+	g.emit("mad.lo.u64 %s, %s, %d, %s", first, l64, scanItems-1, base)
+	s := make([]scanPair, scanItems)
+	for j := range scanItems {
+		v := g.regT(g.vt)
+		g.emit("ld.shared.%s %s, [%s+%d]", mt, v, bt.own, size*j)
+		e, valid := g.reg(clsB64), g.reg(clsPred)
+		g.emit("add.u64 %s, %s, %d", e, first, j)
+		g.emit("setp.lt.u64 %s, %s, %s", valid, e, n)
+		a := g.regT(g.acc)
+		g.emit("selp.%s %s, %s, %s, %s", bits(g.acc), a, g.cast(g.vt, g.acc, v), g.identityImm(), valid)
+		s[j] = scanPair{a: a}
+		if j > 0 {
+			s[j] = g.combine(s[j-1], s[j], "")
+		}
+	}
+	incl := s[scanItems-1]
+	for d := 1; d < 32; d *= 2 {
+		o := g.shflPair("up", incl, fmt.Sprint(d))
+		in := g.reg(clsPred)
+		g.emit("setp.ge.u32 %s, %s, %d", in, g.lane, d)
+		incl = g.combine(o, incl, in)
+	}
+	bt.total = g.shflPair("idx", incl, "31")
+	ex := g.shflPair("up", incl, "1")
+	lane0 := g.reg(clsPred)
+	g.emit("setp.eq.u32 %s, %s, 0", lane0, g.lane)
+	g.emit("@%s mov.%s %s, %s", lane0, bits(g.acc), ex.a, g.identityImm())
+	bt.r = make([]string, scanItems)
+	for j := range scanItems {
+		switch {
+		case !g.s.Exclusive:
+			bt.r[j] = g.combine(ex, s[j], "").a
+		case j == 0:
+			bt.r[j] = ex.a
+		default:
+			bt.r[j] = g.combine(ex, s[j-1], "").a
+		}
+	}
+	return bt
+}
+
+// blockedStore combines the warp's prefix P with the lanes' results and
+// writes them, back through shared memory, in coalesced rounds.
+func (g *scanGen) blockedStore(bt *blockedTile, P scanPair, out, base, n string) {
+	mt, size := memType(g.vt), g.vt.Size()
+	for j := range scanItems {
+		o := g.combine(P, scanPair{a: bt.r[j]}, "")
+		g.emit("st.shared.%s [%s+%d], %s", mt, bt.own, size*j, g.cast(g.acc, g.vt, o.a))
+	}
+	g.emit("bar.warp.sync -1")
+	for r := range scanItems {
+		v := g.regT(g.vt)
+		g.emit("ld.shared.%s %s, [%s+%d]", mt, v, bt.rounds, g.xposeRound(r))
+		t, valid := g.reg(clsB64), g.reg(clsPred)
+		g.emit("add.u64 %s, %s, %d", t, base, 32*r)
+		g.emit("setp.lt.u64 %s, %s, %s", valid, t, n)
+		g.emit("@%s st.global.%s [%s], %s", valid, mt, g.addrAt(out, t, g.vt.Size()), v)
+	}
 }
