@@ -80,6 +80,41 @@ func (g *Graph) Launch(s *Stream) error {
 	return g.drv.Launch(s.drv)
 }
 
+// LaunchJoined runs the graph once on stream on, in the order of stream
+// caller (both of its device): before is recorded on caller and awaited by
+// on, so the graph follows caller's work issued so far; after is recorded
+// on on and awaited by caller, so caller's later work follows the graph.
+// It is one driver round trip where the backend offers it. An error may
+// come from any of the steps: the graph may then have been launched
+// without caller waiting for it.
+func (g *Graph) LaunchJoined(on, caller *Stream, before, after *Event) error {
+	const call = "Graph.LaunchJoined"
+	for _, s := range []*Stream{on, caller} {
+		if err := s.check(call); err != nil {
+			return err
+		}
+		if s.dev != g.dev {
+			return invalid(call, "graph of %s launched in the order of a stream of %s", g.dev, s.dev)
+		}
+	}
+	if err := caller.recordable(before); err != nil {
+		return err
+	}
+	if err := on.recordable(after); err != nil {
+		return err
+	}
+	if jl, ok := g.drv.(driver.JoinedLauncher); ok {
+		return jl.LaunchJoined(on.drv, caller.drv, before.drv, after.drv)
+	}
+	if err := caller.RecordWait(before, on); err != nil {
+		return err
+	}
+	if err := g.drv.Launch(on.drv); err != nil {
+		return err
+	}
+	return on.RecordWait(after, caller)
+}
+
 // Close destroys the graph; launches already issued still run. Closing
 // twice is an error matching ErrClosed.
 func (g *Graph) Close() error { return g.drv.Close() }

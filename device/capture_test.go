@@ -3,6 +3,7 @@ package device_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -146,4 +147,40 @@ func TestCaptureMayNotWaitOnOutsideEvent(t *testing.T) {
 	_, err = s.EndCapture()
 	assert.ErrorIs(t, err, device.ErrStreamCapture, "the capture was invalidated")
 	assert.False(t, s.IsCapturing())
+}
+
+// LaunchJoined runs the graph on its own stream in the caller's order: the
+// graph sees the caller's write held back by a 50 ms spin, and the
+// caller's next copy sees the graph's result.
+func TestLaunchJoinedOrdersBothWays(t *testing.T) {
+	dev := testDevice(t)
+	ks := kernels(t, dev)
+	s, on, caller := newStream(t, dev), newStream(t, dev), newStream(t, dev)
+	x, y, z := alloc(t, dev, 4), alloc(t, dev, 4), alloc(t, dev, 4)
+	for _, p := range []device.Ptr{x, y, z} {
+		require.NoError(t, s.Memset32(p, 0, 1))
+	}
+	require.NoError(t, s.Synchronize())
+	one := device.LaunchConfig{Grid: device.Dim3{X: 1}, Block: device.Dim3{X: 1}}
+	require.NoError(t, s.BeginCapture())
+	require.NoError(t, s.Launch(ks.Copy, one, y, x, uint64(1)))
+	g, err := s.EndCapture()
+	require.NoError(t, err)
+	defer g.Close()
+	before, err := dev.NewEvent()
+	require.NoError(t, err)
+	defer before.Close()
+	after, err := dev.NewEvent()
+	require.NoError(t, err)
+	defer after.Close()
+
+	require.NoError(t, caller.Launch(ks.SpinWrite, one, x, uint32(7), uint64(50*time.Millisecond)))
+	require.NoError(t, g.LaunchJoined(on, caller, before, after))
+	require.NoError(t, caller.Launch(ks.Copy, one, z, y, uint64(1)))
+	assert.Equal(t, uint32(7), download(t, caller, z, 1)[0], "the graph followed the caller's write and the caller followed the graph")
+
+	closed := newStream(t, dev)
+	require.NoError(t, closed.Close())
+	assert.ErrorIs(t, g.LaunchJoined(closed, caller, before, after), device.ErrClosed)
+	assert.ErrorIs(t, g.LaunchJoined(on, closed, before, after), device.ErrClosed)
 }

@@ -426,8 +426,8 @@ func (g *Graph) Pool() *GraphPool { return g.pool }
 // the readers of those it writes, and marks the arrays it writes as
 // written on that stream, as any operation does. The graph itself is
 // launched on a stream of its pool's, which waits for that stream's work
-// so far and which that stream waits for before its later work: two
-// record-and-wait driver calls beyond the launch.
+// so far and which that stream waits for before its later work: two event
+// records and two stream waits beside the launch, in one cgo call on CUDA.
 //
 // A graph captured with Batched replays for its largest batch.
 func (g *Graph) Replay(opts ...Option) error {
@@ -499,22 +499,13 @@ func (g *Graph) replay(call string, n int, opts []Option) error {
 		}
 	}
 	if on != s {
-		if err := tracking.Follow(on, s); err != nil {
-			return fmt.Errorf("gpuarr.%s: ordering the launch after its stream: %w", call, err)
-		}
-	}
-	if err := g.g.Launch(on); err != nil {
-		return fmt.Errorf("gpuarr.%s: %w", call, err)
+		err = tracking.LaunchJoined(g.g, on, s)
+	} else {
+		err = g.g.Launch(on)
 	}
 	p.last = on
-	if on != s {
-		if err := tracking.Follow(s, on); err != nil {
-			// Without the device-side order the host waits, so that
-			// nothing issued on s later can overtake the graph.
-			if e := on.Synchronize(); e != nil && !closed(e) {
-				return fmt.Errorf("gpuarr.%s: ordering its stream after the launch: %w", call, errors.Join(err, e))
-			}
-		}
+	if err != nil {
+		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
 	return nil
 }

@@ -98,10 +98,10 @@ var mutations = []mutation{
 	{
 		name: "replay-stream-not-joined",
 		what: "a replay's stream does not wait for the graph launched on its pool's stream: work issued after the replay overtakes it",
-		patches: []patch{{file: "gpuarr/graph.go",
-			old: "\t\tif err := tracking.Follow(s, on); err != nil {",
-			new: "\t\tif err := error(nil); err != nil {"}},
-		pkgs:   []string{"./gpuarr"},
+		patches: []patch{{file: "device/capture.go",
+			old: "\treturn on.RecordWait(after, caller)\n",
+			new: "\treturn nil\n"}},
+		pkgs:   []string{"./device", "./gpuarr"},
 		stress: true,
 	},
 	{

@@ -517,6 +517,25 @@ gp_rc gp_graph_launch(gp_h ctx, gp_h exec, gp_h s) {
 	CALL(cuGraphLaunch, P(exec), P(s));
 }
 
+// A graph launched on stream on in the order of stream caller, in one
+// crossing from Go: before recorded on caller and awaited by on, the
+// launch, after recorded on on and awaited by caller.
+gp_rc gp_graph_launch_joined(gp_h ctx, gp_h exec, gp_h on, gp_h caller, gp_h before, gp_h after) {
+	CTX(ctx);
+	if (missing(GP_cuEventRecord)) return pack(GP_SYMBOL_MISSING, GP_cuEventRecord);
+	if (missing(GP_cuStreamWaitEvent)) return pack(GP_SYMBOL_MISSING, GP_cuStreamWaitEvent);
+	if (missing(GP_cuGraphLaunch)) return pack(GP_SYMBOL_MISSING, GP_cuGraphLaunch);
+	CUresult r = CU(cuEventRecord)(P(before), P(caller));
+	if (r) return pack(r, GP_cuEventRecord);
+	r = CU(cuStreamWaitEvent)(P(on), P(before), 0);
+	if (r) return pack(r, GP_cuStreamWaitEvent);
+	r = CU(cuGraphLaunch)(P(exec), P(on));
+	if (r) return pack(r, GP_cuGraphLaunch);
+	r = CU(cuEventRecord)(P(after), P(on));
+	if (r) return pack(r, GP_cuEventRecord);
+	CALL(cuStreamWaitEvent, P(caller), P(after), 0);
+}
+
 gp_rc gp_graph_destroy(gp_h ctx, gp_h graph, gp_h exec) {
 	CTX(ctx);
 	if (missing(GP_cuGraphExecDestroy)) return pack(GP_SYMBOL_MISSING, GP_cuGraphExecDestroy);

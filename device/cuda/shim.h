@@ -207,6 +207,7 @@ gp_rc gp_stream_begin_capture(gp_h ctx, gp_h s, int mode);
 gp_ret gp_stream_end_capture(gp_h ctx, gp_h s);
 gp_ret gp_stream_is_capturing(gp_h ctx, gp_h s); // v: CUstreamCaptureStatus
 gp_rc gp_graph_launch(gp_h ctx, gp_h exec, gp_h s);
+gp_rc gp_graph_launch_joined(gp_h ctx, gp_h exec, gp_h on, gp_h caller, gp_h before, gp_h after);
 gp_rc gp_graph_destroy(gp_h ctx, gp_h graph, gp_h exec);
 
 // Memory (memory.go, pool.go).

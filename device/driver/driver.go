@@ -120,6 +120,14 @@ type Graph interface {
 	Close() error
 }
 
+// JoinedLauncher is a Graph that launches on stream on in the order of
+// stream caller in one call into the driver: before is recorded on caller
+// and awaited by on, the graph launched on on, after recorded on on and
+// awaited by caller. Backends without it get those four calls one by one.
+type JoinedLauncher interface {
+	LaunchJoined(on, caller Stream, before, after Event) error
+}
+
 // Event marks a point in a stream.
 type Event interface {
 	Synchronize() error

@@ -101,3 +101,32 @@ func Follow(s, prev *device.Stream) error {
 	}
 	return waitOn(s, ev)
 }
+
+// LaunchJoined launches g on stream on in the order of stream s (neither
+// capturing): on first waits for the work issued on s so far, and s's later
+// work waits for the graph, through two pooled events, in one driver round
+// trip where the backend offers it (device.Graph.LaunchJoined). On an error
+// the host waits for on, so that nothing issued on s later can overtake a
+// graph that may have been launched.
+func LaunchJoined(g *device.Graph, on, s *device.Stream) error {
+	p := poolOf(s.Device())
+	before, err := p.get()
+	if err != nil {
+		return err
+	}
+	defer before.drop()
+	after, err := p.get()
+	if err != nil {
+		return err
+	}
+	defer after.drop()
+	if err := g.LaunchJoined(on, s, before.use(), after.use()); err != nil {
+		if e := on.Synchronize(); e != nil && !closed(e) {
+			return errors.Join(err, e)
+		}
+		return err
+	}
+	counters.eventRecords.Add(2)
+	counters.streamWaits.Add(2)
+	return nil
+}
