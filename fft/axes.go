@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
 )
 
@@ -107,4 +108,33 @@ func transformAxes[T gpuarr.Element](x *gpuarr.Array[T], c config, nd bool, defA
 		}
 	}
 	return axes, lens, nil
+}
+
+// setup is what every transform starts from: its options, the axes it
+// transforms with their output lengths, and the stream it runs on.
+type setup struct {
+	c          config
+	axes, lens []int
+	s          *device.Stream
+}
+
+// setUp parses a transform's options and checks x against them (c2r:
+// the lengths are a complex-to-real transform's).
+func setUp[T gpuarr.Element](call string, x *gpuarr.Array[T], nd bool, defAxes []int, c2r bool, opts []gpuarr.Option) (setup, error) {
+	c, err := parse(call, nd, opts)
+	if err != nil {
+		return setup{}, err
+	}
+	if err := check(x); err != nil {
+		return setup{}, err
+	}
+	axes, lens, err := transformAxes(x, c, nd, defAxes, c2r)
+	if err != nil {
+		return setup{}, err
+	}
+	s, err := streamOf(c.rest, x.Device())
+	if err != nil {
+		return setup{}, err
+	}
+	return setup{c: c, axes: axes, lens: lens, s: s}, nil
 }

@@ -65,21 +65,11 @@ func c2c[C gpuarr.ComplexFloat](call string, x *gpuarr.Array[C], inverse, nd boo
 }
 
 func c2cRun[C gpuarr.ComplexFloat](call string, x *gpuarr.Array[C], inverse, nd bool, defAxes []int, opts []gpuarr.Option) (*gpuarr.Array[C], error) {
-	c, err := parse(call, nd, opts)
+	st, err := setUp(call, x, nd, defAxes, false, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := check(x); err != nil {
-		return nil, err
-	}
-	axes, lens, err := transformAxes(x, c, nd, defAxes, false)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(c.rest, x.Device())
-	if err != nil {
-		return nil, err
-	}
+	c, axes, lens, s := st.c, st.axes, st.lens, st.s
 	sh := with(x.Shape(), axes, lens)
 	if prod(sh) == 0 {
 		return gpuarr.Zeros[C](sh, on(s))

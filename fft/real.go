@@ -98,21 +98,11 @@ func r2cRun[C gpuarr.ComplexFloat, R gpuarr.Float](call string, x *gpuarr.Array[
 	if err := pair[C, R](call, false); err != nil {
 		return nil, err
 	}
-	c, err := parse(call, nd, opts)
+	st, err := setUp(call, x, nd, defAxes, false, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := check(x); err != nil {
-		return nil, err
-	}
-	axes, lens, err := transformAxes(x, c, nd, defAxes, false)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(c.rest, x.Device())
-	if err != nil {
-		return nil, err
-	}
+	c, axes, lens, s := st.c, st.axes, st.lens, st.s
 	ct := dtype.Of[C]()
 	last := len(axes) - 1
 	r, nr := axes[last], lens[last]
@@ -198,21 +188,11 @@ func c2rRun[R gpuarr.Float, C gpuarr.ComplexFloat](call string, x *gpuarr.Array[
 	if err := pair[C, R](call, true); err != nil {
 		return nil, err
 	}
-	c, err := parse(call, nd, opts)
+	st, err := setUp(call, x, nd, defAxes, true, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := check(x); err != nil {
-		return nil, err
-	}
-	axes, lens, err := transformAxes(x, c, nd, defAxes, true)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(c.rest, x.Device())
-	if err != nil {
-		return nil, err
-	}
+	c, axes, lens, s := st.c, st.axes, st.lens, st.s
 	ct := dtype.Of[C]()
 	last := len(axes) - 1
 	r, nr := axes[last], lens[last]
