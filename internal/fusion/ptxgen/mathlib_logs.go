@@ -216,3 +216,32 @@ func log1pF32Func() funcDef {
 	y = f.sel(t, x, y, f.setp("eq", t, x, "0f7F800000"))
 	return f.done(f.sel(t, x, y, f.setp("equ", t, x, litF32(0))))
 }
+
+// log1pPos32 is log1p(x) for x ≥ 0, +Inf or NaN (NaN → NaN), written
+// inline: log1p_f32's arithmetic without the cases of negative and
+// subnormal u = 1 + x, for asinh, acosh and atanh, whose log1p arguments
+// are never negative.
+func (f *fnBuilder) log1pPos32(x string) string {
+	const t = "f32"
+	small := f.setp("le", t, x, litF32(1.0/3))
+	u, cu := f.twoSum(t, litF32(1), x)
+	// u = 2^eu·(1 + fu), 1 + fu in [⅔, 4/3) (u ≥ 1 is normal).
+	bits := f.v("b32", "mov.b32", u)
+	ei := f.v("b32", "shr.u32", bits, "23")
+	m := f.v("b32", "and.b32", bits, "8388607")
+	pbig := f.v("pred", "setp.gt.u32", m, "2796202") // 4/3's mantissa field
+	mb := f.v("b32", "selp.b32", f.v("b32", "or.b32", m, "0x3F000000"), f.v("b32", "or.b32", m, "0x3F800000"), pbig)
+	ei = f.v("b32", "add.s32", ei, f.v("b32", "selp.s32", "-126", "-127", pbig))
+	fu := f.sub(t, f.v(t, "mov.b32", mb), litF32(1))
+	fr := f.sel(t, x, fu, small)
+	e := f.sel(t, litF32(0), f.v(t, "cvt.rn.f32.s32", ei), small)
+	// c/u ≈ c·2^−eu·(1 − fu + fu² − fu³), eu clamped where c/u is negligible.
+	inv := f.poly32(fu, []float32{1, -1, 1, -1})
+	corr := f.mul(t, f.mul(t, cu, f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "min.s32", ei, "100")))), inv)
+	corr = f.sel(t, litF32(0), corr, small)
+	rest := f.log1pTail32(fr)
+	a, ae := f.fastTwoSum(t, f.mul(t, e, litF32(ln2HiF32)), fr)
+	tail := f.add(t, f.add(t, ae, rest), f.fma(t, e, litF32(ln2LoF32), corr))
+	y := f.add(t, a, tail)
+	return f.sel(t, x, y, f.setp("geu", t, x, "0f7F800000")) // +Inf, NaN
+}
