@@ -7,23 +7,29 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// mlInstrCount is the number of PTX instructions in function name's body
-// (its .func text less declarations, labels, braces, comments and the
-// parameter loads, stores and ret), each call counted as one.
-func mlInstrCount(name string) int {
-	n := 0
+// mlInstrs returns the PTX instructions of function name's common path:
+// its .func body less declarations, labels, braces, comments and the
+// parameter loads, stores and ret, up to its first branch (a function's
+// branches skip rare cases: pow's special values, sin's huge arguments),
+// each call one instruction.
+func mlInstrs(name string) []string {
+	var ins []string
 	for _, l := range strings.Split(libFuncs()[name].text, "\n") {
 		l = strings.TrimSpace(l)
 		switch {
+		case strings.Contains(l, " bra "):
+			return ins
 		case l == "", l == "{", l == "}", l == "ret;",
 			strings.HasPrefix(l, "."), strings.HasPrefix(l, "//"), strings.HasSuffix(l, ":"),
 			strings.HasPrefix(l, "ld.param"), strings.HasPrefix(l, "st.param"):
 			continue
 		}
-		n++
+		ins = append(ins, l)
 	}
-	return n
+	return ins
 }
+
+func mlInstrCount(name string) int { return len(mlInstrs(name)) }
 
 // TestMathlibF32Cost: the float32 functions whose cost decides their
 // kernels' speed on a GPU (more than a memory-bound kernel's few dozen
@@ -49,4 +55,20 @@ func TestMathlibF32Cost(t *testing.T) {
 		t.Logf("%s: %d PTX instructions (budget %d)", name, n, budget)
 		assert.LessOrEqual(t, n, budget, "%s: PTX instructions", name)
 	}
+}
+
+// TestMathlibPowF32Cost: pow_f32's common path works in float32 where its
+// bound allows: no float64 division, and float64 arithmetic (half the
+// float32 rate on the GPUs it targets, or less) only for log₂|x| and
+// y·log₂|x|.
+func TestMathlibPowF32Cost(t *testing.T) {
+	n64 := 0
+	for _, l := range mlInstrs("pow_f32") {
+		assert.NotContains(t, l, "div.rn.f64", "pow_f32 divides in float64")
+		if op, _, _ := strings.Cut(l, " "); strings.Contains(op, "64") {
+			n64++
+		}
+	}
+	t.Logf("pow_f32: %d PTX instructions on its common path, %d of them on 64-bit types", mlInstrCount("pow_f32"), n64)
+	assert.LessOrEqual(t, n64, 30, "pow_f32: 64-bit instructions on the common path")
 }
