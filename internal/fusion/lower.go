@@ -388,9 +388,10 @@ func (l *lowered) needs64() bool {
 }
 
 // vectorize sets the program's vector width when every operand is
-// contiguous, real, at least 2 bytes wide and aligned for 16-byte
-// accesses of the widest. out is nil for a reduction (which writes one
-// value per group).
+// contiguous, real, aligned for 16-byte accesses of the widest and every
+// input at least 2 bytes wide (a 1-byte output, bool for one, is packed
+// into 32-bit words). out is nil for a reduction (which writes one value
+// per group).
 func (l *lowered) vectorize(out *lifetime.Handle, outT dtype.DType) {
 	l.prog.Vector = 1
 	if l.prog.OutStrided {
@@ -398,7 +399,7 @@ func (l *lowered) vectorize(out *lifetime.Handle, outT dtype.DType) {
 	}
 	maxSize := 4 // a reduction's partial results are written one per group
 	if out != nil {
-		if maxSize = outT.Size(); maxSize < 2 || outT.IsComplex() {
+		if maxSize = max(outT.Size(), 2); outT.IsComplex() {
 			return
 		}
 	}

@@ -88,13 +88,14 @@
 //
 // Vector V > 1 (elementwise, or a reduction with groups == 1) promises that
 // no input is Strided, Random or Iota, that out is not strided, that every
-// array operand's element size is ≥ 2 bytes and none is complex, and that
-// every address (out and inputs) is aligned to V × its element size, where
-// V = 16 / the largest element size (8 for 2-byte operands only; a
-// reduction's at most 4). (Every array address is a multiple of its
-// element size, which complex loads and stores use.) The kernel
-// may then read and write V consecutive elements at once; it handles the
-// n mod V tail itself.
+// input's element size is ≥ 2 bytes (an elementwise output's may be 1:
+// bool, int8, uint8), that no operand is complex, and that every address
+// (out and inputs) is aligned to V × its element size, where V = 16 / the
+// largest element size, at most 8 (8 for 2-byte operands, or a 1-byte
+// output alone; a reduction's at most 4). (Every array address is a
+// multiple of its element size, which complex loads and stores use.) The
+// kernel may then read and write V consecutive elements at once; it
+// handles the n mod V tail itself.
 //
 // # Semantics the back ends share
 //

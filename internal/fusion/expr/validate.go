@@ -278,9 +278,6 @@ func (p *Program) validateVector() error {
 		}
 		largest = max(largest, in.T.Size())
 	}
-	if p.Reduce == NoReduce && p.OutType().Size() < 2 {
-		return fmt.Errorf("expr: vector width %d with %s output (elements under 2 bytes)", v, p.OutType())
-	}
 	if v*largest > 16 {
 		return fmt.Errorf("expr: vector width %d × %d-byte elements exceeds 16 bytes", v, largest)
 	}

@@ -359,6 +359,14 @@ func storagePrograms() map[string]*expr.Program {
 		ps["vec_i16x8"+sfx] = i16
 		ps["vec_bf16_f32x4"+sfx] = &expr.Program{Vector: 4, Index64: idx64, Inputs: []expr.Input{mem(dtype.BFloat16), mem(f32)},
 			Code: []expr.Instr{in(dtype.BFloat16, 0), in(f32, 1), un(expr.OpCast, f32, 0), bin(expr.OpMul, f32, 1, 2)}}
+		// 1-byte outputs packed into words: 4 bools of float32s, 2 of
+		// float64s, 8 int8s of int16s.
+		ps["vec_isnan_f32x4"+sfx] = &expr.Program{Vector: 4, Index64: idx64, Inputs: []expr.Input{mem(f32)},
+			Code: []expr.Instr{in(f32, 0), un(expr.OpIsNaN, dtype.Bool, 0)}}
+		ps["vec_lt_f64x2"+sfx] = &expr.Program{Vector: 2, Index64: idx64, Inputs: []expr.Input{mem(dtype.Float64), mem(dtype.Float64)},
+			Code: []expr.Instr{in(dtype.Float64, 0), in(dtype.Float64, 1), bin(expr.OpLt, dtype.Bool, 0, 1)}}
+		ps["vec_i8_of_i16x8"+sfx] = &expr.Program{Vector: 8, Index64: idx64, Inputs: []expr.Input{mem(dtype.Int16)},
+			Code: []expr.Instr{in(dtype.Int16, 0), un(expr.OpCast, dtype.Int8, 0)}}
 		ps["vec_half_sum"+sfx] = &expr.Program{Vector: 4, Index64: idx64, Reduce: expr.Sum, ArgIndex: -1, Result: dtype.Float16,
 			Inputs: []expr.Input{mem(dtype.Float16)}, Code: []expr.Instr{in(dtype.Float16, 0), un(expr.OpCast, f32, 0)}}
 	}

@@ -283,9 +283,16 @@ func (g *gen) vecLoad16(t dtype.DType, a string) []string {
 }
 
 // vecStore writes the g.vec values rs of type t at a with one vector
-// store; 2-byte values are packed in pairs into 32-bit words.
+// store; 2-byte values are packed in pairs into 32-bit words, 1-byte
+// values (bool, int8, uint8) by fours (two into one 16-bit store when
+// g.vec is 2).
 func (g *gen) vecStore(a string, t dtype.DType, rs []string) {
-	if t.Size() != 2 {
+	switch t.Size() {
+	case 1:
+		g.vecStore8(a, t, rs)
+		return
+	case 2:
+	default:
 		g.emit("st.global%s.%s [%s], %s", vecSuffix(g.vec), memType(t), a, regList(rs))
 		return
 	}
@@ -296,6 +303,40 @@ func (g *gen) vecStore(a string, t dtype.DType, rs []string) {
 		g.emit("shl.b32 %s, %s, 16", hi, rs[2*k+1])
 		g.emit("or.b32 %s, %s, %s", w, lo, hi)
 		ws[k] = w
+	}
+	g.emit("st.global%s.b32 [%s], %s", vecSuffix(len(ws)), a, regList(ws))
+}
+
+// vecStore8 packs the 1-byte values rs (predicates for bool, 32-bit
+// registers otherwise) into 32-bit words, byte j of a word from value j,
+// and stores them with one store.
+func (g *gen) vecStore8(a string, t dtype.DType, rs []string) {
+	ws := make([]string, (len(rs)+3)/4)
+	for k := range ws {
+		var w string
+		for j := 0; j < 4 && 4*k+j < len(rs); j++ {
+			r, b := rs[4*k+j], g.reg(clsB32)
+			if t == dtype.Bool {
+				g.emit("selp.b32 %s, %d, 0, %s", b, 1<<(8*j), r)
+			} else {
+				g.emit("and.b32 %s, %s, 255", b, r)
+				if j > 0 {
+					g.emit("shl.b32 %s, %s, %d", b, b, 8*j)
+				}
+			}
+			if w == "" {
+				w = b
+				continue
+			}
+			o := g.reg(clsB32)
+			g.emit("or.b32 %s, %s, %s", o, w, b)
+			w = o
+		}
+		ws[k] = w
+	}
+	if len(rs) == 2 {
+		g.emit("st.global.u16 [%s], %s", a, ws[0])
+		return
 	}
 	g.emit("st.global%s.b32 [%s], %s", vecSuffix(len(ws)), a, regList(ws))
 }

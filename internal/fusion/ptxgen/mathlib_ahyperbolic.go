@@ -36,8 +36,7 @@ func asinhFunc(t string) funcDef {
 	arg = f.sel(t, mid, arg, f.setp("lt", t, a, lit(t, big)))
 	pHuge := f.setp("ge", t, a, lit(t, huge))
 	arg = f.sel(t, a, arg, pHuge)
-	y := f.newReg(t)
-	f.call("log1p_"+t, y, arg)
+	y := f.log1p(t, arg)
 	y = f.sel(t, f.add(t, y, lit(t, ln2Const(t))), y, pHuge)
 	y = f.v(t, "copysign."+t, x, y)
 	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
@@ -59,8 +58,7 @@ func acoshFunc(t string) funcDef {
 	arg = f.sel(t, mid, arg, f.setp("lt", t, x, lit(t, big)))
 	pHuge := f.setp("ge", t, x, lit(t, huge))
 	arg = f.sel(t, x, arg, pHuge)
-	y := f.newReg(t)
-	f.call("log1p_"+t, y, arg)
+	y := f.log1p(t, arg)
 	y = f.sel(t, f.add(t, y, lit(t, ln2Const(t))), y, pHuge)
 	// x < 1 → NaN (x = 1 gives log1p(0) = 0).
 	return f.done(f.sel(t, nanLit(t), y, f.setp("lt", t, x, one)))
@@ -74,14 +72,28 @@ func atanhFunc(t string) funcDef {
 	one := lit(t, 1)
 	om := f.sub(t, one, a)
 	twoA := f.add(t, a, a)
-	arg := f.div(t, twoA, om)
-	small := f.fma(t, twoA, f.div(t, a, om), twoA)
+	q := f.div(t, a, om)
+	arg := f.add(t, q, q) // 2a/(1 − a): doubling is exact
+	small := f.fma(t, twoA, q, twoA)
 	arg = f.sel(t, small, arg, f.setp("lt", t, a, lit(t, 0.5)))
-	y := f.newReg(t)
-	f.call("log1p_"+t, y, arg) // a = 1: log1p(+Inf) = +Inf; a > 1: log1p(< −1) = NaN
+	y := f.log1p(t, arg) // a = 1: log1p(+Inf) = +Inf; a > 1: log1p(< −1) = NaN
+	if t == "f32" {
+		y = f.sel(t, nanLit(t), y, f.setp("gt", t, a, one)) // log1pPos32 takes no argument < 0
+	}
 	y = f.mul(t, y, lit(t, 0.5))
 	y = f.v(t, "copysign."+t, x, y)
 	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
+}
+
+// log1p is log1p(x) for the x ≥ 0 (or NaN, +Inf) these functions pass:
+// inline in float32 (log1pPos32), a call of log1p_f64 in float64.
+func (f *fnBuilder) log1p(t, x string) string {
+	if t == "f32" {
+		return f.log1pPos32(x)
+	}
+	y := f.newReg(t)
+	f.call("log1p_"+t, y, x)
+	return y
 }
 
 func ln2Const(t string) float64 {

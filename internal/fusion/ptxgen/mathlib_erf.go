@@ -16,17 +16,18 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // 2^k·(1 + em) from the exact square a² = zh + zl (TwoProd), reduced by
 // ln 2 as a double-double (expTail), scaled in two steps so that a
 // subnormal result is rounded once. erf = ±(1 − E(|x|)) there, erfc(x) =
-// E(x) for x ≥ ½ and 2 − E(−x) for x ≤ −½.
+// E(x) for x ≥ ½ and 2 − E(−x) for x ≤ −½. float32 evaluates E in plain
+// float32 instead (erfcLarge32): erf's result 1 − E, E ≤ ¼, hides E's
+// error (erf within 1.6 ulp over every float32), and erfc keeps 1/(a + 2)
+// as a double-float (within 3.1 ulp over every float32, its bound 4).
 //
 // erf(±0) = ±0, erf(±Inf) = ±1, erfc(+Inf) = 0, erfc(−Inf) = 2, NaN → NaN.
 
-// erfcLarge returns E(a) for a ≥ ½ (a beyond the underflow point is
-// clamped, which still gives 0).
-func (f *fnBuilder) erfcLarge(t, a string) string {
+// erfcLarge returns E(a) for a ≥ ½ in float64 (a beyond the underflow
+// point is clamped, which still gives 0).
+func (f *fnBuilder) erfcLarge(a string) string {
+	const t = "f64"
 	k, amax, l1, l2 := 3.0, 27.5, ln2Hi, ln2Lo
-	if t == "f32" {
-		k, amax, l1, l2 = 2, 10.5, float64(ln2HiF32), float64(ln2LoF32)
-	}
 	ac := f.v(t, "max."+t, a, lit(t, 0.5))
 	ac = f.v(t, "min."+t, ac, lit(t, amax))
 	// d = 1/(a + K) as a double-double (dh, dlo).
@@ -36,16 +37,7 @@ func (f *fnBuilder) erfcLarge(t, a string) string {
 	dlo := f.mul(t, f.fma(t, f.neg(t, dh), denl, dres), dh)
 	tt := f.fma(t, lit(t, -2*k), dh, lit(t, 1))
 	// Q(t): its leading terms cancel; their roundings are compensated.
-	var qh, ql string
-	if t == "f32" {
-		c := make([]float64, len(mathcoef.ErfcQF32))
-		for i, v := range mathcoef.ErfcQF32 {
-			c[i] = float64(v)
-		}
-		qh, ql = f.polyComp(t, tt, c, 3)
-	} else {
-		qh, ql = f.polyComp(t, tt, mathcoef.ErfcQF64, 6)
-	}
+	qh, ql := f.polyComp(t, tt, mathcoef.ErfcQF64, 6)
 	// e^{−(zh + zl)} = 2^n·(1 + em + eml).
 	zh, zl := f.twoProd(t, ac, ac)
 	nzh := f.neg(t, zh)
@@ -61,6 +53,47 @@ func (f *fnBuilder) erfcLarge(t, a string) string {
 	return f.ldexp(t, m, f.v("b32", "cvt.rni.s32."+t, n))
 }
 
+// erfcLarge32 is erfcLarge in float32 arithmetic without double-floats,
+// for a in [½, amax] (a is clamped there). d = 1/(a + 2), as d + dl with
+// the sum a + 2 exact (TwoSum) where exact is set, else rounded; Q(t) by
+// Horner's scheme at t = 1 − 4(d + dl); e^{−a²} = 2^n·(1 + em) with
+// r = −zh − n·ln2 − zl (the exact square zh + zl; one rounding) and
+// em = r + r²·(½ + r·G(r)); the result (1 + em)·Q·(d + dl) rounded twice
+// (fma), then scaled: in one step where amax ≤ 9 (2^n normal), else in
+// two so that a subnormal result is rounded once. Plain d costs erfc's
+// accuracy up to 2 ulp of the result, so erfc sets exact; erf (1 − E,
+// E ≤ ¼) does not.
+func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
+	const t = "f32"
+	ac := f.v(t, "max.f32", a, lit(t, 0.5))
+	ac = f.v(t, "min.f32", ac, lit(t, amax))
+	var d, qd string
+	if exact {
+		den, denl := f.twoSum(t, ac, lit(t, 2))
+		d = f.div(t, lit(t, 1), den)
+		dres := f.fma(t, f.neg(t, d), den, lit(t, 1))
+		dl := f.mul(t, f.fma(t, f.neg(t, d), denl, dres), d)
+		q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), mathcoef.ErfcQF32)
+		qd = f.fma(t, q, d, f.mul(t, q, dl))
+	} else {
+		d = f.div(t, lit(t, 1), f.add(t, ac, lit(t, 2)))
+		qd = f.mul(t, f.poly32(f.fma(t, lit(t, -4), d, lit(t, 1)), mathcoef.ErfcQF32), d)
+	}
+	zh, zl := f.twoProd(t, ac, ac)
+	nzh := f.neg(t, zh)
+	n := f.v(t, "cvt.rni.f32.f32", f.mul(t, nzh, lit(t, log2E)))
+	r1 := f.fma(t, f.neg(t, n), litF32(ln2HiF32), nzh) // exact
+	r := f.sub(t, r1, f.fma(t, n, litF32(ln2LoF32), zl))
+	h := f.fma(t, r, f.poly32(r, mathcoef.ExpGF32), lit(t, 0.5))
+	em := f.fma(t, f.mul(t, r, r), h, r)
+	m := f.fma(t, em, qd, qd)
+	ni := f.v("b32", "cvt.rni.s32.f32", n)
+	if amax <= 9 {
+		return f.mul(t, m, f.pow2(t, ni))
+	}
+	return f.ldexp(t, m, ni)
+}
+
 func erfFunc(name, t string) funcDef {
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)
@@ -73,7 +106,15 @@ func erfFunc(name, t string) funcDef {
 	} else {
 		p = f.poly64(z, mathcoef.ErfPF64)
 	}
-	e := f.erfcLarge(t, a)
+	var e string
+	switch {
+	case t == "f32" && name == "erf":
+		e = f.erfcLarge32(a, 4, false) // erf(4) rounds to 1
+	case t == "f32":
+		e = f.erfcLarge32(a, 10.5, true)
+	default:
+		e = f.erfcLarge(a)
+	}
 	one := lit(t, 1)
 	var y string
 	if name == "erf" {

@@ -7,7 +7,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // a < 1: sinh a = a + a³·S(a²) and cosh a = 1 + a²/2 + a⁴·C(a²) (minimax),
 // with a² split exactly (TwoProd) for cosh.
 //
-// a ≥ 1: k = rint(a·log₂e), r = a − k·ln2 as a double-double, e^±r =
+// a ≥ 1, float32: hyperbolicLarge32, plain float32 arithmetic.
+//
+// a ≥ 1, float64: k = rint(a·log₂e), r = a − k·ln2 as a double-double, e^±r =
 // 1 + em± (expTail, double-doubles), and with w = 2^−2k
 //
 //	cosh a = 2^(k−1)·(1 + em+ + w·(1 + em−)),
@@ -51,10 +53,14 @@ func hyperbolicFunc(name, t string) funcDef {
 	}
 
 	// a ≥ 1.
-	amax, kmax, l1, l2 := 711.0, "511", ln2Hi, ln2Lo
 	if t == "f32" {
-		amax, kmax, l1, l2 = 90, "63", float64(ln2HiF32), float64(ln2LoF32)
+		y := f.sel(t, small, f.hyperbolicLarge32(a, isSinh), f.setp("lt", t, a, one))
+		if isSinh {
+			y = f.v(t, "copysign."+t, x, y)
+		}
+		return f.done(f.sel(t, x, y, f.isNaN(t, x)))
 	}
+	amax, kmax, l1, l2 := 711.0, "511", ln2Hi, ln2Lo
 	ac := f.v(t, "min."+t, a, lit(t, amax))
 	k := f.v(t, "cvt.rni."+t+"."+t, f.mul(t, ac, lit(t, log2E)))
 	r, rl := f.reduceLn2(t, ac, k, l1, l2)
@@ -99,4 +105,47 @@ func (f *fnBuilder) reduceLn2Minus(t, a, al, k string, l1, l2 float64) (r, rl st
 	}
 	r, e1 := f.twoSum(t, rh, f.neg(t, th))
 	return r, f.sub(t, e1, tl)
+}
+
+// expEvenCoefF32 and expOddCoefF32 are e^r's Taylor series split into its
+// even part 1 + r²·(½ + z·E(z)) and odd part r + r·z·O(z), z = r²: to
+// r⁸/8! and r⁹/9!, which leaves a truncation below 2^-36 for |r| ≤ 0.35.
+var (
+	expEvenCoefF32 = toF32(taylorSeries(4, 2, 2, false)) // 1/2!, 1/4!, …, 1/8!
+	expOddCoefF32  = toF32(taylorSeries(4, 3, 2, false)) // 1/3!, 1/5!, …, 1/9!
+)
+
+// hyperbolicLarge32 is cosh a (or sinh a) for a ≥ 1 in plain float32:
+// k = rint(a·log₂e), r + rl = a − k·ln2 (r rounded once, rl its error),
+// e^±r = 1 + E ± O from the even and odd parts of e^r's series, shared by
+// both signs, and with w = 2^−2k
+//
+//	cosh a = 2^(k−1)·(1 + (w + rl + E·(1 + w) + O·(1 − w))),
+//	sinh a = 2^(k−1)·(1 + (−w + rl + E·(1 − w) + O·(1 + w))),
+//
+// the bracket's small part summed first so that 1 + it is rounded once
+// (rl·w, below 2^-28 relative, is dropped), then scaled in two steps
+// (ldexp): +Inf exactly where the result overflows (a is clamped to 90
+// first, past that point).
+func (f *fnBuilder) hyperbolicLarge32(a string, isSinh bool) string {
+	const t = "f32"
+	ac := f.v(t, "min.f32", a, lit(t, 90))
+	k := f.v(t, "cvt.rni.f32.f32", f.mul(t, ac, lit(t, log2E)))
+	nk := f.neg(t, k)
+	r1 := f.fma(t, nk, litF32(ln2HiF32), ac) // exact: k < 2⁸
+	r := f.fma(t, nk, litF32(ln2LoF32), r1)
+	rl := f.fma(t, nk, litF32(ln2LoF32), f.sub(t, r1, r))
+	z := f.mul(t, r, r)
+	even := f.mul(t, z, f.fma(t, z, f.poly32(z, expEvenCoefF32[1:]), litF32(expEvenCoefF32[0])))
+	odd := f.fma(t, f.mul(t, r, z), f.poly32(z, expOddCoefF32), r)
+	ki := f.v("b32", "cvt.rni.s32.f32", k)
+	w := f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "shl.b32", f.v("b32", "min.s32", ki, "63"), "1")))
+	if isSinh {
+		w = f.neg(t, w)
+	}
+	// E·(1 ± w) + O·(1 ∓ w) + (±w + rl).
+	tail := f.fma(t, f.neg(t, w), odd, f.add(t, w, rl))
+	tail = f.fma(t, w, even, f.add(t, tail, odd))
+	tail = f.add(t, tail, even)
+	return f.ldexp(t, f.add(t, lit(t, 1), tail), f.v("b32", "sub.s32", ki, "1"))
 }

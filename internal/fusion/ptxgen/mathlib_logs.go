@@ -138,19 +138,22 @@ func (f *fnBuilder) logReduce32(x string) (e, fr string) {
 	psub := f.setp("lt", t, x, litF32(0x1p-126))
 	xs := f.sel(t, f.mul(t, x, litF32(0x1p24)), x, psub)
 	eadj := f.v("b32", "selp.s32", "-24", "0", psub)
-	bits := f.v("b32", "mov.b32", xs)
-	ei := f.v("b32", "shr.u32", bits, "23")
+	ei, fr := f.logReduceNormal32(xs)
+	ei = f.v("b32", "add.s32", ei, eadj)
+	return f.v(t, "cvt.rn.f32.s32", ei), fr
+}
+
+// logReduceNormal32 is logReduce32 for a normal x > 0 (or +Inf, which gives
+// e = 128, f = 0), e an s32.
+func (f *fnBuilder) logReduceNormal32(x string) (ei, fr string) {
+	bits := f.v("b32", "mov.b32", x)
+	ei = f.v("b32", "shr.u32", bits, "23")
 	ei = f.v("b32", "and.b32", ei, "255")
 	m := f.v("b32", "and.b32", bits, "8388607")
 	pbig := f.v("pred", "setp.gt.u32", m, "2796202") // 4/3's mantissa field
-	mb := f.v("b32", "or.b32", m, "0x3F800000")
-	mh := f.v("b32", "or.b32", m, "0x3F000000")
-	mb = f.v("b32", "selp.b32", mh, mb, pbig)
-	eb := f.v("b32", "selp.s32", "-126", "-127", pbig)
-	ei = f.v("b32", "add.s32", ei, eb)
-	ei = f.v("b32", "add.s32", ei, eadj)
-	fr = f.sub(t, f.v(t, "mov.b32", mb), litF32(1))
-	return f.v(t, "cvt.rn.f32.s32", ei), fr
+	mb := f.v("b32", "selp.b32", f.v("b32", "or.b32", m, "0x3F000000"), f.v("b32", "or.b32", m, "0x3F800000"), pbig)
+	ei = f.v("b32", "add.s32", ei, f.v("b32", "selp.s32", "-126", "-127", pbig))
+	return ei, f.sub("f32", f.v("f32", "mov.b32", mb), litF32(1))
 }
 
 // log1pTail32 is f²·Q(f) = log(1+f) − f for f in [−⅓, ⅓].
@@ -197,14 +200,15 @@ func log1pF32Func() funcDef {
 	f.load(x, 0)
 	small := f.v("pred", "and.pred", f.setp("ge", t, x, litF32(-1.0/3)), f.setp("le", t, x, litF32(1.0/3)))
 	u, cu := f.twoSum(t, litF32(1), x)
+	// u ≥ 2^-24 where it is used (x ≥ −1 + 2^-24): normal; elsewhere
+	// clamp it, to keep the reduction's arithmetic tame.
 	uc := f.v(t, "max.f32", u, litF32(0x1p-30))
-	eu, fu := f.logReduce32(uc)
+	ei, fu := f.logReduceNormal32(uc)
 	fr := f.sel(t, x, fu, small)
-	e := f.sel(t, litF32(0), eu, small)
+	e := f.sel(t, litF32(0), f.v(t, "cvt.rn.f32.s32", ei), small)
 	// c/u ≈ c·2^−e·(1 − f + f² − f³), e clamped where c/u is negligible.
-	ec := f.v("b32", "cvt.rni.s32.f32", f.v(t, "min.f32", eu, litF32(100)))
 	inv := f.poly32(fu, []float32{1, -1, 1, -1})
-	corr := f.mul(t, f.mul(t, cu, f.pow2(t, f.v("b32", "neg.s32", ec))), inv)
+	corr := f.mul(t, f.mul(t, cu, f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "min.s32", ei, "100")))), inv)
 	corr = f.sel(t, litF32(0), corr, small)
 	rest := f.log1pTail32(fr)
 	A := f.mul(t, e, litF32(ln2HiF32))
@@ -215,4 +219,26 @@ func log1pF32Func() funcDef {
 	y = f.sel(t, "0fFF800000", y, f.setp("eq", t, x, litF32(-1)))
 	y = f.sel(t, x, y, f.setp("eq", t, x, "0f7F800000"))
 	return f.done(f.sel(t, x, y, f.setp("equ", t, x, litF32(0))))
+}
+
+// log1pPos32 is log1p(x) for x ≥ 0, +Inf or NaN (NaN → NaN), written
+// inline: log1p_f32's arithmetic without the cases of negative and
+// subnormal u = 1 + x, for asinh, acosh and atanh, whose log1p arguments
+// are never negative.
+func (f *fnBuilder) log1pPos32(x string) string {
+	const t = "f32"
+	small := f.setp("le", t, x, litF32(1.0/3))
+	u, cu := f.twoSum(t, litF32(1), x)
+	ei, fu := f.logReduceNormal32(u) // u ≥ 1
+	fr := f.sel(t, x, fu, small)
+	e := f.sel(t, litF32(0), f.v(t, "cvt.rn.f32.s32", ei), small)
+	// c/u ≈ c·2^−eu·(1 − fu + fu² − fu³), eu clamped where c/u is negligible.
+	inv := f.poly32(fu, []float32{1, -1, 1, -1})
+	corr := f.mul(t, f.mul(t, cu, f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "min.s32", ei, "100")))), inv)
+	corr = f.sel(t, litF32(0), corr, small)
+	rest := f.log1pTail32(fr)
+	a, ae := f.fastTwoSum(t, f.mul(t, e, litF32(ln2HiF32)), fr)
+	tail := f.add(t, f.add(t, ae, rest), f.fma(t, e, litF32(ln2LoF32), corr))
+	y := f.add(t, a, tail)
+	return f.sel(t, x, y, f.setp("geu", t, x, "0f7F800000")) // +Inf, NaN
 }

@@ -13,9 +13,10 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // double-double in two steps, so that even a subnormal result is rounded
 // about once. The error is within 1 ulp.
 //
-// float32: in float64, without double-doubles: log₂|x| = e + s·P(s²)
-// (P the atanh series times log₂e, 8 terms), t = y·log₂|x|, 2^t = 2^k·
-// (1 + f·Q(f)) with f = t − k, then rounded to float32 once: within 1 ulp.
+// float32: log₂|x| = e + s·P(s²) in float64 without double-doubles (P the
+// atanh series times log₂e, 8 terms; s from a refined float32
+// reciprocal), t = y·log₂|x| in float64, 2^t = 2^k·(1 + f·Q(f)) with f =
+// t − k in float32, scaled in two steps: within 1 ulp (powMag32).
 //
 // The common case (x > 0 finite, y finite, not 0, ±½ or 1, x not 1) is
 // that, branch-free; anything else branches to math.Pow's special cases,
@@ -85,22 +86,33 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 	return f.sel(t, low, high, f.v("pred", "setp.lt.s32", ki, "0"))
 }
 
-// powMag32in64 returns |x|^y in float64 to about 2^-30 relative, for
-// float32 arguments widened to float64 (x finite, not 0).
-func (f *fnBuilder) powMag32in64(ax, y string) string {
+// powMag32 returns |x|^y rounded to float32 (within 2 ulp), for float32
+// arguments x (finite, not 0) and y widened to float64 (yd): log₂|x| = e +
+// s·P(s²) in float64 from logReduce32's e and f (1+f in [⅔, 4/3)), s =
+// f/(2+f) from a float32 reciprocal refined once (no float64 division),
+// t = y·log₂|x| clamped to ±200, and 2^(t−k) (|t − k| ≤ ½) by a float32
+// polynomial, scaled by 2^k in two steps (a subnormal result rounded once).
+func (f *fnBuilder) powMag32(ax, yd string) string {
 	const t = "f64"
-	e, fr := f.logReduce64(ax)
-	s := f.div(t, fr, f.add(t, fr, litF64(2)))
+	e32, fr32 := f.logReduce32(ax)
+	fr := f.v(t, "cvt.f64.f32", fr32)
+	den := f.add(t, fr, litF64(2)) // exact
+	d0 := f.v(t, "cvt.f64.f32", f.v("f32", "rcp.rn.f32", f.v("f32", "cvt.rn.f32.f64", den)))
+	s0 := f.mul(t, fr, d0)
+	s := f.fma(t, d0, f.fma(t, f.neg(t, den), s0, fr), s0) // relative error ≤ 2^-45
 	z := f.mul(t, s, s)
-	l2 := f.add(t, e, f.mul(t, s, f.poly64(z, powLog2F32in64)))
-	tt := f.mul(t, y, l2)
+	l2 := f.add(t, f.v(t, "cvt.f64.f32", e32), f.mul(t, s, f.poly64(z, powLog2F32in64)))
+	tt := f.mul(t, yd, l2)
 	tt = f.v(t, "max.f64", tt, litF64(-200))
 	tt = f.v(t, "min.f64", tt, litF64(200))
 	k := f.v(t, "cvt.rni.f64.f64", tt)
-	fk := f.sub(t, tt, k)
-	p := f.fma(t, fk, f.poly64(fk, mathcoef.Exp2QF32in64), litF64(1))
-	return f.mul(t, p, f.pow2(t, f.v("b32", "cvt.rni.s32.f64", k)))
+	fk := f.v("f32", "cvt.rn.f32.f64", f.sub(t, tt, k))
+	p := f.fma("f32", fk, f.poly32(fk, powExp2QF32), litF32(1))
+	return f.ldexp("f32", p, f.v("b32", "cvt.rni.s32.f64", k))
 }
+
+// powExp2QF32 is Exp2QF32in64 rounded to float32: 2^f = 1 + f·Q(f).
+var powExp2QF32 = toF32(mathcoef.Exp2QF32in64)
 
 // powLog2F32in64 are log₂e·2/(2k+1), k = 0…7: log₂(1+f) = s·P(s²).
 var powLog2F32in64 = func() []float64 {
@@ -154,15 +166,18 @@ func (f *fnBuilder) powSpecials(x, y, mag string) string {
 
 // powSpecialCase is the predicate of the arguments that need
 // powSpecials: not (x > 0 finite, y finite, y not 0, ±½ or 1, x ≠ 1).
-func (f *fnBuilder) powSpecialCase(x, y string) string {
-	const t = "f64"
+// x and y are of type t (float32 arguments are tested as they are).
+func (f *fnBuilder) powSpecialCase(t, x, y string) string {
 	inf := "0d7FF0000000000000"
-	ok := f.v("pred", "and.pred", f.setp("gt", t, x, litF64(0)), f.setp("lt", t, x, inf))
+	if t == "f32" {
+		inf = "0f7F800000"
+	}
+	ok := f.v("pred", "and.pred", f.setp("gt", t, x, lit(t, 0)), f.setp("lt", t, x, inf))
 	ok = f.v("pred", "and.pred", ok, f.setp("lt", t, f.abs(t, y), inf))
-	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, litF64(0)))
-	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, litF64(1)))
-	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, f.abs(t, y), litF64(0.5)))
-	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, x, litF64(1)))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, lit(t, 0)))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, lit(t, 1)))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, f.abs(t, y), lit(t, 0.5)))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, x, lit(t, 1)))
 	return f.v("pred", "not.pred", ok)
 }
 
@@ -171,23 +186,22 @@ func powFunc(t string) funcDef {
 	x, y := f.newReg(t), f.newReg(t)
 	f.load(x, 0)
 	f.load(y, 1)
-	xd, yd := x, y
-	if t == "f32" {
-		xd, yd = f.v("f64", "cvt.f64.f32", x), f.v("f64", "cvt.f64.f32", y)
-	}
-	ax := f.abs("f64", xd)
-	res := f.newReg("f64")
-	if t == "f32" {
-		f.set(res, "mov.f64", f.powMag32in64(ax, yd))
-	} else {
-		f.set(res, "mov.f64", f.powMag64(ax, yd))
-	}
 	done := f.label("pow_done")
-	f.branch(f.powSpecialCase(xd, yd), true, done)
-	f.set(res, "mov.f64", f.powSpecials(xd, yd, res))
-	f.place(done)
 	if t == "f32" {
-		return f.done(f.v("f32", "cvt.rn.f32.f64", res))
+		// The special cases in float64 (exact for float32 arguments).
+		yd := f.v("f64", "cvt.f64.f32", y)
+		res := f.newReg("f32")
+		f.set(res, "mov.f32", f.powMag32(f.abs(t, x), yd))
+		f.branch(f.powSpecialCase(t, x, y), true, done)
+		xd := f.v("f64", "cvt.f64.f32", x)
+		f.set(res, "cvt.rn.f32.f64", f.powSpecials(xd, yd, f.v("f64", "cvt.f64.f32", res)))
+		f.place(done)
+		return f.done(res)
 	}
+	res := f.newReg("f64")
+	f.set(res, "mov.f64", f.powMag64(f.abs(t, x), y))
+	f.branch(f.powSpecialCase(t, x, y), true, done)
+	f.set(res, "mov.f64", f.powSpecials(x, y, res))
+	f.place(done)
 	return f.done(res)
 }

@@ -579,6 +579,8 @@ func (c *simCompiler) compileOp(opc, rest string) (simIns, error) {
 		return un(typ, func(a uint64) uint64 { return a ^ (1 << (w - 1)) })
 	case isF && parts[0] == "abs" && len(parts) == 2:
 		return un(typ, func(a uint64) uint64 { return a &^ (1 << (w - 1)) })
+	case isF && opc == "rcp.rn."+typ: // correctly rounded: 1/x in float64 rounds once more harmlessly
+		return un(typ, func(a uint64) uint64 { return fromF(1 / asF(a)) })
 	case isF && opc == "sqrt.rn."+typ:
 		return un(typ, func(a uint64) uint64 { return fromF(math.Sqrt(asF(a))) })
 	case isF && (opc == "min."+typ || opc == "max."+typ):

@@ -8,6 +8,7 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // ≥ 0.5 there and so loses nothing (float64: in double-double arithmetic,
 // e^{2a} = 2^k·(1 + em) from expTail, the quotient corrected by its
 // residual, rounded once); a is clamped to where that is 1 in the type.
+// float32's e^{2a} is exp_f32's arithmetic inline (expSmall32).
 // Both sides are computed and one selected: no branch. ±0 keeps its sign
 // (copysign), NaN passes through.
 
@@ -55,7 +56,7 @@ func tanhF32Func() funcDef {
 	// Large a: rl = 1 − 2/(e^{2a} + 1).
 	f.op("min.f32 %%ac, %%a, %s", litF32(tanhClampF32))
 	f.op("add.rn.f32 %%y, %%ac, %%ac")
-	f.call("exp_f32", "%e", "%y")
+	f.set("%e", "mov.f32", f.expSmall32("%y"))
 	f.op("add.rn.f32 %%t, %%e, %s", litF32(1))
 	f.op("div.rn.f32 %%t, %s, %%t", litF32(2))
 	f.op("sub.rn.f32 %%rl, %s, %%t", litF32(1))
@@ -65,4 +66,17 @@ func tanhF32Func() funcDef {
 	f.op("setp.nan.f32 %%pq, %%x, %%x")
 	f.op("selp.f32 %%r, %%x, %%r, %%pq")
 	return f.done("%r")
+}
+
+// expSmall32 is exp_f32(y) for y in [0, 2·tanhClampF32], inline: the same
+// arithmetic, less what that range never needs (the clamps, NaN, and the
+// scaling in two steps: 2^n·p is exact here), so the same bits.
+func (f *fnBuilder) expSmall32(y string) string {
+	const t = "f32"
+	n := f.v(t, "cvt.rni.f32.f32", f.mul(t, y, litF32(float32(log2E))))
+	nn := f.neg(t, n)
+	r := f.fma(t, nn, litF32(ln2HiF32), y)
+	r = f.fma(t, nn, litF32(ln2LoF32), r)
+	p := f.poly32(r, expF32Coef)
+	return f.mul(t, p, f.pow2(t, f.v("b32", "cvt.rni.s32.f32", n)))
 }

@@ -27,7 +27,9 @@ import (
 // Kernels on |r| ≤ π/4: sin = r + r³·S(r²) + rl·(1 − r²/2) and cos = 1 −
 // r²/2 + r⁴·C(r²) − r·rl (S and C minimax), cos's 1 − r²/2 split exactly
 // (fdlibm's w = 1 − r²/2, ((1 − w) − r²/2)); both as double-doubles in
-// float64. By q mod 4: sin x = (s, c, −s, −c), cos x = (c, −s, −c, s),
+// float64. sin_f32 and cos_f32 round r² and sum in plain float32
+// (sinCosKernel32: within 1.4 ulp, their bound 2); tan_f32 keeps the
+// double-float kernel for its quotient. By q mod 4: sin x = (s, c, −s, −c), cos x = (c, −s, −c, s),
 // tan x = s/c or −c/s (float64: a double-double quotient, corrected by
 // its residual). sin and tan keep ±0; ±Inf and NaN give NaN.
 
@@ -187,12 +189,29 @@ func (f *fnBuilder) sinCosKernel(t, r, rl string) (sh, sl, ch, cl string) {
 	return sh, sl, ch, cl
 }
 
+// sinCosKernel32 returns sin(r+rl) and cos(r+rl) rounded to float32 for
+// |r| ≤ π/4, for sin_f32 and cos_f32: sin = r + (r·z·S + rl) and cos =
+// 1 + (z·(C·z − ½) − r·rl), z = r² rounded (within 1.2 ulp).
+func (f *fnBuilder) sinCosKernel32(r, rl string) (s, c string) {
+	const t = "f32"
+	z := f.mul(t, r, r)
+	s = f.add(t, r, f.fma(t, f.mul(t, r, z), f.poly32(z, mathcoef.SinSF32), rl))
+	h := f.fma(t, z, f.poly32(z, mathcoef.CosCF32), litF32(-0.5))
+	c = f.add(t, litF32(1), f.fma(t, f.neg(t, r), rl, f.mul(t, z, h)))
+	return s, c
+}
+
 func trigFunc(name, t string) funcDef {
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
 	r, rl, q := f.trigReduce(t, x)
-	sh, sl, ch, cl := f.sinCosKernel(t, r, rl)
+	var sh, sl, ch, cl string
+	if t == "f32" && name != "tan" {
+		sh, ch = f.sinCosKernel32(r, rl)
+	} else {
+		sh, sl, ch, cl = f.sinCosKernel(t, r, rl)
+	}
 	if name == "cos" {
 		q = f.v("b32", "add.s32", q, "1")
 	}

@@ -1,0 +1,84 @@
+package ptxgen
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// mlInstrs returns the PTX instructions of function name's common path:
+// its .func body less declarations, labels, braces, comments and the
+// parameter loads, stores and ret, and less the code a branch skips (a
+// function's branches are taken for rare cases only: pow's special values,
+// sin's huge arguments), each call one instruction.
+func mlInstrs(name string) []string {
+	var ins []string
+	skipTo := ""
+	for _, l := range strings.Split(libFuncs()[name].text, "\n") {
+		l = strings.TrimSpace(l)
+		if skipTo != "" {
+			if l == skipTo+":" {
+				skipTo = ""
+			}
+			continue
+		}
+		switch {
+		case strings.Contains(l, " bra "):
+			skipTo = strings.TrimSuffix(l[strings.LastIndex(l, " ")+1:], ";")
+		case l == "", l == "{", l == "}", l == "ret;",
+			strings.HasPrefix(l, "."), strings.HasPrefix(l, "//"), strings.HasSuffix(l, ":"),
+			strings.HasPrefix(l, "ld.param"), strings.HasPrefix(l, "st.param"):
+			continue
+		}
+		ins = append(ins, l)
+	}
+	return ins
+}
+
+func mlInstrCount(name string) int { return len(mlInstrs(name)) }
+
+// TestMathlibF32Cost: the float32 functions whose cost decides their
+// kernels' speed on a GPU (more than a memory-bound kernel's few dozen
+// instructions per element) stay within their instruction budgets: the
+// static PTX count of the function body plus its callees'. A change that
+// makes one slower shows here, not only in a GPU benchmark.
+func TestMathlibF32Cost(t *testing.T) {
+	for name, budget := range map[string]int{
+		"erf_f32":  56,
+		"erfc_f32": 80,
+		"sinh_f32": 60,
+		"cosh_f32": 65,
+		// asinh, acosh and atanh: their log1p inline, no call.
+		"asinh_f32": 75,
+		"acosh_f32": 72,
+		"atanh_f32": 70,
+		"tanh_f32":  45,
+		"log1p_f32": 65,
+		"sin_f32":   50,
+		"cos_f32":   50,
+	} {
+		n := mlInstrCount(name)
+		for _, d := range libFuncs()[name].deps {
+			n += mlInstrCount(d)
+		}
+		t.Logf("%s: %d PTX instructions (budget %d)", name, n, budget)
+		assert.LessOrEqual(t, n, budget, "%s: PTX instructions", name)
+	}
+}
+
+// TestMathlibPowF32Cost: pow_f32's common path works in float32 where its
+// bound allows: no float64 division, and float64 arithmetic (half the
+// float32 rate on the GPUs it targets, or less) only for log₂|x| and
+// y·log₂|x|.
+func TestMathlibPowF32Cost(t *testing.T) {
+	n64 := 0
+	for _, l := range mlInstrs("pow_f32") {
+		assert.NotContains(t, l, "div.rn.f64", "pow_f32 divides in float64")
+		if op, _, _ := strings.Cut(l, " "); strings.Contains(op, "64") {
+			n64++
+		}
+	}
+	t.Logf("pow_f32: %d PTX instructions on its common path, %d of them on 64-bit types", mlInstrCount("pow_f32"), n64)
+	assert.LessOrEqual(t, n64, 30, "pow_f32: 64-bit instructions on the common path")
+}
