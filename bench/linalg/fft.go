@@ -37,7 +37,7 @@ func benchFFT(rep *report.Report, s *device.Stream, cfg config) error {
 	if err != nil {
 		return err
 	}
-	ns, err := timeCalls(cfg.samples, func() error {
+	ns, err := timeCalls(cfg.fftS, func() error {
 		y, err := fft.FFT(x, on)
 		if err != nil {
 			return err
@@ -57,7 +57,7 @@ func benchFFT(rep *report.Report, s *device.Stream, cfg config) error {
 	if err != nil {
 		return err
 	}
-	ns, err = timeCalls(cfg.samples, func() error {
+	ns, err = timeCalls(cfg.fftS, func() error {
 		y, err := fft.RFFT[complex64](r, on)
 		if err != nil {
 			return err
@@ -77,7 +77,7 @@ func benchFFT(rep *report.Report, s *device.Stream, cfg config) error {
 	if err != nil {
 		return err
 	}
-	ns, err = timeCalls(cfg.samples, func() error {
+	ns, err = timeCalls(cfg.fftS, func() error {
 		y, err := fft.FFT2(m, on)
 		if err != nil {
 			return err

@@ -62,6 +62,7 @@ type config struct {
 	fft2N   int // case 7: FFT2 side
 	samples int // timed samples of the big cases
 	small   int // timed samples of the batched case
+	fftS    int // timed samples of the FFT cases
 	cpu     int // timed samples of gonum's CPU Mul
 }
 
@@ -79,6 +80,7 @@ func main() {
 	flag.IntVar(&cfg.fft2N, "fft2", 4096, "FFT2 side (complex64)")
 	flag.IntVar(&cfg.samples, "samples", 7, "timed samples of the large cases")
 	flag.IntVar(&cfg.small, "batch-samples", 30, "timed samples of the batched Solve")
+	flag.IntVar(&cfg.fftS, "fft-samples", 100, "timed samples of the FFT cases")
 	flag.IntVar(&cfg.cpu, "cpu-samples", 2, "timed samples of gonum's CPU Mul")
 	flag.Parse()
 	set := map[string]bool{}
@@ -109,14 +111,15 @@ func run(outDir string, cfg config, quick bool, set map[string]bool) error {
 		def("fft2", &cfg.fft2N, 64)
 		def("samples", &cfg.samples, 3)
 		def("batch-samples", &cfg.small, 5)
+		def("fft-samples", &cfg.fftS, 5)
 		def("cpu-samples", &cfg.cpu, 2)
 	}
 	rep := report.New("linalg", dev.Name(), dev.Backend(), dev.DriverVersion())
 	if dev.Backend() != "cuda" {
 		rep.Note("Measured on the %s backend with small sizes: these figures only show that the program runs.", dev.Backend())
 	}
-	rep.Note("Samples are host wall time per call, stream synchronized, result released; p50 over %d samples (%d for the batched Solve, %d for gonum's CPU Mul) after one warm-up call. GOMAXPROCS=%d for gonum's CPU Mul.",
-		cfg.samples, cfg.small, cfg.cpu, runtime.GOMAXPROCS(0))
+	rep.Note("Samples are host wall time per call, stream synchronized, result released; p50 over %d samples (%d for the batched Solve, %d for the FFTs, %d for gonum's CPU Mul) after one warm-up call. GOMAXPROCS=%d for gonum's CPU Mul.",
+		cfg.samples, cfg.small, cfg.fftS, cfg.cpu, runtime.GOMAXPROCS(0))
 	s := dev.DefaultStream()
 	for _, c := range []func(*report.Report, *device.Stream, config) error{
 		benchSolve, benchCholesky, benchSVD, benchEigh, benchBatchedSolve, benchBridge, benchFFT,

@@ -60,7 +60,7 @@ def add(rep, name, dtype, size, path, ns, extra=None):
     rep.add(name, {"dtype": dtype, "size": size, "path": path}, m)
 
 
-def bench_torch(torch, rep, sz, samples, small_samples):
+def bench_torch(torch, rep, sz, samples, small_samples, fft_samples):
     g = torch.Generator(device="cuda")
     g.manual_seed(1)
     dt = {"float32": torch.float32, "float64": torch.float64}
@@ -126,7 +126,7 @@ def bench_torch(torch, rep, sz, samples, small_samples):
     del a, b
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
-    bench_fft(torch, rep, sz, samples, randn)
+    bench_fft(torch, rep, sz, fft_samples, randn)
     return True
 
 
@@ -222,6 +222,7 @@ def main():
     ap.add_argument("--gpuarr", default="", help="bench/linalg's JSON (default: OUT/linalg.json)")
     ap.add_argument("--samples", type=int, default=7)
     ap.add_argument("--batch-samples", type=int, default=30)
+    ap.add_argument("--fft-samples", type=int, default=100)
     args = ap.parse_args()
     rep = _peer.Report("linalg_peers")
     gp = None
@@ -230,12 +231,12 @@ def main():
         with open(gpath) as f:
             gp = json.load(f)
     sz = sizes_from(gp)
-    rep.note("Samples are host wall time per call, stream synchronized, result freed; p50 over %d samples (%d for the batched solve) after one warm-up call; sizes %s%s." % (
-        args.samples, args.batch_samples, sz, " (from linalg.json)" if gp else ""))
+    rep.note("Samples are host wall time per call, stream synchronized, result freed; p50 over %d samples (%d for the batched solve, %d for the FFTs) after one warm-up call; sizes %s%s." % (
+        args.samples, args.batch_samples, args.fft_samples, sz, " (from linalg.json)" if gp else ""))
     torch = _peer.import_torch(rep)
     if torch is not None:
         rep.note("PyTorch %s, CUDA %s." % (torch.__version__, torch.version.cuda))
-        if _peer.measure_each(rep, [("torch.linalg", lambda r: bench_torch(torch, r, sz, args.samples, args.batch_samples))]):
+        if _peer.measure_each(rep, [("torch.linalg", lambda r: bench_torch(torch, r, sz, args.samples, args.batch_samples, args.fft_samples))]):
             compare(rep, gp)
     else:
         rep.note(_peer.NONE_MEASURED)
