@@ -12,9 +12,8 @@ import (
 )
 
 // scanTileSizes straddle the scan kernel's tiles (expr.ScanTile elements)
-// and its look-back (windows of 32 predecessors, 4 windows per poll): a
-// tile less one, one, one more, two, more tiles than one window covers,
-// and more than one poll covers.
+// and its look-back (windows of 32 predecessors): a tile less one, one,
+// one more, two, and more tiles than one and than several windows cover.
 var scanTileSizes = []int{
 	expr.ScanTile - 1, expr.ScanTile, expr.ScanTile + 1, 2 * expr.ScanTile,
 	2*expr.ScanTile + 31, 33*expr.ScanTile + 1, 70*expr.ScanTile + 17, 300*expr.ScanTile + 5,

@@ -19,7 +19,7 @@ import (
 //	           addresses.
 //
 // The ranking (rank): warp w of a tile holds its sortItems rounds of 32
-// consecutive elements; in each round match.any.sync groups the lanes of
+// consecutive elements; in each round matchDigit groups the lanes of
 // one digit, the lowest of them adds the group's size to the warp's
 // counter of that digit, and each lane's rank is the counter before plus
 // its peers below it. Then thread d of the block turns digit d's warp
@@ -133,9 +133,9 @@ func (g *sortGen) rank(digits, valid []string) []string {
 	g.op("bar.sync 0")
 	local := make([]string, len(digits))
 	for r, d := range digits {
-		dm, peers, lower, rk := g.r32(), g.r32(), g.r32(), g.r32()
+		dm, lower, rk := g.r32(), g.r32(), g.r32()
 		g.op("selp.b32 %s, %s, 256, %s", dm, d, valid[r])
-		g.op("match.any.sync.b32 %s, %s, -1", peers, dm)
+		peers := g.matchDigit(dm)
 		g.op("and.b32 %s, %s, %s", lower, peers, g.laneLt)
 		g.op("popc.b32 %s, %s", rk, lower)
 		leader, lw := g.pred(), g.pred()
@@ -210,6 +210,24 @@ func (g *sortGen) rank(digits, valid []string) []string {
 		g.op("add.u32 %s, %s, %s", dest[r], dest[r], local[r])
 	}
 	return dest
+}
+
+// matchDigit returns, in each lane, the mask of the warp's lanes whose dm
+// equals its own (match.any.sync's result) for dm in 0..256 (a digit, or
+// 256 for a lane without an element), built from nine ballots, one per
+// bit of dm: on sm_90 that is cheaper than match.any.sync (BENCHMARKS.md).
+func (g *sortGen) matchDigit(dm string) string {
+	peers := g.r32()
+	g.op("mov.b32 %s, -1", peers)
+	for b := range 9 {
+		t, p, bal := g.r32(), g.pred(), g.r32()
+		g.op("and.b32 %s, %s, %d", t, dm, 1<<b)
+		g.op("setp.ne.u32 %s, %s, 0", p, t)
+		g.op("vote.sync.ballot.b32 %s, %s, -1", bal, p)
+		g.op("@!%s not.b32 %s, %s", p, bal, bal)
+		g.op("and.b32 %s, %s, %s", peers, peers, bal)
+	}
+	return peers
 }
 
 // keyShared stores or loads a key in the shared tile at position i.
@@ -305,9 +323,9 @@ func radixUpsweepPTX(v variant, entry, header string) string {
 		} else {
 			d = g.keyDigit(g.loadKey(keys, e, valid), shift)
 		}
-		dm, peers, lower, cnt := g.r32(), g.r32(), g.r32(), g.r32()
+		dm, lower, cnt := g.r32(), g.r32(), g.r32()
 		g.op("selp.b32 %s, %s, 256, %s", dm, d, valid)
-		g.op("match.any.sync.b32 %s, %s, -1", peers, dm)
+		peers := g.matchDigit(dm)
 		g.op("and.b32 %s, %s, %s", lower, peers, g.laneLt)
 		lead := g.pred()
 		g.op("setp.eq.u32 %s, %s, 0", lead, lower)

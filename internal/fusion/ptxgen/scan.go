@@ -13,9 +13,11 @@ import (
 //
 // A block of scanBlock threads (scanWarps warps) takes tiles of
 // expr.ScanTile elements from a counter in the state, one after another
-// until none is left (so tiles start in order and a block only ever waits
-// for tiles that running blocks hold; asking for the next tile while
-// scanning one hides the counter's latency). Warp w of
+// until none is left, so tiles start in order and a block only ever waits
+// for tiles that running blocks hold. A block asks for its next tile once
+// the current one's inclusive prefix is published (the answer arrives
+// while it stores the tile's elements), not earlier: a tile taken long
+// before it starts keeps every later tile's look-back waiting for it. Warp w of
 // the tile owns its 32·scanItems elements as scanItems rounds of 32
 // consecutive ones (coalesced). It first computes every round's values
 // (the program; straight-line code, so all the tile's loads are in flight
@@ -23,8 +25,7 @@ import (
 // compaction counts its flags with a ballot and popc instead) and carries
 // the rounds' totals in order. Warp totals go through shared memory to
 // warp 0, which scans them, publishes the tile's aggregate, looks back
-// over the predecessors' descriptors, 32·lookBackWindows per poll (each
-// lane one tile of each window of 32, all loads in flight at once,
+// over the predecessors' descriptors 32 at a time (each lane one tile,
 // combining aggregates up to the first inclusive prefix) and publishes
 // the tile's inclusive prefix. Each warp then adds its prefix and writes
 // its elements. Rows: each value carries a row-start flag and values
@@ -37,13 +38,9 @@ import (
 // A descriptor is one 16-byte {status, value} word stored and loaded
 // whole (see lookBack), so the look-back needs no fence.
 const (
-	// lookBackWindows is how many windows of 32 predecessors a look-back
-	// reads per poll (all their loads in flight together): a look-back
-	// that must reach d tiles back takes d/(32·lookBackWindows) polls.
-	lookBackWindows = 4
-	scanBlock       = 256
-	scanWarps       = scanBlock / 32
-	scanItems       = expr.ScanTile / scanBlock
+	scanBlock = 256
+	scanWarps = scanBlock / 32
+	scanItems = expr.ScanTile / scanBlock
 )
 
 // GenerateScan returns the module of scan s over program p (see
@@ -363,9 +360,10 @@ func (g *scanGen) kernel() {
 	g.emit("setp.eq.u32 %s, %s, 0", lane0, g.lane)
 
 	// Tiles from the counter, one after another: the block takes its first
-	// one here and, while it scans a tile, the next (tid 0 asks at the
-	// start and stores the answer after the first barrier, when every
-	// thread has read the current one).
+	// one here and each next one when the current one's inclusive prefix
+	// is out (tid 0 asks after the look-back and stores the answer in
+	// shared memory after the tile's elements, before the loop's last
+	// barrier).
 	tiles := g.reg(clsB64)
 	g.emit("add.u64 %s, %s, %d", tiles, n, expr.ScanTile-1)
 	g.emit("div.u64 %s, %s, %d", tiles, tiles, expr.ScanTile)
@@ -384,7 +382,6 @@ func (g *scanGen) kernel() {
 	g.emit("setp.ge.u64 %s, %s, %s", over, tile, tiles)
 	g.emit("@%s bra %s", over, exit)
 	next := g.reg(clsB64)
-	g.emit("@%s atom.global.add.u64 %s, [%s], %s", tid0, next, state, one)
 
 	// This warp's first element, and each round's.
 	base := g.reg(clsB64)
@@ -561,7 +558,7 @@ func (g *scanGen) kernel() {
 		tileAgg := g.shflPair("idx", incl, fmt.Sprint(scanWarps-1))
 
 		prefix := g.lookBack(state, tile, tileAgg, lane0)
-		g.emit("@%s st.shared.u64 [%s], %s", tid0, tileSh, next)
+		g.emit("@%s atom.global.add.u64 %s, [%s], %s", tid0, next, state, one)
 		wp := g.combine(prefix, excl, "")
 		g.emit("@%s st.shared.u64 [%s], %s", inW, slot8(wpre, g.lane), g.toBits64(wp.a))
 		if g.segmented() {
@@ -637,6 +634,8 @@ func (g *scanGen) kernel() {
 			g.emit("@%s st.global.%s [%s], %s", rd.valid, memType(g.vt), a, v)
 		}
 	}
+	g.emit("@%s st.shared.u64 [%s], %s", tid0, tileSh, next)
+	g.emit("bar.sync 0")
 	g.emit("bra %s", tileLoop)
 	g.emitLabel(exit)
 	g.emit("ret")
@@ -707,90 +706,25 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 	idBits := g.toBits64(g.identity())
 	loop, spin := g.label("lb_loop"), g.label("lb_spin")
 	g.emitLabel(loop)
-	// Lane l of window k reads tile j − 32k − l; a tile before the first
-	// reads as an empty inclusive prefix.
-	type window struct{ neg, d, sw, vb string }
-	ws := make([]window, lookBackWindows)
-	for k := range ws {
-		w := &ws[k]
-		tj := g.reg(clsB64)
-		g.emit("sub.s64 %s, %s, %s", tj, j, l64)
-		if k > 0 {
-			g.emit("sub.s64 %s, %s, %d", tj, tj, 32*k)
-		}
-		w.neg = g.reg(clsPred)
-		g.emit("setp.lt.s64 %s, %s, 0", w.neg, tj)
-		w.d = g.reg(clsB64)
-		g.emit("mad.lo.u64 %s, %s, %d, %s", w.d, tj, expr.ScanDescBytes, state)
-		g.emit("add.u64 %s, %s, %d", w.d, w.d, expr.ScanHeaderBytes)
-		w.sw, w.vb = g.reg(clsB64), g.reg(clsB64)
-	}
+	tj := g.reg(clsB64)
+	g.emit("sub.s64 %s, %s, %s", tj, j, l64)
+	neg := g.reg(clsPred)
+	g.emit("setp.lt.s64 %s, %s, 0", neg, tj)
+	d := g.reg(clsB64)
+	g.emit("mad.lo.u64 %s, %s, %d, %s", d, tj, expr.ScanDescBytes, state)
+	g.emit("add.u64 %s, %s, %d", d, d, expr.ScanHeaderBytes)
+	sw, vb := g.reg(clsB64), g.reg(clsB64)
 	g.emitLabel(spin)
-	// Every window's loads in flight at once; then spin until each of the
-	// windows' tiles has published at least its aggregate.
-	for _, w := range ws {
-		g.emit("mov.b64 %s, 2", w.sw)
-		g.emit("mov.b64 %s, %s", w.vb, idBits)
-		g.emit("@!%s ld.volatile.global.v2.u64 {%s, %s}, [%s]", w.neg, w.sw, w.vb, w.d)
-	}
-	ready := g.reg(clsPred)
-	for k, w := range ws {
-		st := g.reg(clsB64)
-		g.emit("and.b64 %s, %s, 255", st, w.sw)
-		if k == 0 {
-			g.emit("setp.ne.u64 %s, %s, 0", ready, st)
-			continue
-		}
-		rk := g.reg(clsPred)
-		g.emit("setp.ne.u64 %s, %s, 0", rk, st)
-		g.emit("and.pred %s, %s, %s", ready, ready, rk)
-	}
-	all := g.reg(clsPred)
-	g.emit("vote.sync.all.pred %s, %s, -1", all, ready)
-	g.emit("@!%s bra %s", all, spin)
-	// Each window's total first (independent, so their shuffles overlap),
-	// then the totals in order: the window's tiles up to its nearest
-	// inclusive prefix combine on the left of what the nearer windows gave,
-	// and an inclusive prefix (or a row start) ends the look-back.
-	totals := make([]scanPair, len(ws))
-	incs := make([]string, len(ws))
-	for k, w := range ws {
-		totals[k], incs[k] = g.windowTotal(w.sw, w.vb)
-	}
-	active := ""
-	for k := range ws {
-		np := g.combine(totals[k], prefix, active)
-		g.emit("mov.%s %s, %s", bits(g.acc), prefix.a, np.a)
-		stop := incs[k]
-		if g.segmented() {
-			g.emit("mov.pred %s, %s", prefix.h, np.h)
-			s2 := g.reg(clsPred)
-			g.emit("or.pred %s, %s, %s", s2, stop, prefix.h)
-			stop = s2
-		}
-		next := g.reg(clsPred)
-		g.emit("not.pred %s, %s", next, stop)
-		if active != "" {
-			g.emit("and.pred %s, %s, %s", next, next, active)
-		}
-		active = next
-	}
-	g.emit("sub.s64 %s, %s, %d", j, j, 32*lookBackWindows)
-	g.emit("@%s bra.uni %s", active, loop)
-
-	g.emitLabel(done)
-	publish(me, g.combine(prefix, agg, ""), 2)
-	return prefix
-}
-
-// windowTotal reduces one window of 32 predecessors' descriptors (status
-// word sw, value vb; lane l the l-th nearest tile) to the combination of
-// its tiles up to and including the nearest inclusive prefix, the same in
-// every lane, and a predicate that says the window held an inclusive
-// prefix.
-func (g *scanGen) windowTotal(sw, vb string) (scanPair, string) {
+	// Before the first tile: an empty inclusive prefix.
+	g.emit("mov.b64 %s, 2", sw)
+	g.emit("mov.b64 %s, %s", vb, idBits)
+	g.emit("@!%s ld.volatile.global.v2.u64 {%s, %s}, [%s]", neg, sw, vb, d)
 	st := g.reg(clsB64)
 	g.emit("and.b64 %s, %s, 255", st, sw)
+	ready, all := g.reg(clsPred), g.reg(clsPred)
+	g.emit("setp.ne.u64 %s, %s, 0", ready, st)
+	g.emit("vote.sync.all.pred %s, %s, -1", all, ready)
+	g.emit("@!%s bra %s", all, spin)
 	isInc := g.reg(clsPred)
 	g.emit("setp.eq.u64 %s, %s, 2", isInc, st)
 	x := scanPair{a: g.fromBits64(vb)}
@@ -810,17 +744,29 @@ func (g *scanGen) windowTotal(sw, vb string) (scanPair, string) {
 	if g.segmented() {
 		g.emit("@%s mov.pred %s, 0", beyond, x.h)
 	}
-	// Ordered reduction: lane l holds the l-th nearest tile; older tiles
-	// (higher lanes) combine on the left.
+	// Ordered reduction: lane l holds tile j-l; older tiles (higher
+	// lanes) combine on the left.
 	for dd := 1; dd < 32; dd *= 2 {
 		o := g.shflPair("down", x, fmt.Sprint(dd))
 		in := g.reg(clsPred)
 		g.emit("setp.lt.u32 %s, %s, %d", in, g.lane, 32-dd)
 		x = g.combine(o, x, in)
 	}
-	inc := g.reg(clsPred)
-	g.emit("setp.ne.u32 %s, %s, 0", inc, incMask)
-	return g.shflPair("idx", x, "0"), inc
+	w := g.shflPair("idx", x, "0")
+	np := g.combine(w, prefix, "")
+	g.emit("mov.%s %s, %s", bits(g.acc), prefix.a, np.a)
+	stop := g.reg(clsPred)
+	g.emit("setp.ne.u32 %s, %s, 0", stop, incMask)
+	if g.segmented() {
+		g.emit("mov.pred %s, %s", prefix.h, np.h)
+		g.emit("or.pred %s, %s, %s", stop, stop, prefix.h)
+	}
+	g.emit("sub.s64 %s, %s, 32", j, j)
+	g.emit("@!%s bra %s", stop, loop)
+
+	g.emitLabel(done)
+	publish(me, g.combine(prefix, agg, ""), 2)
+	return prefix
 }
 
 // The transposed path (blocked): a scan of one row whose values are 4 or

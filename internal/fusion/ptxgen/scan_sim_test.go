@@ -15,15 +15,16 @@ import (
 )
 
 // TestSimScanLooksBackAcrossManyWindows runs scan kernels in the PTX
-// interpreter with one block per tile, all resident and interleaved, over
-// enough tiles that a tile's look-back crosses several polls of
-// predecessors' descriptors (some only aggregates, some not yet
-// published), and checks every output element against a sequential scan.
+// interpreter, with one block per tile (all resident and interleaved, so
+// that a tile's look-back crosses several windows of predecessors'
+// descriptors, some only aggregates, some not yet published) and with a
+// few blocks that each take many tiles from the counter, and checks every
+// output element against a sequential scan.
 // It covers the transposed single-row path (int32, int64), segmented rows
 // and a compaction.
 func TestSimScanLooksBackAcrossManyWindows(t *testing.T) {
-	// More tiles than one poll's windows reach (32·lookBackWindows).
-	tiles := 32*lookBackWindows + 60
+	// Enough tiles for look-backs over several windows of 32.
+	tiles := 160
 	n := tiles*expr.ScanTile - 1000
 	cases := []struct {
 		name   string
@@ -86,25 +87,28 @@ func TestSimScanLooksBackAcrossManyWindows(t *testing.T) {
 					want = append(want, acc)
 				}
 			}
-			outPtr := arena.Alloc(max(len(want), 1) * size)
-			state := arena.Alloc(expr.ScanStateBytes(n))
-			params := []uint64{outPtr, uint64(n), uint64(c.rowLen), 1, state, uint64(len(want)), inPtr}
-			require.Len(t, s.Params(p), len(params))
-
-			blocks := (n + expr.ScanTile - 1) / expr.ScanTile
-			err = mod.Run(s.EntryName(p), ptxsim.Launch{Grid: ptxsim.Dim3{X: uint32(blocks)}, Block: ptxsim.Dim3{X: scanBlock},
-				Params: params, Mem: arena, Seed: rng.Uint64() | 1})
-			require.NoError(t, err)
-			ob := arena.Slice(outPtr)
-			for i, w := range want {
-				if got := getInt(ob[i*size:], size); got != w {
-					t.Fatalf("element %d (tile %d): got %d, want %d", i, i/expr.ScanTile, got, w)
+			tiles := (n + expr.ScanTile - 1) / expr.ScanTile
+			// One block per tile, all resident; then a few persistent
+			// blocks that each take many tiles, as on a GPU.
+			for _, grid := range []int{tiles, 7} {
+				outPtr := arena.Alloc(max(len(want), 1) * size)
+				state := arena.Alloc(expr.ScanStateBytes(n))
+				params := []uint64{outPtr, uint64(n), uint64(c.rowLen), 1, state, uint64(len(want)), inPtr}
+				require.Len(t, s.Params(p), len(params))
+				err = mod.Run(s.EntryName(p), ptxsim.Launch{Grid: ptxsim.Dim3{X: uint32(grid)}, Block: ptxsim.Dim3{X: scanBlock},
+					Params: params, Mem: arena, Seed: rng.Uint64() | 1})
+				require.NoError(t, err, "%d blocks", grid)
+				ob := arena.Slice(outPtr)
+				for i, w := range want {
+					if got := getInt(ob[i*size:], size); got != w {
+						t.Fatalf("%d blocks: element %d (tile %d): got %d, want %d", grid, i, i/expr.ScanTile, got, w)
+					}
 				}
-			}
-			// Every tile published its inclusive prefix.
-			sb := arena.Slice(state)[expr.ScanHeaderBytes:]
-			for k := range blocks {
-				require.Equal(t, uint64(2), le.LittleEndian.Uint64(sb[k*expr.ScanDescBytes:])&255, "tile %d's status", k)
+				// Every tile published its inclusive prefix.
+				sb := arena.Slice(state)[expr.ScanHeaderBytes:]
+				for k := range tiles {
+					require.Equal(t, uint64(2), le.LittleEndian.Uint64(sb[k*expr.ScanDescBytes:])&255, "%d blocks: tile %d's status", grid, k)
+				}
 			}
 		})
 	}
