@@ -11,12 +11,14 @@ import (
 	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 )
 
-// scanTileSizes straddle the scan kernel's tiles (expr.ScanTile elements)
-// and its look-back (windows of 32 predecessors): a tile less one, one,
-// one more, two, and more tiles than one and than several windows cover.
+// scanTileSizes straddle the scan kernel's tiles (expr.ScanTile elements,
+// or expr.ScanTileWide for a single row of 4- or 8-byte values) and its
+// look-back windows (32 predecessors): a tile less one, one, one more,
+// two, and more tiles than one and than several windows cover.
 var scanTileSizes = []int{
 	expr.ScanTile - 1, expr.ScanTile, expr.ScanTile + 1, 2 * expr.ScanTile,
 	2*expr.ScanTile + 31, 33*expr.ScanTile + 1, 70*expr.ScanTile + 17, 300*expr.ScanTile + 5,
+	expr.ScanTileWide - 1, expr.ScanTileWide + 1, 2*expr.ScanTileWide + 31, 33*expr.ScanTileWide + 1, 100*expr.ScanTileWide + 3,
 }
 
 // Cumsum of int32 into int64 is exact, so every element of every tile is

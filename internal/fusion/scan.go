@@ -110,7 +110,8 @@ func (l *lowered) launchScan(call string, s *device.Stream, sc expr.Scan, out *l
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)
 	}
-	state, err := lifetime.Temp(call, s, dtype.Uint8, []int{expr.ScanStateBytes(n)})
+	tile := sc.Tile(&l.prog)
+	state, err := lifetime.Temp(call, s, dtype.Uint8, []int{expr.ScanStateBytes(n, tile)})
 	if err != nil {
 		return err
 	}
@@ -125,7 +126,7 @@ func (l *lowered) launchScan(call string, s *device.Stream, sc expr.Scan, out *l
 	}
 	// Each block scans tiles until none are left: enough blocks to fill
 	// every multiprocessor, at most one per tile.
-	tiles := (n + expr.ScanTile - 1) / expr.ScanTile
+	tiles := (n + tile - 1) / tile
 	blocks := min(tiles, max(1, s.Device().Info().Multiprocessors)*scanBlocksPerSM)
 	cfg := device.LaunchConfig{Grid: device.Dim3{X: uint32(blocks)}, Block: device.Dim3{X: scanBlock}}
 	o := lifetime.Claim{Call: call}

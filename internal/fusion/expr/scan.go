@@ -25,8 +25,9 @@ import (
 //     of the output: row r = o·inner + i of the iteration space is written
 //     at out[(o·Len + j)·inner + i]. A compaction writes out[k] for its
 //     k-th selected element, k < cap (the kernel never writes past cap).
-//   - state is ScanStateBytes(n) bytes of zeroed device memory, the
-//     kernel's scratch (the tiles' descriptors of a decoupled look-back).
+//   - state is ScanStateBytes(n, s.Tile(p)) bytes of zeroed device
+//     memory, the kernel's scratch (the tiles' descriptors of a decoupled
+//     look-back).
 //
 // Values are combined in the accumulator type Acc (ScanAcc) and written
 // converted to the value type (as OpCast converts): float sums and
@@ -115,17 +116,36 @@ func ScanIdentity(op ScanOp, acc dtype.DType) uint64 {
 	return uint64(int64(f))
 }
 
-// ScanStateBytes is the scratch a scan of n elements needs.
-func ScanStateBytes(n int) int { return ScanHeaderBytes + (n+ScanTile-1)/ScanTile*ScanDescBytes }
+// ScanStateBytes is the scratch a scan of n elements in tiles of tile
+// elements needs.
+func ScanStateBytes(n, tile int) int { return ScanHeaderBytes + (n+tile-1)/tile*ScanDescBytes }
+
+// Wide reports whether s over p takes tiles of ScanTileWide elements: a
+// sum, product, max or min of one row of 4- or 8-byte real values (the
+// kernel's transposed path, whose registers grow least with the tile).
+// Other scans take tiles of ScanTile.
+func (s Scan) Wide(p *Program) bool {
+	vt := p.ValueType()
+	return !s.Segmented && s.Op != ScanCompact && !vt.IsComplex() && vt != dtype.Bool && (vt.Size() == 4 || vt.Size() == 8)
+}
+
+// Tile is the elements of one of s's tiles over p.
+func (s Scan) Tile(p *Program) int {
+	if s.Wide(p) {
+		return ScanTileWide
+	}
+	return ScanTile
+}
 
 // The look-back's layout: a header (the next tile to take, a u64) and one
-// 16-byte descriptor per tile of ScanTile elements, written and read
+// 16-byte descriptor per tile (Scan.Tile elements), written and read
 // whole: a status word (0 none, 1 the tile's aggregate, 2 its inclusive
 // prefix; the row-start flag in the high half) and the value (the
 // aggregate or the inclusive prefix, as the status says). The header
 // keeps the descriptors 16-byte aligned in a 16-byte aligned state.
 const (
 	ScanTile        = 2048
+	ScanTileWide    = 4096
 	ScanHeaderBytes = 32
 	ScanDescBytes   = 16
 )

@@ -81,7 +81,7 @@
 // # Scan kernels
 //
 // GenerateScan writes the scan of an elementwise program (expr.Scan): a
-// single pass with a decoupled look-back over tiles of expr.ScanTile
+// single pass with a decoupled look-back over tiles of expr.Scan.Tile
 // elements, rows handled as segments; see scan.go.
 //
 // # Semantics

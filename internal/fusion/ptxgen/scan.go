@@ -12,13 +12,14 @@ import (
 // Scan kernels (expr.Scan): a single-pass scan with decoupled look-back.
 //
 // A block of scanBlock threads (scanWarps warps) takes tiles of
-// expr.ScanTile elements from a counter in the state, one after another
+// expr.Scan.Tile elements from a counter in the state, one after another
 // until none is left, so tiles start in order and a block only ever waits
 // for tiles that running blocks hold. A block asks for its next tile once
 // the current one's inclusive prefix is published (the answer arrives
 // while it stores the tile's elements), not earlier: a tile taken long
-// before it starts keeps every later tile's look-back waiting for it. Warp w of
-// the tile owns its 32·scanItems elements as scanItems rounds of 32
+// before it starts keeps every later tile's look-back waiting for it.
+// Warp w of the tile owns its 32·items elements (items = tile/scanBlock)
+// as items rounds of 32
 // consecutive ones (coalesced). It first computes every round's values
 // (the program; straight-line code, so all the tile's loads are in flight
 // at once), then scans each round on its own with shfl.sync.up (a
@@ -40,7 +41,6 @@ import (
 const (
 	scanBlock = 256
 	scanWarps = scanBlock / 32
-	scanItems = expr.ScanTile / scanBlock
 )
 
 // GenerateScan returns the module of scan s over program p (see
@@ -53,7 +53,8 @@ func GenerateScan(p *expr.Program, s expr.Scan, header string) (string, error) {
 	if s.Op == expr.ScanCompact {
 		g.markUsed(int(s.Flag))
 	}
-	sg := &scanGen{gen: g, s: s, vt: p.ValueType(), acc: expr.ScanAcc(s.Op, p.ValueType())}
+	sg := &scanGen{gen: g, s: s, vt: p.ValueType(), acc: expr.ScanAcc(s.Op, p.ValueType()), tile: s.Tile(p)}
+	sg.items = sg.tile / scanBlock
 	sg.kernel()
 	var b strings.Builder
 	b.WriteString(header)
@@ -123,6 +124,8 @@ type scanGen struct {
 	*gen
 	s       expr.Scan
 	vt, acc dtype.DType
+	tile    int    // elements per tile (expr.Scan.Tile)
+	items   int    // elements per thread: tile / scanBlock
 	lane    string // u32
 	laneLt  string // %lanemask_lt, u32
 }
@@ -365,8 +368,8 @@ func (g *scanGen) kernel() {
 	// shared memory after the tile's elements, before the loop's last
 	// barrier).
 	tiles := g.reg(clsB64)
-	g.emit("add.u64 %s, %s, %d", tiles, n, expr.ScanTile-1)
-	g.emit("div.u64 %s, %s, %d", tiles, tiles, expr.ScanTile)
+	g.emit("add.u64 %s, %s, %d", tiles, n, g.tile-1)
+	g.emit("div.u64 %s, %s, %d", tiles, tiles, g.tile)
 	tileSh := g.reg(clsB32)
 	g.emit("mov.u32 %s, gpuarr_scan_tile", tileSh)
 	t0, one := g.reg(clsB64), g.reg(clsB64)
@@ -388,8 +391,8 @@ func (g *scanGen) kernel() {
 	w64, l64 := g.reg(clsB64), g.reg(clsB64)
 	g.emit("cvt.u64.u32 %s, %s", w64, warp)
 	g.emit("cvt.u64.u32 %s, %s", l64, g.lane)
-	g.emit("mul.lo.u64 %s, %s, %d", base, tile, expr.ScanTile)
-	g.emit("mad.lo.u64 %s, %s, %d, %s", base, w64, 32*scanItems, base)
+	g.emit("mul.lo.u64 %s, %s, %d", base, tile, g.tile)
+	g.emit("mad.lo.u64 %s, %s, %d, %s", base, w64, 32*g.items, base)
 	g.emit("add.u64 %s, %s, %s", base, base, l64)
 
 	compact := g.s.Op == expr.ScanCompact
@@ -413,7 +416,7 @@ func (g *scanGen) kernel() {
 		bt = g.blockedScan(base, n, last, warp)
 		carry = bt.total
 	} else {
-		rounds = make([]round, scanItems)
+		rounds = make([]round, g.items)
 		// Every round's value first, with no branch: an element past the end
 		// computes the last element's value (its index clamped to n-1, so it
 		// reads only what that element reads) and then counts as the identity.
@@ -772,18 +775,18 @@ func (g *scanGen) lookBack(state, tile string, agg scanPair, lane0 string) scanP
 // The transposed path (blocked): a scan of one row whose values are 4 or
 // 8 bytes. Each warp computes its values as usual (rounds of 32
 // consecutive elements, coalesced) and passes them through shared memory
-// so that each lane holds scanItems consecutive ones; the lane scans them
+// so that each lane holds items consecutive ones; the lane scans them
 // in registers, one warp scan combines the lanes' totals, and the results
 // go back through shared memory to leave in coalesced rounds. The warp
-// scan then runs once per scanItems elements instead of once per element.
+// scan then runs once per items elements instead of once per element.
 //
-// Each warp owns a region of shared memory: 32·scanItems words of the
+// Each warp owns a region of shared memory: 32·items words of the
 // value type, one word of padding after every 32 (4-byte values) or 16
 // (8-byte values) words, so that both the round-wise and the lane-wise
 // accesses hit distinct banks.
 
 // blockedTile is a warp's part of a tile on the transposed path: each
-// lane's scanItems results before the warp's prefix, and the warp's
+// lane's items results before the warp's prefix, and the warp's
 // total.
 type blockedTile struct {
 	r      []string
@@ -793,11 +796,7 @@ type blockedTile struct {
 	own    string // u32: the lane's first own word in the region
 }
 
-func (g *scanGen) blocked() bool {
-	vt := g.vt
-	return !g.segmented() && g.s.Op != expr.ScanCompact && !vt.IsComplex() && vt != dtype.Bool &&
-		(vt.Size() == 4 || vt.Size() == 8)
-}
+func (g *scanGen) blocked() bool { return g.s.Wide(g.p) }
 
 // xposeShift is log2 of the words between paddings; xposeRegion is a
 // warp's region in bytes.
@@ -809,20 +808,20 @@ func (g *scanGen) xposeShift() int {
 }
 
 func (g *scanGen) xposeRegion() int {
-	words := 32 * scanItems
+	words := 32 * g.items
 	return (words + words>>g.xposeShift()) * g.vt.Size()
 }
 
 // xposeBases sets the lane's two addresses in the warp's region: of word
 // lane (its rounds' words follow at xposeRound offsets) and of word
-// lane·scanItems (its own elements' words follow, consecutive).
+// lane·items (its own elements' words follow, consecutive).
 func (g *scanGen) xposeBases(bt *blockedTile) {
 	sh, size := g.xposeShift(), g.vt.Size()
 	bt.rounds, bt.own = g.reg(clsB32), g.reg(clsB32)
 	for _, c := range []struct {
 		d    string
 		mult int
-	}{{bt.rounds, 1}, {bt.own, scanItems}} {
+	}{{bt.rounds, 1}, {bt.own, g.items}} {
 		w, p := g.reg(clsB32), g.reg(clsB32)
 		g.emit("mul.lo.u32 %s, %s, %d", w, g.lane, c.mult)
 		g.emit("shr.u32 %s, %s, %d", p, w, sh)
@@ -854,7 +853,7 @@ func (g *scanGen) blockedScan(base, n, last, warp string) *blockedTile {
 
 	// The warp's previous tile is out of the region.
 	g.emit("bar.warp.sync -1")
-	for r := range scanItems {
+	for r := range g.items {
 		t, ti := g.reg(clsB64), g.reg(clsB64)
 		g.emit("add.u64 %s, %s, %d", t, base, 32*r)
 		g.emit("min.u64 %s, %s, %s", ti, t, last)
@@ -868,12 +867,12 @@ func (g *scanGen) blockedScan(base, n, last, warp string) *blockedTile {
 	}
 	g.emit("bar.warp.sync -1")
 
-	// Lane l's elements: the warp's first + l·scanItems + j.
+	// Lane l's elements: the warp's first + l·items + j.
 	first, l64 := g.reg(clsB64), g.reg(clsB64)
 	g.emit("cvt.u64.u32 %s, %s", l64, g.lane)
-	g.emit("mad.lo.u64 %s, %s, %d, %s", first, l64, scanItems-1, base)
-	s := make([]scanPair, scanItems)
-	for j := range scanItems {
+	g.emit("mad.lo.u64 %s, %s, %d, %s", first, l64, g.items-1, base)
+	s := make([]scanPair, g.items)
+	for j := range g.items {
 		v := g.regT(g.vt)
 		g.emit("ld.shared.%s %s, [%s+%d]", mt, v, bt.own, size*j)
 		e, valid := g.reg(clsB64), g.reg(clsPred)
@@ -886,7 +885,7 @@ func (g *scanGen) blockedScan(base, n, last, warp string) *blockedTile {
 			s[j] = g.combine(s[j-1], s[j], "")
 		}
 	}
-	incl := s[scanItems-1]
+	incl := s[g.items-1]
 	for d := 1; d < 32; d *= 2 {
 		o := g.shflPair("up", incl, fmt.Sprint(d))
 		in := g.reg(clsPred)
@@ -898,8 +897,8 @@ func (g *scanGen) blockedScan(base, n, last, warp string) *blockedTile {
 	lane0 := g.reg(clsPred)
 	g.emit("setp.eq.u32 %s, %s, 0", lane0, g.lane)
 	g.emit("@%s mov.%s %s, %s", lane0, bits(g.acc), ex.a, g.identityImm())
-	bt.r = make([]string, scanItems)
-	for j := range scanItems {
+	bt.r = make([]string, g.items)
+	for j := range g.items {
 		switch {
 		case !g.s.Exclusive:
 			bt.r[j] = g.combine(ex, s[j], "").a
@@ -916,12 +915,12 @@ func (g *scanGen) blockedScan(base, n, last, warp string) *blockedTile {
 // writes them, back through shared memory, in coalesced rounds.
 func (g *scanGen) blockedStore(bt *blockedTile, P scanPair, out, base, n string) {
 	mt, size := memType(g.vt), g.vt.Size()
-	for j := range scanItems {
+	for j := range g.items {
 		o := g.combine(P, scanPair{a: bt.r[j]}, "")
 		g.emit("st.shared.%s [%s+%d], %s", mt, bt.own, size*j, g.cast(g.acc, g.vt, o.a))
 	}
 	g.emit("bar.warp.sync -1")
-	for r := range scanItems {
+	for r := range g.items {
 		v := g.regT(g.vt)
 		g.emit("ld.shared.%s %s, [%s+%d]", mt, v, bt.rounds, g.xposeRound(r))
 		t, valid := g.reg(clsB64), g.reg(clsPred)

@@ -20,8 +20,8 @@ import (
 // descriptors, some only aggregates, some not yet published) and with a
 // few blocks that each take many tiles from the counter, and checks every
 // output element against a sequential scan.
-// It covers the transposed single-row path (int32, int64), segmented rows
-// and a compaction.
+// It covers the transposed single-row path (int32, int64; wide tiles),
+// segmented rows and a compaction.
 func TestSimScanLooksBackAcrossManyWindows(t *testing.T) {
 	// Enough tiles for look-backs over several windows of 32.
 	tiles := 160
@@ -87,12 +87,14 @@ func TestSimScanLooksBackAcrossManyWindows(t *testing.T) {
 					want = append(want, acc)
 				}
 			}
-			tiles := (n + expr.ScanTile - 1) / expr.ScanTile
+			tile := s.Tile(p)
+			require.Equal(t, !c.comp && c.rowLen == n, tile == expr.ScanTileWide, "the tile")
+			tiles := (n + tile - 1) / tile
 			// One block per tile, all resident; then a few persistent
 			// blocks that each take many tiles, as on a GPU.
 			for _, grid := range []int{tiles, 7} {
 				outPtr := arena.Alloc(max(len(want), 1) * size)
-				state := arena.Alloc(expr.ScanStateBytes(n))
+				state := arena.Alloc(expr.ScanStateBytes(n, tile))
 				params := []uint64{outPtr, uint64(n), uint64(c.rowLen), 1, state, uint64(len(want)), inPtr}
 				require.Len(t, s.Params(p), len(params))
 				err = mod.Run(s.EntryName(p), ptxsim.Launch{Grid: ptxsim.Dim3{X: uint32(grid)}, Block: ptxsim.Dim3{X: scanBlock},
@@ -101,7 +103,7 @@ func TestSimScanLooksBackAcrossManyWindows(t *testing.T) {
 				ob := arena.Slice(outPtr)
 				for i, w := range want {
 					if got := getInt(ob[i*size:], size); got != w {
-						t.Fatalf("%d blocks: element %d (tile %d): got %d, want %d", grid, i, i/expr.ScanTile, got, w)
+						t.Fatalf("%d blocks: element %d (tile %d): got %d, want %d", grid, i, i/tile, got, w)
 					}
 				}
 				// Every tile published its inclusive prefix.
