@@ -26,7 +26,7 @@ func (p *CachingPool) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	if p.frontBlocks > 0 {
 		sc.mu.Lock()
 		if b = sc.take(class); b != nil {
-			b.state = stateAllocated
+			b.state, b.fresh = stateAllocated, false
 		} else {
 			sc.mu.Unlock()
 		}
@@ -141,6 +141,9 @@ func (p *CachingPool) carveLocked(b *Block, sc *streamCache, size uint64) error 
 	}
 	b.state, b.sc, b.stream, b.owner = stateAllocated, sc, sc.stream, p
 	b.uses = b.uses[:0]
+	end := uint64(b.ptr-b.seg.ptr) + b.size
+	b.fresh = end > b.seg.placed
+	b.seg.placed = max(b.seg.placed, end)
 	return nil
 }
 

@@ -24,6 +24,7 @@ type Block struct {
 	// neighbours of a block while their owners use them.
 	indexed bool
 	nosync  bool // the owner already ordered every use before the free (Direct skips its sync)
+	fresh   bool // see Fresh
 	// prof is the profile bucket of a sampled block while it is
 	// allocated (profile.go), nil otherwise.
 	prof *bucket
@@ -66,6 +67,15 @@ func (b *Block) Size() uint64 { return b.req }
 // Capacity is the number of bytes the block spans (Size rounded up to the
 // resource's granularity); all of them may be used.
 func (b *Block) Capacity() uint64 { return b.size }
+
+// Fresh reports whether some of the block's memory was never part of a
+// block handed out before: a new segment's (or a new cuMemAllocManaged
+// region's), or beyond what its segment covered so far. Fresh managed
+// memory has no page placed anywhere yet: its first user decides where
+// the pages go (package lifetime prefetches it to the device of its first
+// GPU use, so the GPU does not fault it in page by page). A block reused
+// from a cache is not fresh.
+func (b *Block) Fresh() bool { return b.fresh }
 
 // Stream is the stream the block was allocated on; Free is ordered on it.
 func (b *Block) Stream() *device.Stream { return b.stream }

@@ -97,7 +97,10 @@ type segment struct {
 	up    *Block
 	small bool
 	head  *Block // the block at ptr (it survives every split and merge)
-	pos   int    // index in CachingPool.segs
+	// placed is how many bytes from ptr blocks have covered so far: a
+	// block that reaches beyond it is fresh (Block.Fresh).
+	placed uint64
+	pos    int // index in CachingPool.segs
 }
 
 // Caching returns a caching pool over upstream (usually Limit(Direct(dev))).

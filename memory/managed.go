@@ -71,7 +71,7 @@ func (m *managed) Alloc(s *device.Stream, n uint64) (*Block, error) {
 		m.share.bytes.Add(size)
 	}
 	m.u.alloc(size)
-	b := &Block{ptr: p, size: size, class: size, req: n, stream: s, owner: m, state: stateAllocated}
+	b := &Block{ptr: p, size: size, class: size, req: n, stream: s, owner: m, state: stateAllocated, fresh: true}
 	if m.sampled {
 		b.prof = sampleOther(kindManaged, m.dev, size, 0)
 	}

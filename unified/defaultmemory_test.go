@@ -306,11 +306,41 @@ func TestGPUPrefetchAfterCPUAccess(t *testing.T) {
 	assert.Equal(t, float32(12), v.At(0))
 	assert.Equal(t, float32(2), v.At(1<<16-1))
 	s := testutil.Stream(t, dev)
-	out := testutil.Must(gpuarr.Eval[float32](gpuarr.Mul[float32](big, gpuarr.Scalar[float32](2)), gpuarr.On(s)))
+	out := testutil.Must(gpuarr.Zeros[float32](gpuarr.Shape{1 << 16}, gpuarr.On(s))) // its first GPU use
 	defer out.Release()
-	assert.Equal(t, p0+2, unified.GPUPrefetches(), "a read on another stream after a View prefetches too")
+	p1 := unified.GPUPrefetches()
+	require.NoError(t, gpuarr.EvalInto(out, gpuarr.Mul[float32](big, gpuarr.Scalar[float32](2)), gpuarr.On(s)))
+	assert.Equal(t, p1+1, unified.GPUPrefetches(), "a read on another stream after a View prefetches too")
 	assert.Equal(t, float32(24), hostValues(t, out)[0])
 	assert.Equal(t, float32(11), hostValues(t, small)[0])
+}
+
+// Fresh managed memory (a new segment's: no page placed yet) is
+// prefetched to the device of its first GPU use, once, so the GPU does not
+// fault it in page by page; memory the CPU touches first is placed by the
+// CPU and prefetched at the GPU use after that, as any CPU access is.
+func TestGPUPrefetchOfFreshMemory(t *testing.T) {
+	dev := testDevice(t)
+	withDefaultMemory(t, dev, gpuarr.UnifiedMemory)
+	emptyCaches(t, dev)
+	const n = 5 << 20 // 20 MiB: a segment of its own
+	a := testutil.Must(gpuarr.Empty[float32](gpuarr.Shape{n}))
+	defer a.Release()
+	p0 := unified.GPUPrefetches()
+	require.NoError(t, gpuarr.EvalInto(a, gpuarr.Scalar[float32](1)))
+	assert.Equal(t, p0+1, unified.GPUPrefetches(), "the first GPU use of fresh memory")
+	require.NoError(t, gpuarr.EvalInto(a, gpuarr.Add[float32](a, gpuarr.Scalar[float32](1))))
+	assert.Equal(t, p0+1, unified.GPUPrefetches(), "a later GPU use")
+	assert.Equal(t, float32(2), hostValues(t, a)[n-1])
+
+	b := testutil.Must(unified.Empty[float32](gpuarr.Shape{n}))
+	defer b.Release()
+	require.NoError(t, unified.Borrow(b, func(v []float32) error { v[n-1] = 5; return nil }))
+	p1 := unified.GPUPrefetches()
+	require.NoError(t, gpuarr.EvalInto(b, gpuarr.Add[float32](b, gpuarr.Scalar[float32](1))))
+	require.NoError(t, gpuarr.EvalInto(b, gpuarr.Add[float32](b, gpuarr.Scalar[float32](1))))
+	assert.Equal(t, p1+1, unified.GPUPrefetches(), "one prefetch, at the first GPU use after the CPU's")
+	assert.Equal(t, float32(7), hostValues(t, b)[n-1])
 }
 
 // Under UnifiedMemory the refusal to oversubscribe holds for gpuarr's own

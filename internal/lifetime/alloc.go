@@ -159,7 +159,7 @@ func allocDefault(call string, s *device.Stream, nbytes uint64, array bool) (*Bu
 	b := st.newBuffer()
 	b.block, b.ptr, b.size, b.res = blk, blk.Ptr(), nbytes, mres
 	b.refs.Store(1)
-	b.start(s, mres != nil)
+	b.start(s, mres != nil, blk.Fresh())
 	return b, nil
 }
 
@@ -185,7 +185,7 @@ func allocFrom(call string, s *device.Stream, nbytes uint64, res memory.Resource
 	}
 	b := &Buffer{st: stateOf(s.Device()), res: res, block: blk, ptr: blk.Ptr(), size: nbytes}
 	b.refs.Store(1)
-	b.start(s, rec == nil && b.managedBuffer())
+	b.start(s, rec == nil && b.managedBuffer(), blk.Fresh())
 	if rec != nil {
 		rec.Allocated(b)
 	}
@@ -196,10 +196,11 @@ func allocFrom(call string, s *device.Stream, nbytes uint64, res memory.Resource
 // addresses (managed memory, hostVisible) starts dirty: a pool reuses
 // freed memory in s's order, so work s has queued may still use it, and a
 // CPU access must wait for that work first (the CPU never touches device
-// memory).
-func (b *Buffer) start(s *device.Stream, hostVisible bool) {
+// memory). Fresh managed memory (memory.Block.Fresh) is prefetched to the
+// device of its first GPU use, unless the CPU touches it first.
+func (b *Buffer) start(s *device.Stream, hostVisible, fresh bool) {
 	if hostVisible {
-		b.State.StartHostVisible(s)
+		b.State.StartHostVisible(s, fresh)
 		return
 	}
 	b.State.Start(s)

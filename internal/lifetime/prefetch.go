@@ -14,7 +14,9 @@ import (
 // the pages move in bulk, in stream order, with no wait. The CPU-touched
 // bit lives in the buffer's tracking record, which the claim holds locked
 // anyway: a buffer the CPU did not touch costs the claim one test of a
-// bool, and no driver call.
+// bool, and no driver call. Fresh managed memory (memory.Block.Fresh: no
+// page placed yet) starts with the bit set, so its first GPU use places
+// it in bulk too instead of faulting every page in.
 
 // gpuPrefetchMinBytes is the size from which the first GPU use after a CPU
 // access prefetches. Below it the prefetch call (a few microseconds)

@@ -40,8 +40,9 @@ type State struct {
 	// know (see HostRead).
 	wcap bool
 	// cpu: the CPU was lent the memory (HostAccess) since the last GPU
-	// use that took the bit (TakeCPUTouched): managed pages may have moved
-	// to the host.
+	// use that took the bit (TakeCPUTouched), or the memory is fresh
+	// managed memory that no GPU use placed yet (StartHostVisible): managed
+	// pages may be away from the device.
 	cpu bool
 }
 
@@ -81,15 +82,20 @@ func (t *State) Start(s *device.Stream) {
 // StartHostVisible is Start for memory the CPU addresses (managed memory):
 // the host waits for s's work issued before the allocation before it
 // touches the memory (dirty), since a pool that reuses memory in s's order
-// may hand out memory that work still uses.
-func (t *State) StartHostVisible(s *device.Stream) {
+// may hand out memory that work still uses. unplaced says no page of the
+// memory is placed yet (memory.Block.Fresh): the first GPU use then takes
+// the bit TakeCPUTouched reports, as after a CPU access, and moves the
+// pages to its device in bulk.
+func (t *State) StartHostVisible(s *device.Stream, unplaced bool) {
 	t.Start(s)
-	t.dirty = true
+	t.dirty, t.cpu = true, unplaced
 }
 
 // TakeCPUTouched reports whether the CPU was lent the memory (HostAccess)
-// since the last call that reported it, and clears the bit: the first GPU
-// use after a CPU access may move the memory back to the device. It must
+// since the last call that reported it, or the memory started unplaced and
+// no call reported it yet, and clears the bit: the first GPU use after a
+// CPU access (or of fresh managed memory) may move the memory to the
+// device. It must
 // be called with the record locked; it makes no driver call.
 func (t *State) TakeCPUTouched() bool {
 	if !t.cpu {

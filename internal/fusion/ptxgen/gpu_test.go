@@ -589,7 +589,7 @@ func TestGPUReduce(t *testing.T) {
 // minBandwidthGBps is TestGPUBandwidth's floor for the generated a+b
 // (vectorized) and sum kernels at the default size: a third of what
 // bench/kernels measured for the same generated kernels on H100s
-// (3053–3063 GB/s for a + b, 3021 for Sum: bench/results/h100/run-0c0a349
+// (3053–3063 GB/s for a + b, 3021 for Sum: 7836dca:bench/results/h100/run-0c0a349
 // to run-7f980c5) and under a quarter of an H200's (4372 and 4239:
 // 68e3962:bench/results/h200/kernels.json). Only a kernel that no longer streams
 // memory (scalar or uncoalesced loads, a grid that idles most SMs) falls
