@@ -1,15 +1,15 @@
 // Command tables prints benchmark results (the JSON files the programs
-// under bench/ write, e.g. bench/results/h100/run-7f980c5/*.json) as Markdown tables
+// under bench/ write, e.g. bench/results/h100/run-b6ea8f8/*.json) as Markdown tables
 // with every label and metric column and each row's verdict:
 //
-//	go run ./bench/tables bench/results/h100/run-7f980c5/alloc.json ...
+//	go run ./bench/tables bench/results/h100/run-b6ea8f8/alloc.json ...
 //
 // With -section it writes BENCHMARKS.md's latest section instead: the
 // verdicts of every judged figure in each of the given runs (folders of
 // one bundle run's JSON), misses first; -write FILE puts it between the
 // section markers in FILE (the one command that updates BENCHMARKS.md):
 //
-//	go run ./bench/tables -section -write BENCHMARKS.md bench/results/h100/run-7f980c5 ...
+//	go run ./bench/tables -section -write BENCHMARKS.md bench/results/h100/run-b6ea8f8 ...
 //
 // Results written before rows carried their targets are judged by the
 // targets the programs set now (legacy.go). It is a tool for reading
