@@ -24,7 +24,10 @@
 // memory (memory.DefaultManaged): a new array's first CPU access waits
 // for its stream's work up to the allocation, since the pool reuses
 // memory in stream order. The first GPU use after the CPU was lent an
-// array prefetches it to the device (GPUPrefetches).
+// array prefetches it to the device (GPUPrefetches), and so does the
+// first GPU use of fresh memory (a new segment's, whose pages nothing
+// placed yet), so the GPU does not fault it in page by page; memory the
+// CPU touches first is placed by the CPU.
 //
 // # CPU access
 //
