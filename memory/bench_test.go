@@ -129,3 +129,45 @@ func BenchmarkDriverPoolAllocFree(b *testing.B) {
 		_ = r.Free(x)
 	}
 }
+
+// atDepth calls f with about depth frames of its own below the caller,
+// as an allocation deep in a program's call tree is.
+//
+//go:noinline
+func atDepth(depth int, f func()) {
+	if depth <= 0 {
+		f()
+		return
+	}
+	atDepth(depth-1, f)
+}
+
+// One stack capture and intern (the profile's and the tracer's), from a
+// stack of a given depth.
+func BenchmarkCaptureStack(b *testing.B) {
+	for _, depth := range []int{8, 24, 64} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			atDepth(depth, func() {
+				b.ReportAllocs()
+				for b.Loop() {
+					captureStack(0)
+				}
+			})
+		})
+	}
+}
+
+// One profile sample: the capture plus charging its bucket (C, the cost
+// that the sampling rate multiplies).
+func BenchmarkProfileSample(b *testing.B) {
+	for _, depth := range []int{8, 24, 64} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			atDepth(depth, func() {
+				b.ReportAllocs()
+				for b.Loop() {
+					sample(kindDevice, "host:0", 1<<20, 0)
+				}
+			})
+		})
+	}
+}

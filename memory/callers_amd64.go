@@ -1,0 +1,66 @@
+package memory
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// getfp returns its caller's frame pointer (callers_amd64.s).
+func getfp() unsafe.Pointer
+
+// maxFrameGap bounds the distance between two successive frame pointers
+// that callers accepts; a larger one (or one that does not increase)
+// means the chain is not one it can trust, and runtime.Callers answers.
+const maxFrameGap = 16 << 20
+
+// callers is runtime.Callers(skip, pcs) for skip ≥ 1, by walking the
+// chain of frame pointers (walkFrames) instead of runtime.Callers' table
+// lookups. The program counters are the return addresses of the physical
+// frames: a frame whose calls were inlined contributes one, where
+// runtime.Callers writes one per logical frame, and wrapper frames that
+// runtime.Callers leaves out are kept; skip counts physical frames, so
+// the skipped functions must not be inlined. When the chain fails
+// walkFrames' checks it returns runtime.Callers' answer instead.
+//
+//go:noinline
+func callers(skip int, pcs []uintptr) int {
+	// callers' own frame: the word above it returns into frame 1.
+	if n, ok := walkFrames(getfp(), skip, pcs); ok {
+		return n
+	}
+	return runtime.Callers(skip+1, pcs)
+}
+
+// walkFrames writes the return addresses of the frames from fp outwards
+// to pcs, the first skip−1 left out, and returns how many it wrote; on
+// amd64 each frame's frame pointer holds its caller's frame pointer, and
+// the word above it the return address into the caller. It stops at a
+// zero frame pointer or return address or when pcs is full; it reports
+// false when the chain is not one to trust (frame pointers must strictly
+// increase, at most maxFrameGap apart).
+//
+// It reads the goroutine's own stack, which cannot move while it runs: it
+// calls nothing and cannot grow the stack (nosplit).
+//
+//go:nosplit
+//go:norace
+//go:nocheckptr
+func walkFrames(fp unsafe.Pointer, skip int, pcs []uintptr) (int, bool) {
+	n := 0
+	for i := 1; n < len(pcs) && fp != nil; i++ {
+		pc := *(*uintptr)(unsafe.Add(fp, unsafe.Sizeof(uintptr(0))))
+		if pc == 0 {
+			break
+		}
+		if i >= skip {
+			pcs[n] = pc
+			n++
+		}
+		next := *(*unsafe.Pointer)(fp)
+		if next != nil && (uintptr(next) <= uintptr(fp) || uintptr(next)-uintptr(fp) > maxFrameGap) {
+			return n, false
+		}
+		fp = next
+	}
+	return n, true
+}
