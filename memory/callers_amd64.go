@@ -20,19 +20,22 @@ const maxFrameGap = 16 << 20
 // runtime.Callers writes one per logical frame, and wrapper frames that
 // runtime.Callers leaves out are kept; skip counts physical frames, so
 // the skipped functions must not be inlined. When the chain fails
-// walkFrames' checks it returns runtime.Callers' answer instead.
+// walkFrames' checks it returns runtime.Callers' answer instead. It also
+// returns hashPCs(pcs[:n]), computed during the walk.
 //
 //go:noinline
-func callers(skip int, pcs []uintptr) int {
+func callers(skip int, pcs []uintptr) (n int, hash uint64) {
 	// callers' own frame: the word above it returns into frame 1.
-	if n, ok := walkFrames(getfp(), skip, pcs); ok {
-		return n
+	if n, h, ok := walkFrames(getfp(), skip, pcs); ok {
+		return n, h
 	}
-	return runtime.Callers(skip+1, pcs)
+	n = runtime.Callers(skip+1, pcs)
+	return n, hashPCs(pcs[:n])
 }
 
 // walkFrames writes the return addresses of the frames from fp outwards
-// to pcs, the first skip−1 left out, and returns how many it wrote; on
+// to pcs, the first skip−1 left out, and returns how many it wrote and
+// their hashPCs; on
 // amd64 each frame's frame pointer holds its caller's frame pointer, and
 // the word above it the return address into the caller. It stops at a
 // zero frame pointer or return address or when pcs is full; it reports
@@ -45,8 +48,8 @@ func callers(skip int, pcs []uintptr) int {
 //go:nosplit
 //go:norace
 //go:nocheckptr
-func walkFrames(fp unsafe.Pointer, skip int, pcs []uintptr) (int, bool) {
-	n := 0
+func walkFrames(fp unsafe.Pointer, skip int, pcs []uintptr) (n int, hash uint64, ok bool) {
+	h := uint64(hashStart)
 	for i := 1; n < len(pcs) && fp != nil; i++ {
 		pc := *(*uintptr)(unsafe.Add(fp, unsafe.Sizeof(uintptr(0))))
 		if pc == 0 {
@@ -55,12 +58,13 @@ func walkFrames(fp unsafe.Pointer, skip int, pcs []uintptr) (int, bool) {
 		if i >= skip {
 			pcs[n] = pc
 			n++
+			h = (h ^ uint64(pc)) * hashPrime
 		}
 		next := *(*unsafe.Pointer)(fp)
 		if next != nil && (uintptr(next) <= uintptr(fp) || uintptr(next)-uintptr(fp) > maxFrameGap) {
-			return n, false
+			return n, h, false
 		}
 		fp = next
 	}
-	return n, true
+	return n, h, true
 }

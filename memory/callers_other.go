@@ -4,8 +4,11 @@ package memory
 
 import "runtime"
 
-// callers is runtime.Callers(skip, pcs) (callers_amd64.go walks frame
-// pointers instead on amd64).
+// callers is runtime.Callers(skip, pcs), and hashPCs of its stack
+// (callers_amd64.go walks frame pointers instead on amd64).
 //
 //go:noinline
-func callers(skip int, pcs []uintptr) int { return runtime.Callers(skip+1, pcs) }
+func callers(skip int, pcs []uintptr) (n int, hash uint64) {
+	n = runtime.Callers(skip+1, pcs)
+	return n, hashPCs(pcs[:n])
+}

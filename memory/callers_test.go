@@ -28,7 +28,11 @@ type leaf func() stackPair
 func callersLeaf() stackPair {
 	got := make([]uintptr, 2*maxStackDepth)
 	want := make([]uintptr, 2*maxStackDepth)
-	return stackPair{got[:callers(2, got)], want[:runtime.Callers(2, want)]}
+	n, h := callers(2, got)
+	if h != hashPCs(got[:n]) {
+		panic("callers: the hash is not hashPCs")
+	}
+	return stackPair{got[:n], want[:runtime.Callers(2, want)]}
 }
 
 // shortCallersLeaf is callersLeaf keeping maxStackDepth frames.
@@ -36,7 +40,7 @@ func callersLeaf() stackPair {
 //go:noinline
 func shortCallersLeaf() stackPair {
 	var got, want [maxStackDepth]uintptr
-	n := callers(2, got[:])
+	n, _ := callers(2, got[:])
 	return stackPair{slices.Clone(got[:n]), slices.Clone(want[:runtime.Callers(2, want[:])])}
 }
 

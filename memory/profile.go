@@ -168,6 +168,7 @@ type bucket struct {
 	key                bucketKey
 	allocs, allocBytes atomic.Uint64
 	frees, freeBytes   atomic.Uint64
+	next               atomic.Pointer[bucket] // the stack's next bucket (stackRec.buckets)
 }
 
 func (b *bucket) free(n uint64) {
@@ -184,10 +185,10 @@ func (b *bucket) inuse() (count, bytes uint64) {
 	return ac - min(ac, fc), ab - min(ab, fb)
 }
 
+// profState lists the buckets; mu orders the creation of buckets.
 var profState struct {
-	mu      sync.Mutex
-	buckets map[bucketKey]*bucket
-	list    []*bucket
+	mu   sync.Mutex
+	list []*bucket
 }
 
 // deviceLabel names dev in profiles and metrics: "cuda:0", "host:1".
@@ -200,23 +201,43 @@ func deviceLabel(dev *device.Device) string {
 
 // sample charges an allocation of n bytes on dev (deviceLabel) to the
 // stack that made it, skip frames above sample's caller left out; it
-// returns the bucket that Free reports to.
+// returns the bucket that Free reports to. It costs a stack capture
+// (captureStack), a walk of the stack's few buckets and two atomic adds;
+// it takes a lock and allocates only for a stack, kind or device not seen
+// before.
+//
+//go:noinline
 func sample(kind uint8, dev string, n uint64, skip int) *bucket {
-	st := captureStack(skip + 1)
-	key := bucketKey{stack: st, kind: kind, dev: dev}
-	profState.mu.Lock()
-	b := profState.buckets[key]
-	if b == nil {
-		if profState.buckets == nil {
-			profState.buckets = make(map[bucketKey]*bucket)
-		}
-		b = &bucket{key: key}
-		profState.buckets[key] = b
-		profState.list = append(profState.list, b)
-	}
-	profState.mu.Unlock()
+	b := bucketOf(captureStack(skip+1), kind, dev)
 	b.allocs.Add(1)
 	b.allocBytes.Add(n)
+	return b
+}
+
+// bucketOf returns the bucket of st, kind and dev, creating it if needed.
+// A stack's buckets are a list that only grows, at its head, under
+// profState.mu; readers walk it without a lock.
+func bucketOf(st *stackRec, kind uint8, dev string) *bucket {
+	find := func() *bucket {
+		for b := st.buckets.Load(); b != nil; b = b.next.Load() {
+			if b.key.kind == kind && b.key.dev == dev {
+				return b
+			}
+		}
+		return nil
+	}
+	if b := find(); b != nil {
+		return b
+	}
+	profState.mu.Lock()
+	defer profState.mu.Unlock()
+	if b := find(); b != nil {
+		return b
+	}
+	b := &bucket{key: bucketKey{stack: st, kind: kind, dev: dev}}
+	b.next.Store(st.buckets.Load())
+	st.buckets.Store(b)
+	profState.list = append(profState.list, b)
 	return b
 }
 
@@ -229,6 +250,8 @@ func profileBuckets() []*bucket {
 
 // sampleOther samples an allocation of an allocator without a clock of
 // its own (otherClock); nil when it is not sampled.
+//
+//go:noinline
 func sampleOther(kind uint8, dev *device.Device, n uint64, skip int) *bucket {
 	if !otherClock.tick(n) {
 		return nil

@@ -30,6 +30,7 @@ type stackRec struct {
 	// runtime.Callers.
 	key, pcs []uintptr
 	next     atomic.Pointer[stackRec] // the next record with the same hash
+	buckets  atomic.Pointer[bucket]   // the profile's buckets of this stack (bucketOf)
 }
 
 // stackTable interns stacks. Lookups take no lock and allocate nothing (a
@@ -52,8 +53,7 @@ var stacks stackTable
 //go:noinline
 func captureStack(skip int) *stackRec {
 	var key [maxStackDepth]uintptr
-	n := callers(skip+2, key[:])
-	h := hashPCs(key[:n])
+	n, h := callers(skip+2, key[:])
 	if r := stacks.find(h, key[:n]); r != nil {
 		return r
 	}
@@ -62,14 +62,20 @@ func captureStack(skip int) *stackRec {
 	return stacks.insert(h, key[:n], pcs[:m])
 }
 
+// hashPCs hashes a stack: FNV-1a over whole words, which callers computes
+// as it walks the stack.
 func hashPCs(pcs []uintptr) uint64 {
-	h := uint64(14695981039346656037)
+	h := uint64(hashStart)
 	for _, pc := range pcs {
-		h ^= uint64(pc)
-		h *= 1099511628211
+		h = (h ^ uint64(pc)) * hashPrime
 	}
 	return h
 }
+
+const (
+	hashStart = 14695981039346656037
+	hashPrime = 1099511628211
+)
 
 // find returns the record of the stack key (hash h), or nil.
 func (t *stackTable) find(h uint64, key []uintptr) *stackRec {
