@@ -26,16 +26,28 @@ import (
 // that probability, which makes the totals unbiased estimates. The caching
 // pool keeps one countdown per stream, under the stream's lock that its
 // hot path takes anyway, so an allocation that is not sampled costs one
-// subtraction and one comparison; free tests one field of the block.
+// subtraction and one comparison; free tests one field of the block. A
+// sample is taken after the stream's lock is released.
 
 // DefaultProfileRate is the profile's default sampling rate: on average
-// one sample per this many bytes allocated. It is a thousand times
-// runtime.MemProfileRate's default, as GPU arrays are to Go heap objects,
-// so that a program takes about as many samples as Go's heap profile
-// takes of it, and a sample (a runtime.Callers) stays rare on the
-// allocation path: a block of a few MiB is sampled about once in a
-// hundred allocations, one of 512 MiB or more always.
-const DefaultProfileRate = 512 << 20
+// one sample per this many bytes allocated. An allocation of s bytes is
+// sampled with probability 1 − exp(−s/rate): one of 64 MiB about once in
+// 256 allocations, one of the rate 63 % of the time, one of four times
+// the rate 98 %.
+//
+// The rate follows from the cost of a sample (a walk of up to
+// maxStackDepth frames, a hash lookup and two atomic adds, and two more
+// at free), which is about two to three times the caching pool's
+// alloc+free of a cached block: a loop that reuses cached blocks of s
+// bytes as fast as the pool serves them pays that ratio times the
+// probability above, under 1.5 % for blocks of 64 MiB and less for
+// smaller ones, so the profile can stay on. In return a program holding H
+// bytes in arrays much smaller than the rate has about H/rate of them in
+// the in-use profile (each scaled to stand for the bytes it represents),
+// and all its arrays of several times the rate. A smaller rate
+// (FineProfileRate for a profile file, EnvProfileRate, SetProfileRate)
+// samples more, at a cost in proportion.
+const DefaultProfileRate = 16 << 30
 
 // FineProfileRate is runtime.MemProfileRate's default, the rate RecordTo
 // (the example programs' -gpumemprofile) samples at: every allocation of a
@@ -43,7 +55,7 @@ const DefaultProfileRate = 512 << 20
 const FineProfileRate = 512 << 10
 
 // EnvProfileRate sets the profile's sampling rate in bytes at start-up
-// ("512MiB", "1MiB", a number of bytes; 1 records every allocation, 0
+// ("16GiB", "1MiB", a number of bytes; 1 records every allocation, 0
 // turns the profile off). SetProfileRate changes it at run time.
 const EnvProfileRate = "GPUARR_MEMPROFILE_RATE"
 
