@@ -9,9 +9,13 @@ import (
 func getfp() unsafe.Pointer
 
 // maxFrameGap bounds the distance between two successive frame pointers
-// that callers accepts; a larger one (or one that does not increase)
-// means the chain is not one it can trust, and runtime.Callers answers.
-const maxFrameGap = 16 << 20
+// that callers accepts: more than any Go frame has in practice (the
+// compiler moves variables of over 128 KiB to the heap), while a frame
+// pointer that leaves the goroutine's stack (a C frame's register under a
+// cgo callback, which points into another thread's stack) lands farther
+// away. A larger step, or one that does not increase, means the chain is
+// not one to trust, and runtime.Callers answers.
+const maxFrameGap = 1 << 20
 
 // callers is runtime.Callers(skip, pcs) for skip ≥ 1, by walking the
 // chain of frame pointers (walkFrames) instead of runtime.Callers' table
