@@ -39,9 +39,9 @@ func callers(skip int, pcs []uintptr) (n int, hash uint64) {
 
 // walkFrames writes the return addresses of the frames from fp outwards
 // to pcs, the first skip−1 left out, and returns how many it wrote and
-// their hashPCs; on
-// amd64 each frame's frame pointer holds its caller's frame pointer, and
-// the word above it the return address into the caller. It stops at a
+// their hashPCs; on amd64 each frame's frame pointer holds its caller's
+// frame pointer, and the word above it the return address into the
+// caller. It stops at a
 // zero frame pointer or return address or when pcs is full; it reports
 // false when the chain is not one to trust (frame pointers must strictly
 // increase, at most maxFrameGap apart).
