@@ -129,3 +129,80 @@ func BenchmarkDriverPoolAllocFree(b *testing.B) {
 		_ = r.Free(x)
 	}
 }
+
+// atDepth calls f with about depth frames of its own below the caller,
+// as an allocation deep in a program's call tree is.
+//
+//go:noinline
+func atDepth(depth int, f func()) {
+	if depth <= 0 {
+		f()
+		return
+	}
+	atDepth(depth-1, f)
+}
+
+// One stack capture and intern (the profile's and the tracer's), from a
+// stack of a given depth.
+func BenchmarkCaptureStack(b *testing.B) {
+	for _, depth := range []int{8, 24, 64} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			atDepth(depth, func() {
+				b.ReportAllocs()
+				for b.Loop() {
+					captureStack(0)
+				}
+			})
+		})
+	}
+}
+
+// One profile sample: the capture plus charging its bucket (C, the cost
+// that the sampling rate multiplies).
+func BenchmarkProfileSample(b *testing.B) {
+	for _, depth := range []int{8, 24, 64} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			atDepth(depth, func() {
+				b.ReportAllocs()
+				for b.Loop() {
+					sample(kindDevice, "host:0", 1<<20, 0)
+				}
+			})
+		})
+	}
+}
+
+// Alloc+free of a cached 64 MiB block from a stack about 32 frames deep,
+// with the profile off and sampling every allocation: the difference is
+// the whole cost of one sample on the pool's path (the capture, the
+// bucket, the next countdown, and the free's report).
+func BenchmarkCachingAllocFreeSampled(b *testing.B) {
+	dev := defaultDevice(b)
+	const size = 64 << 20
+	for _, mode := range []struct {
+		name string
+		rate int
+	}{{"off", 0}, {"every", 1}} {
+		b.Run(mode.name, func(b *testing.B) {
+			prev := SetProfileRate(mode.rate)
+			defer SetProfileRate(prev)
+			p := Caching(Direct(dev), CachingOptions{})
+			defer p.EmptyCache()
+			s := dev.DefaultStream()
+			atDepth(24, func() {
+				for range 2 { // the stream's countdown drawn at this rate
+					x, err := p.Alloc(s, idleRecheck+size)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_ = p.Free(x)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					x, _ := p.Alloc(s, size)
+					_ = p.Free(x)
+				}
+			})
+		})
+	}
+}

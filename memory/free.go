@@ -19,9 +19,10 @@ func (p *CachingPool) Free(b *Block) error {
 		return invalid("CachingPool.Free", "%v is %s (double free?)", b, st)
 	}
 	sc.sh.sub(b.size)
-	if b.prof != nil {
-		unsample(b)
-	}
+	// A sampled block's free is reported to the profile once the stream's
+	// lock is released; the block leaves unsampled.
+	prof, size := b.prof, b.size
+	b.prof = nil
 	if len(b.uses) == 0 && p.frontBlocks > 0 && !sc.dead {
 		if p.poison {
 			_ = sc.stream.Memset8(b.ptr, p.poisonByte, b.size)
@@ -29,6 +30,9 @@ func (p *CachingPool) Free(b *Block) error {
 		sc.push(b)
 		spill := sc.count > p.frontBlocks || sc.bytes > p.frontBytes && sc.count > 1
 		sc.mu.Unlock()
+		if prof != nil {
+			prof.free(size)
+		}
 		if spill {
 			p.spill(sc)
 		}
@@ -36,6 +40,9 @@ func (p *CachingPool) Free(b *Block) error {
 	}
 	b.state = stateFreeing
 	sc.mu.Unlock()
+	if prof != nil {
+		prof.free(size)
+	}
 	return p.freeSlow(b)
 }
 

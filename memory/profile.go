@@ -26,16 +26,28 @@ import (
 // that probability, which makes the totals unbiased estimates. The caching
 // pool keeps one countdown per stream, under the stream's lock that its
 // hot path takes anyway, so an allocation that is not sampled costs one
-// subtraction and one comparison; free tests one field of the block.
+// subtraction and one comparison; free tests one field of the block. A
+// sample is taken after the stream's lock is released.
 
 // DefaultProfileRate is the profile's default sampling rate: on average
-// one sample per this many bytes allocated. It is a thousand times
-// runtime.MemProfileRate's default, as GPU arrays are to Go heap objects,
-// so that a program takes about as many samples as Go's heap profile
-// takes of it, and a sample (a runtime.Callers) stays rare on the
-// allocation path: a block of a few MiB is sampled about once in a
-// hundred allocations, one of 512 MiB or more always.
-const DefaultProfileRate = 512 << 20
+// one sample per this many bytes allocated. An allocation of s bytes is
+// sampled with probability 1 − exp(−s/rate): one of 64 MiB about once in
+// 256 allocations, one of the rate 63 % of the time, one of four times
+// the rate 98 %.
+//
+// The rate follows from the cost of a sample (a walk of up to
+// maxStackDepth frames, a hash lookup and two atomic adds, and two more
+// at free), which is about two to three times the caching pool's
+// alloc+free of a cached block: a loop that reuses cached blocks of s
+// bytes as fast as the pool serves them pays that ratio times the
+// probability above, under 1.5 % for blocks of 64 MiB and less for
+// smaller ones, so the profile can stay on. In return a program holding H
+// bytes in arrays much smaller than the rate has about H/rate of them in
+// the in-use profile (each scaled to stand for the bytes it represents),
+// and all its arrays of several times the rate. A smaller rate
+// (FineProfileRate for a profile file, EnvProfileRate, SetProfileRate)
+// samples more, at a cost in proportion.
+const DefaultProfileRate = 16 << 30
 
 // FineProfileRate is runtime.MemProfileRate's default, the rate RecordTo
 // (the example programs' -gpumemprofile) samples at: every allocation of a
@@ -43,7 +55,7 @@ const DefaultProfileRate = 512 << 20
 const FineProfileRate = 512 << 10
 
 // EnvProfileRate sets the profile's sampling rate in bytes at start-up
-// ("512MiB", "1MiB", a number of bytes; 1 records every allocation, 0
+// ("16GiB", "1MiB", a number of bytes; 1 records every allocation, 0
 // turns the profile off). SetProfileRate changes it at run time.
 const EnvProfileRate = "GPUARR_MEMPROFILE_RATE"
 
@@ -168,6 +180,7 @@ type bucket struct {
 	key                bucketKey
 	allocs, allocBytes atomic.Uint64
 	frees, freeBytes   atomic.Uint64
+	next               atomic.Pointer[bucket] // the stack's next bucket (stackRec.buckets)
 }
 
 func (b *bucket) free(n uint64) {
@@ -184,10 +197,10 @@ func (b *bucket) inuse() (count, bytes uint64) {
 	return ac - min(ac, fc), ab - min(ab, fb)
 }
 
+// profState lists the buckets; mu orders the creation of buckets.
 var profState struct {
-	mu      sync.Mutex
-	buckets map[bucketKey]*bucket
-	list    []*bucket
+	mu   sync.Mutex
+	list []*bucket
 }
 
 // deviceLabel names dev in profiles and metrics: "cuda:0", "host:1".
@@ -200,23 +213,43 @@ func deviceLabel(dev *device.Device) string {
 
 // sample charges an allocation of n bytes on dev (deviceLabel) to the
 // stack that made it, skip frames above sample's caller left out; it
-// returns the bucket that Free reports to.
+// returns the bucket that Free reports to. It costs a stack capture
+// (captureStack), a walk of the stack's few buckets and two atomic adds;
+// it takes a lock and allocates only for a stack, kind or device not seen
+// before.
+//
+//go:noinline
 func sample(kind uint8, dev string, n uint64, skip int) *bucket {
-	st := captureStack(skip + 1)
-	key := bucketKey{stack: st, kind: kind, dev: dev}
-	profState.mu.Lock()
-	b := profState.buckets[key]
-	if b == nil {
-		if profState.buckets == nil {
-			profState.buckets = make(map[bucketKey]*bucket)
-		}
-		b = &bucket{key: key}
-		profState.buckets[key] = b
-		profState.list = append(profState.list, b)
-	}
-	profState.mu.Unlock()
+	b := bucketOf(captureStack(skip+1), kind, dev)
 	b.allocs.Add(1)
 	b.allocBytes.Add(n)
+	return b
+}
+
+// bucketOf returns the bucket of st, kind and dev, creating it if needed.
+// A stack's buckets are a list that only grows, at its head, under
+// profState.mu; readers walk it without a lock.
+func bucketOf(st *stackRec, kind uint8, dev string) *bucket {
+	find := func() *bucket {
+		for b := st.buckets.Load(); b != nil; b = b.next.Load() {
+			if b.key.kind == kind && b.key.dev == dev {
+				return b
+			}
+		}
+		return nil
+	}
+	if b := find(); b != nil {
+		return b
+	}
+	profState.mu.Lock()
+	defer profState.mu.Unlock()
+	if b := find(); b != nil {
+		return b
+	}
+	b := &bucket{key: bucketKey{stack: st, kind: kind, dev: dev}}
+	b.next.Store(st.buckets.Load())
+	st.buckets.Store(b)
+	profState.list = append(profState.list, b)
 	return b
 }
 
@@ -229,6 +262,8 @@ func profileBuckets() []*bucket {
 
 // sampleOther samples an allocation of an allocator without a clock of
 // its own (otherClock); nil when it is not sampled.
+//
+//go:noinline
 func sampleOther(kind uint8, dev *device.Device, n uint64, skip int) *bucket {
 	if !otherClock.tick(n) {
 		return nil

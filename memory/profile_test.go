@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -335,4 +336,86 @@ func TestSymbolizeMatchesCallersFrames(t *testing.T) {
 	assert.Equal(t, want, frames(pcs))
 	assert.Equal(t, stacks.intern(pcs), stacks.intern(append([]uintptr(nil), pcs...)), "one record per stack")
 	assert.NotEqual(t, stacks.intern(pcs).id, stacks.intern(pcs[1:]).id)
+}
+
+//go:noinline
+func allocSiteA(p *CachingPool, s *device.Stream) (*Block, error) { return p.Alloc(s, 4096) }
+
+//go:noinline
+func allocSiteB(p *CachingPool, s *device.Stream) (*Block, error) { return p.Alloc(s, 8192) }
+
+// siteKey is what siteCounts sums by.
+type siteKey struct {
+	fn   string
+	kind uint8
+	dev  string
+}
+
+// siteCounts sums the buckets of allocSiteA and allocSiteB: allocations,
+// bytes, and in use; it checks there is one bucket per stack, kind and
+// device.
+func siteCounts(t *testing.T) map[siteKey][4]uint64 {
+	got := map[siteKey][4]uint64{}
+	for _, b := range profileBuckets() {
+		fr := frames(b.key.stack.pcs)
+		if len(fr) == 0 || !strings.HasSuffix(fr[0].Func, ".allocSiteA") && !strings.HasSuffix(fr[0].Func, ".allocSiteB") {
+			continue
+		}
+		k := siteKey{fr[0].Func, b.key.kind, b.key.dev}
+		c := got[k]
+		ic, ib := b.inuse()
+		got[k] = [4]uint64{c[0] + b.allocs.Load(), c[1] + b.allocBytes.Load(), c[2] + ic, c[3] + ib}
+		for ob := b.key.stack.buckets.Load(); ob != nil; ob = ob.next.Load() {
+			if ob != b {
+				assert.False(t, ob.key.kind == b.key.kind && ob.key.dev == b.key.dev, "one bucket per stack, kind and device")
+			}
+		}
+	}
+	return got
+}
+
+// Goroutines sampling every allocation from two sites on their own
+// streams at once: each site gets one bucket per kind and device, whose
+// counts are exact, and every free is reported.
+func TestProfileConcurrentSamples(t *testing.T) {
+	withProfileRate(t, 1)
+	dev := defaultDevice(t)
+	p := Caching(Direct(dev), CachingOptions{})
+	defer p.EmptyCache()
+	before := siteCounts(t)
+	const workers, rounds = 4, 200
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		s := newStream(t, dev)
+		wg.Go(func() {
+			for range rounds {
+				for _, site := range []func(*CachingPool, *device.Stream) (*Block, error){allocSiteA, allocSiteB} {
+					b, err := site(p, s)
+					if err == nil {
+						err = p.Free(b)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	got := siteCounts(t)
+	require.Len(t, got, 2)
+	for k, c := range got {
+		size := uint64(4096)
+		if strings.HasSuffix(k.fn, "B") {
+			size = 8192
+		}
+		b := before[k]
+		assert.Equal(t, [4]uint64{workers*rounds + b[0], workers*rounds*size + b[1], 0, 0}, c, k.fn)
+	}
 }

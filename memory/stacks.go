@@ -22,9 +22,15 @@ const maxStackDepth = 32
 // stackRec is one interned call stack. Records are never freed: a program
 // has a bounded number of allocation sites.
 type stackRec struct {
-	id   uint32
-	pcs  []uintptr
-	next atomic.Pointer[stackRec] // the next record with the same hash
+	id uint32
+	// key is the stack as callers captured it (return addresses of the
+	// physical frames), what lookups compare; pcs is the same stack as
+	// runtime.Callers gives it (one address per logical frame), what
+	// symbolize reads. They are one slice where callers is
+	// runtime.Callers.
+	key, pcs []uintptr
+	next     atomic.Pointer[stackRec] // the next record with the same hash
+	buckets  atomic.Pointer[bucket]   // the profile's buckets of this stack (bucketOf)
 }
 
 // stackTable interns stacks. Lookups take no lock and allocate nothing (a
@@ -39,47 +45,74 @@ type stackTable struct {
 var stacks stackTable
 
 // captureStack interns the calling goroutine's stack from captureStack's
-// caller, skip frames above it left out. It costs a runtime.Callers and a hash lookup; it allocates
-// only for a stack not seen before.
+// caller, skip frames above it left out (frames of functions that are not
+// inlined, see callers). A stack seen before costs a walk of the frame
+// pointers (callers) and a hash lookup, and allocates nothing; a new one
+// also costs a runtime.Callers, for the record's pcs, and the record.
+//
+//go:noinline
 func captureStack(skip int) *stackRec {
-	var buf [maxStackDepth]uintptr
-	n := runtime.Callers(skip+2, buf[:])
-	return stacks.intern(buf[:n])
+	var key [maxStackDepth]uintptr
+	n, h := callers(skip+2, key[:])
+	if r := stacks.find(h, key[:n]); r != nil {
+		return r
+	}
+	var pcs [maxStackDepth]uintptr
+	m := runtime.Callers(skip+2, pcs[:])
+	return stacks.insert(h, key[:n], pcs[:m])
 }
 
+// hashPCs hashes a stack: FNV-1a over whole words, which callers computes
+// as it walks the stack.
 func hashPCs(pcs []uintptr) uint64 {
-	h := uint64(14695981039346656037)
+	h := uint64(hashStart)
 	for _, pc := range pcs {
-		h ^= uint64(pc)
-		h *= 1099511628211
+		h = (h ^ uint64(pc)) * hashPrime
 	}
 	return h
 }
 
-func (t *stackTable) find(h uint64, pcs []uintptr) *stackRec {
+const (
+	hashStart = 14695981039346656037
+	hashPrime = 1099511628211
+)
+
+// find returns the record of the stack key (hash h), or nil.
+func (t *stackTable) find(h uint64, key []uintptr) *stackRec {
 	r, ok := t.byHash.Load(h)
 	if !ok {
 		return nil
 	}
 	for ; r != nil; r = r.next.Load() {
-		if slices.Equal(r.pcs, pcs) {
+		if slices.Equal(r.key, key) {
 			return r
 		}
 	}
 	return nil
 }
 
+// intern returns the record of a stack in runtime.Callers' form.
 func (t *stackTable) intern(pcs []uintptr) *stackRec {
 	h := hashPCs(pcs)
 	if r := t.find(h, pcs); r != nil {
 		return r
 	}
+	return t.insert(h, pcs, pcs)
+}
+
+// insert returns the record of the stack key (hash h), adding one with
+// pcs when there is none.
+func (t *stackTable) insert(h uint64, key, pcs []uintptr) *stackRec {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if r := t.find(h, pcs); r != nil {
+	if r := t.find(h, key); r != nil {
 		return r
 	}
-	r := &stackRec{id: uint32(len(t.all) + 1), pcs: slices.Clone(pcs)}
+	r := &stackRec{id: uint32(len(t.all) + 1), key: slices.Clone(key)}
+	r.pcs = r.key
+	if !slices.Equal(key, pcs) {
+		r.pcs = slices.Clone(pcs)
+	}
 	t.all = append(t.all, r)
 	t.n.Store(uint32(len(t.all)))
 	if last, ok := t.byHash.Load(h); ok {

@@ -3,7 +3,7 @@
 //
 //  1. the caching pool's hot path, alloc+free of a cached block on one
 //     stream (bench/alloc's, 512 B … 64 MiB), with the profile off, at its
-//     default rate (GPUARR_MEMPROFILE_RATE, 512 MiB; -rate) and with full tracing
+//     default rate (GPUARR_MEMPROFILE_RATE, 16 GiB; -rate) and with full tracing
 //     with stacks (a Tracer around the pool, the profile off), rounds
 //     interleaved; targets: the profile ≤ 3 % over off, tracing ≤ 2× off;
 //
@@ -218,7 +218,7 @@ func benchHot(rep *report.Report, dev *device.Device, cfg config) error {
 			return err
 		}
 	}
-	rep.Note("Hot path: alloc+free of a cached block on one stream, p50 of %d rounds × %d batches of %d pairs per mode, the modes interleaved by round. off: GPUARR_MEMPROFILE_RATE=0; profile: the default rate (%d bytes: an allocation of s bytes is sampled with probability 1 − exp(−s/rate), so blocks of several MiB are always sampled, each sample a runtime.Callers and a lookup); trace: a Tracer around the pool, every alloc with its stack. Targets: profile ≤ %d %% over off, trace ≤ %d× off.",
+	rep.Note("Hot path: alloc+free of a cached block on one stream, p50 of %d rounds × %d batches of %d pairs per mode, the modes interleaved by round. off: GPUARR_MEMPROFILE_RATE=0; profile: the default rate (%d bytes: an allocation of s bytes is sampled with probability 1 − exp(−s/rate), blocks of several times the rate nearly always; each sample a walk of the frame pointers and a lookup); trace: a Tracer around the pool, every alloc with its stack. Targets: profile ≤ %d %% over off, trace ≤ %d× off.",
 		cfg.rounds, cfg.batches, cfg.batch, cfg.rate, targetProfilePct, targetTraceRatio)
 	return nil
 }
