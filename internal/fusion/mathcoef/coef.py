@@ -300,9 +300,9 @@ for kind, n in (("f32", 6), ("f64", 13)):
          list(range(n)), 0, ERF_SMALL ** 2)
 
 
-# erfc x = e^{−x²}·Q(t)/(x + K), t = (x − K)/(x + K), for x ≥ ½ (the
-# substitution of Shepherd and Laframboise, with K chosen for the range: one
-# smooth function of t).
+# erfc x = e^{−x²}·Q(t)/(x + K), t = (x − K)/(x + K), for x ≥ 0 (float32)
+# or x ≥ ½ (float64) (the substitution of Shepherd and Laframboise, with K
+# chosen for the range: one smooth function of t).
 def erfc_q(K):
     K = mp.mpf(K)
 
@@ -312,7 +312,7 @@ def erfc_q(K):
     return q
 
 
-for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0.5, 10.1), ("erfcQF64", "f64", 24, 3, 0.5, 27.3)):
+for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0, 10.1), ("erfcQF64", "f64", 24, 3, 0.5, 27.3)):
     q = erfc_q(K)
     spec(name, kind,
          "erfc x = e^{−x²}·Q(t)/(x + %g), t = (x − %g)/(x + %g), for x in [%g, %g]" % (K, K, K, xlo, xhi),
