@@ -45,7 +45,7 @@ func mlInstrCount(name string) int { return len(mlInstrs(name)) }
 // makes one slower shows here, not only in a GPU benchmark.
 func TestMathlibF32Cost(t *testing.T) {
 	for name, budget := range map[string]int{
-		"erf_f32":  56,
+		"erf_f32":  14, // |x| < 1; beyond, a branch to 1 − erfc
 		"erfc_f32": 63,
 		"sinh_f32": 60,
 		"cosh_f32": 65,

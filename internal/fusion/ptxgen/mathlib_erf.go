@@ -4,7 +4,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
 // erf and erfc.
 //
-// Near 0: erf x = x + x·P(x²) (minimax), for |x| < 0.875 (erf) and |x| < ½
+// Near 0: erf x = x + x·P(x²) (minimax), for |x| < 0.875 (float64 erf), |x|
+// < 1 (float32 erf: its common path, the rest behind a branch) and |x| < ½
 // (float64 erfc = 1 − erf, where nothing cancels: 1 − x is a TwoSum).
 //
 // Beyond, E(a) = erfc a for a ≥ ½ (Shepherd and Laframboise's
@@ -96,25 +97,40 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	return f.ldexp(t, m, ni)
 }
 
+// erfF32Func is erf_f32: x + x·P(x²) on its common path |x| < 1 (and
+// NaN), and a branch to ±(1 − E(|x|)) beyond.
+func erfF32Func() funcDef {
+	const t = "f32"
+	f := newFn("erf_f32")
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	y := f.newReg(t)
+	f.set(y, "fma.rn.f32", x, f.poly32(f.mul(t, a, a), mathcoef.ErfPF32), x)
+	done := f.label("erf_done")
+	f.branch(f.setp("ltu", t, a, lit(t, 1)), false, done)
+	f.set(y, "copysign.f32", x, f.sub(t, lit(t, 1), f.erfcLarge32(a, 4, false))) // erf(4) rounds to 1
+	f.place(done)
+	return f.done(y)
+}
+
+// erfFunc is erfc_f32, erf_f64 and erfc_f64.
 func erfFunc(name, t string) funcDef {
+	if t == "f32" && name == "erf" {
+		return erfF32Func()
+	}
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
 	a := f.abs(t, x)
 	var p string // x·P(x²) is erf x − x near 0 (float32 erfc has no use for it)
-	switch {
-	case t == "f64":
+	if t == "f64" {
 		p = f.poly64(f.mul(t, a, a), mathcoef.ErfPF64)
-	case name == "erf":
-		p = f.poly32(f.mul(t, a, a), mathcoef.ErfPF32)
 	}
 	var e string
-	switch {
-	case t == "f32" && name == "erf":
-		e = f.erfcLarge32(a, 4, false) // erf(4) rounds to 1
-	case t == "f32":
+	if t == "f32" {
 		e = f.erfcLarge32(a, 10.5, true)
-	default:
+	} else {
 		e = f.erfcLarge(a)
 	}
 	one := lit(t, 1)
