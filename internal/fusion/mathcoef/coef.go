@@ -287,6 +287,17 @@ var ErfcQF64 = []float64{
 	0x1.a3faa456ff803p-30,
 }
 
+// AsinhPF32: asinh a = a + a³·P(a²) for |a| ≤ 1; error 2^-25.3.
+var AsinhPF32 = []float32{
+	-0x1.55544p-3,
+	0x1.32f792p-4,
+	-0x1.694b48p-5,
+	0x1.c89414p-6,
+	-0x1.00dcacp-6,
+	0x1.959c22p-8,
+	-0x1.3577a6p-10,
+}
+
 // TanhTF64: tanh a = a + a³·T(a²) for |a| ≤ 0.55; error 2^-65.5.
 var TanhTF64 = []float64{
 	-0x1.5555555555555p-2,

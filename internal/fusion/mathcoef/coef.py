@@ -319,6 +319,10 @@ for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0, 10.1), ("erfcQF
          "erfc x = e^{−x²}·Q(t)/(x + %g), t = (x − %g)/(x + %g), for x in [%g, %g]" % (K, K, K, xlo, xhi),
          q, lambda t, q=q: 1 / q(t), list(range(n)), (xlo - mp.mpf(K)) / (xlo + K), (xhi - mp.mpf(K)) / (xhi + K))
 
+# asinh a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
+spec("asinhPF32", "f32", "asinh a = a + a³·P(a²) for |a| ≤ 1",
+     odd_tail(mp.asinh), odd_weight(mp.asinh), list(range(7)), 0, 1)
+
 # tanh a = a + a³·T(a²) for |a| < 0.55 (float64's, below its exponential form).
 spec("tanhTF64", "f64", "tanh a = a + a³·T(a²) for |a| ≤ 0.55",
      odd_tail(mp.tanh), odd_weight(mp.tanh), list(range(15)), 0, mp.mpf("0.55") ** 2)

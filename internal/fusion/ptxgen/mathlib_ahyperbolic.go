@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // asinh, acosh and atanh through log1p (mathlib_logs.go), with arguments
 // arranged so that nothing cancels (fdlibm's forms):
 //
@@ -16,11 +18,31 @@ package ptxgen
 // dropped 1/(4a²) is below 2^-p relative (2^28 for float64, 2^12 for
 // float32). Special values: asinh(±Inf) = ±Inf, acosh(x < 1) = NaN,
 // acosh(1) = 0, atanh(±1) = ±Inf, atanh(|x| > 1) = NaN, ±0 → ±0.
+//
+// float32 asinh takes an odd minimax polynomial, a + a³·P(a²), for
+// |x| < 1, its common path, and branches to the forms above beyond.
 
 func asinhFunc(t string) funcDef {
 	f := newFn("asinh_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
+	if t == "f64" {
+		return f.done(f.asinhLog(t, x))
+	}
+	// float32: a + a³·P(a²) on the common path |x| < 1 (and NaN), the
+	// log1p forms behind a branch.
+	z := f.mul(t, x, x)
+	y := f.newReg(t)
+	f.set(y, "fma.rn.f32", f.mul(t, x, z), f.poly32(z, mathcoef.AsinhPF32), x)
+	done := f.label("asinh_done")
+	f.branch(f.setp("ltu", t, f.abs(t, x), lit(t, 1)), false, done)
+	f.set(y, "mov.f32", f.asinhLog(t, x))
+	f.place(done)
+	return f.done(y)
+}
+
+// asinhLog is asinh x through log1p, for every x.
+func (f *fnBuilder) asinhLog(t, x string) string {
 	a := f.abs(t, x)
 	one := lit(t, 1)
 	big, exact, huge := 0x1p28, 0x1p52, 0x1p1022
@@ -39,7 +61,7 @@ func asinhFunc(t string) funcDef {
 	y := f.log1p(t, arg)
 	y = f.sel(t, f.add(t, y, lit(t, ln2Const(t))), y, pHuge)
 	y = f.v(t, "copysign."+t, x, y)
-	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
+	return f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0)))
 }
 
 func acoshFunc(t string) funcDef {
