@@ -298,6 +298,17 @@ var AsinhPF32 = []float32{
 	-0x1.3577a6p-10,
 }
 
+// TanhTF32: tanh a = a + a³·T(a²) for |a| ≤ 1; error 2^-27.7.
+var TanhTF32 = []float32{
+	-0x1.55553cp-2,
+	0x1.110be4p-3,
+	-0x1.b9623ap-5,
+	0x1.6009a2p-6,
+	-0x1.045fdp-7,
+	0x1.2d9f4ep-9,
+	-0x1.77ca4cp-12,
+}
+
 // TanhTF64: tanh a = a + a³·T(a²) for |a| ≤ 0.55; error 2^-65.5.
 var TanhTF64 = []float64{
 	-0x1.5555555555555p-2,
