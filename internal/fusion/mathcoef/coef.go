@@ -298,6 +298,19 @@ var AsinhPF32 = []float32{
 	-0x1.3577a6p-10,
 }
 
+// AtanWideF32: atan a = a + a³·P(a²) for |a| ≤ 1; error 2^-28.5.
+var AtanWideF32 = []float32{
+	-0x1.55553ep-2,
+	0x1.9991e4p-3,
+	-0x1.2420a8p-3,
+	0x1.c08f5ap-4,
+	-0x1.5816dp-4,
+	0x1.da688ep-5,
+	-0x1.fe17c2p-6,
+	0x1.64e726p-7,
+	-0x1.d4e6eap-10,
+}
+
 // TanhTF32: tanh a = a + a³·T(a²) for |a| ≤ 1; error 2^-27.7.
 var TanhTF32 = []float32{
 	-0x1.55553cp-2,

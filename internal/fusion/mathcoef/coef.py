@@ -323,6 +323,10 @@ for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0, 10.1), ("erfcQF
 spec("asinhPF32", "f32", "asinh a = a + a³·P(a²) for |a| ≤ 1",
      odd_tail(mp.asinh), odd_weight(mp.asinh), list(range(7)), 0, 1)
 
+# atan a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
+spec("atanWideF32", "f32", "atan a = a + a³·P(a²) for |a| ≤ 1",
+     odd_tail(mp.atan), odd_weight(mp.atan), list(range(9)), 0, 1)
+
 # tanh a = a + a³·T(a²) for |a| ≤ 1: float32's common path.
 spec("tanhTF32", "f32", "tanh a = a + a³·T(a²) for |a| ≤ 1",
      odd_tail(mp.tanh), odd_weight(mp.tanh), list(range(7)), 0, 1)

@@ -17,7 +17,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // tan(3π/8), u = −1/a (C = π/2) beyond; atan a = C + u + u³·P(u²). In
 // float64 the quotient's rounding error (and a + 1's) is recovered as
 // ul and added as ul·(1 − u²) (float32 atan: the same with an approximate
-// reciprocal of the denominator).
+// reciprocal of the denominator). float32 atan takes a wider odd
+// polynomial, a + a³·P(a²) for a ≤ 1, its common path, and branches to
+// the reduction beyond.
 //
 // atan2(y, x): t = min(|y|, |x|)/max(|y|, |x|) (0 for two zeros, 1 for
 // two infinities) has atan(t) as above; by whether |y| > |x| and x's sign
@@ -146,10 +148,27 @@ func (f *fnBuilder) atanCore(t, a, al string, two bool) (u, tail, c1, c3 string)
 }
 
 func atanFunc(t string) funcDef {
-	c := mathcoef.Consts()
 	f := newFn("atan_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
+	if t == "f64" {
+		return f.done(f.atanReduced(t, x))
+	}
+	// float32: x + x³·P(x²) on the common path |x| ≤ 1 (and NaN), the
+	// reduction behind a branch.
+	z := f.mul(t, x, x)
+	y := f.newReg(t)
+	f.set(y, "fma.rn.f32", f.mul(t, x, z), f.poly32(z, mathcoef.AtanWideF32), x)
+	done := f.label("atan_done")
+	f.branch(f.setp("leu", t, f.abs(t, x), litF32(1)), false, done)
+	f.set(y, "mov.f32", f.atanReduced(t, x))
+	f.place(done)
+	return f.done(y)
+}
+
+// atanReduced is atan x through atanCore's reduction, for every x.
+func (f *fnBuilder) atanReduced(t, x string) string {
+	c := mathcoef.Consts()
 	a := f.abs(t, x)
 	u, tail, c1, c3 := f.atanCore(t, a, lit(t, 0), false)
 	p4h, p4l, p2h, p2l := litF64(c.Pio4Hi), litF64(c.Pio4Lo), litF64(c.Pio2Hi), litF64(c.Pio2Lo)
@@ -160,7 +179,7 @@ func atanFunc(t string) funcDef {
 	cl := f.sel(t, lit(t, 0), f.sel(t, p2l, p4l, c3), c1)
 	s, e := f.fastTwoSum(t, ch, u)
 	y := f.add(t, s, f.add(t, f.add(t, e, cl), tail))
-	return f.done(f.v(t, "copysign."+t, x, y))
+	return f.v(t, "copysign."+t, x, y)
 }
 
 func atan2Func(t string) funcDef {
