@@ -298,6 +298,17 @@ var AsinhPF32 = []float32{
 	-0x1.3577a6p-10,
 }
 
+// AsinWideF32: asin s = s + s³·P(s²) for |s| ≤ √½; error 2^-25.9.
+var AsinWideF32 = []float32{
+	0x1.555696p-3,
+	0x1.32ba72p-4,
+	0x1.7cf27cp-5,
+	0x1.0c81b2p-6,
+	0x1.3b4b56p-4,
+	-0x1.7b65e6p-4,
+	0x1.c7f924p-4,
+}
+
 // AtanWideF32: atan a = a + a³·P(a²) for |a| ≤ 1; error 2^-28.5.
 var AtanWideF32 = []float32{
 	-0x1.55553ep-2,

@@ -323,6 +323,11 @@ for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0, 10.1), ("erfcQF
 spec("asinhPF32", "f32", "asinh a = a + a³·P(a²) for |a| ≤ 1",
      odd_tail(mp.asinh), odd_weight(mp.asinh), list(range(7)), 0, 1)
 
+# asin s = s + s³·P(s²) for |s| ≤ √½: float32 acos's one path, 2·asin of
+# √((1 − |x|)/2) for every x.
+spec("asinWideF32", "f32", "asin s = s + s³·P(s²) for |s| ≤ √½",
+     odd_tail(mp.asin), odd_weight(mp.asin), list(range(7)), 0, 0.5)
+
 # atan a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
 spec("atanWideF32", "f32", "atan a = a + a³·P(a²) for |a| ≤ 1",
      odd_tail(mp.atan), odd_weight(mp.atan), list(range(9)), 0, 1)

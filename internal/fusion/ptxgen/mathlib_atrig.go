@@ -10,7 +10,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // asin |x| = π/2 − 2·asin(s + sl), acos x = 2·asin(s + sl) for x > ½ and
 // π − 2·asin(s + sl) for x < −½; asin(s + sl) = s + s·z·P(z) + sl. The
 // constants are double-doubles and every difference is a TwoSum rounded
-// once. Outside [−1, 1], NaN (√ of a negative).
+// once. float32 acos takes the second form for every x, with a P valid for
+// z up to ½ (acosF32Func). Outside [−1, 1], NaN (√ of a negative).
 //
 // atan: a = |x| is mapped to u with |u| ≤ tan(π/8) and a constant C:
 // u = a (C = 0) for a ≤ tan(π/8), u = (a − 1)/(a + 1) (C = π/4) up to
@@ -35,7 +36,31 @@ func (f *fnBuilder) recip32(d string) string {
 	return f.mul("f32", g, f.fma("f32", f.neg("f32", d), g, litF32(2)))
 }
 
+// acosF32Func is acos_f32 by one path for every x: with a = |x|, z = (1 −
+// a)/2 (exact) and s + sl = √z, acos a = 2·asin(s + sl) (in [0, π/2]: nothing
+// cancels, whatever a) and acos(−a) = π − 2·asin(s + sl), asin(s + sl) =
+// s + s·z·P(z) + sl (mathcoef.AsinWideF32, for z up to ½).
+func acosF32Func() funcDef {
+	const t = "f32"
+	c := mathcoef.Consts()
+	f := newFn("acos_f32")
+	x := f.newReg(t)
+	f.load(x, 0)
+	z := f.mul(t, f.sub(t, litF32(1), f.abs(t, x)), litF32(0.5))
+	s := f.v(t, "sqrt.rn.f32", z)
+	twoS := f.mul(t, s, litF32(2))
+	sl := f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(twoS))
+	tail := f.fma(t, f.mul(t, s, z), f.poly32(z, mathcoef.AsinWideF32), sl)
+	ypos := f.fma(t, litF32(2), tail, twoS)
+	B, Be := f.twoSum(t, litF32(c.PiHi32), f.neg(t, twoS))
+	yneg := f.add(t, B, f.fma(t, litF32(-2), tail, f.add(t, Be, litF32(c.PiLo32))))
+	return f.done(f.sel(t, yneg, ypos, f.setp("lt", t, x, litF32(0))))
+}
+
 func asinAcosFunc(name, t string) funcDef {
+	if name == "acos" && t == "f32" {
+		return acosF32Func()
+	}
 	c := mathcoef.Consts()
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)

@@ -57,6 +57,7 @@ func TestMathlibF32Cost(t *testing.T) {
 		"log1p_f32": 65,
 		"sin_f32":   50,
 		"tan_f32":   50,
+		"acos_f32":  36,
 		"atan_f32":  15, // |x| ≤ 1; beyond, a branch
 		"cos_f32":   50,
 	} {
