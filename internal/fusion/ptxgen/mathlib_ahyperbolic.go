@@ -20,7 +20,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // acosh(1) = 0, atanh(±1) = ±Inf, atanh(|x| > 1) = NaN, ±0 → ±0.
 //
 // float32 asinh takes an odd minimax polynomial, a + a³·P(a²), for
-// |x| < 1, its common path, and branches to the forms above beyond.
+// |x| < 1, its common path, and branches to the forms above beyond;
+// float32 acosh branches to its ln 2x forms (x ≥ big).
 
 func asinhFunc(t string) funcDef {
 	f := newFn("asinh_" + t)
@@ -75,6 +76,23 @@ func acoshFunc(t string) funcDef {
 	}
 	tt := f.sub(t, x, one)
 	mid := f.add(t, tt, f.v(t, "sqrt.rn."+t, f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
+	if t == "f32" {
+		// x < big (and NaN) is the common path: log1p(mid); the ln 2x
+		// forms branch, setting the argument and an addend (0 or ln 2).
+		arg, add := f.newReg(t), f.newReg(t)
+		f.set(arg, "mov.f32", mid)
+		f.set(add, "mov.f32", litF32(0))
+		common := f.label("acosh_common")
+		f.branch(f.setp("ltu", t, x, lit(t, big)), false, common)
+		twoX := f.add(t, x, x)
+		pHuge := f.setp("ge", t, x, lit(t, huge))
+		a := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
+		f.set(arg, "selp.f32", x, a, pHuge)
+		f.set(add, "selp.f32", lit(t, ln2Const(t)), litF32(0), pHuge)
+		f.place(common)
+		y := f.add(t, f.log1p(t, arg), add)
+		return f.done(f.sel(t, nanLit(t), y, f.setp("lt", t, x, one)))
+	}
 	twoX := f.add(t, x, x)
 	arg := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
 	arg = f.sel(t, mid, arg, f.setp("lt", t, x, lit(t, big)))
