@@ -122,6 +122,9 @@ func atanhFunc(t string) funcDef {
 	}
 	y = f.mul(t, y, lit(t, 0.5))
 	y = f.v(t, "copysign."+t, x, y)
+	if t == "f32" {
+		return f.done(y) // ±0 → ±0 and NaN → NaN already (log1pPos32(0) = 0)
+	}
 	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
 }
 
