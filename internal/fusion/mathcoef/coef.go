@@ -309,6 +309,17 @@ var AsinWideF32 = []float32{
 	0x1.c7f924p-4,
 }
 
+// Expm1RF32: expm1 x = x + x²/2 + x³·R(x) for |x| ≤ 1; error 2^-28.7.
+var Expm1RF32 = []float32{
+	0x1.555556p-3,
+	0x1.555582p-5,
+	0x1.1110fap-7,
+	0x1.6bfb18p-10,
+	0x1.a00a58p-13,
+	0x1.aa4b0ep-16,
+	0x1.7a3898p-19,
+}
+
 // AtanWideF32: atan a = a + a³·P(a²) for |a| ≤ 1; error 2^-28.5.
 var AtanWideF32 = []float32{
 	-0x1.55553ep-2,

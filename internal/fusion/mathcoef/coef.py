@@ -328,6 +328,17 @@ spec("asinhPF32", "f32", "asinh a = a + a³·P(a²) for |a| ≤ 1",
 spec("asinWideF32", "f32", "asin s = s + s³·P(s²) for |s| ≤ √½",
      odd_tail(mp.asin), odd_weight(mp.asin), list(range(7)), 0, 0.5)
 
+# expm1 x = x + x²/2 + x³·R(x) for |x| ≤ 1: float32's common path.
+def expm1_r(x):
+    if abs(x) < mp.mpf("1e-20"):
+        return mp.mpf(1) / 6
+    return (mp.expm1(x) - x - x * x / 2) / x ** 3
+
+
+spec("expm1RF32", "f32", "expm1 x = x + x²/2 + x³·R(x) for |x| ≤ 1", expm1_r,
+     lambda x: abs(x ** 3 / mp.expm1(x)) if abs(x) > mp.mpf("1e-20") else mp.mpf("1e-40"),
+     list(range(7)), -1, 1)
+
 # atan a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
 spec("atanWideF32", "f32", "atan a = a + a³·P(a²) for |a| ≤ 1",
      odd_tail(mp.atan), odd_weight(mp.atan), list(range(9)), 0, 1)

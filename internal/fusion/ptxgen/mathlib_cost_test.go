@@ -57,6 +57,7 @@ func TestMathlibF32Cost(t *testing.T) {
 		"log1p_f32": 65,
 		"sin_f32":   50,
 		"tan_f32":   50,
+		"expm1_f32": 23, // |x| < 1; beyond, a branch to float64 arithmetic
 		"acos_f32":  36,
 		"atan_f32":  15, // |x| ≤ 1; beyond, a branch
 		"cos_f32":   50,
@@ -84,4 +85,13 @@ func TestMathlibPowF32Cost(t *testing.T) {
 	}
 	t.Logf("pow_f32: %d PTX instructions on its common path, %d of them on 64-bit types", mlInstrCount("pow_f32"), n64)
 	assert.LessOrEqual(t, n64, 30, "pow_f32: 64-bit instructions on the common path")
+}
+
+// TestMathlibExpm1F32Cost: expm1_f32's common path (|x| < 1) is float32
+// arithmetic: no float64 instruction and no conversion to float64.
+func TestMathlibExpm1F32Cost(t *testing.T) {
+	for _, l := range mlInstrs("expm1_f32") {
+		op, _, _ := strings.Cut(l, " ")
+		assert.NotContains(t, op, "f64", "expm1_f32's common path: %s", l)
+	}
 }
