@@ -143,7 +143,7 @@ var MathFuncs = []MathFunc{
 				return x, true
 			}
 			return 0, false
-		}), Range: [2]float64{-5, 5}, Edges: []float64{0x1p28, 0x1p12, 0x1p-12, 0x1p1000}},
+		}), Range: [2]float64{-5, 5}, Edges: []float64{1, 0x1p28, 0x1p12, 0x1p-12, 0x1p1000}},
 	{Name: "acosh", Arity: 1, Bound32: 4, Bound64: 3, Ref: un(math.Acosh), Big: unBig(BigAcosh),
 		Special: specialUnary(func(x float64) (float64, bool) {
 			switch {
@@ -213,7 +213,7 @@ var MathFuncs = []MathFunc{
 				return math.Copysign(1, x), true
 			}
 			return 0, false
-		}), Range: [2]float64{-4, 4}, Edges: []float64{0.5, 0.875, 3.92, 5.93}},
+		}), Range: [2]float64{-4, 4}, Edges: []float64{0.5, 0.875, 1, 3.92, 5.93}},
 	{Name: "erfc", Arity: 1, Bound32: 4, Bound64: 5, Ref: un(math.Erfc), Big: unBig(BigErfc),
 		Special: specialUnary(func(x float64) (float64, bool) {
 			switch {

@@ -293,16 +293,17 @@ def erf_tail(z):
     return mp.erf(x) / x - 1
 
 
-ERF_SMALL = mp.mpf("0.875")
-for kind, n in (("f32", 6), ("f64", 13)):
-    spec("erfP" + kind.upper(), kind, "erf x = x + x·P(x²) for |x| ≤ 0.875",
+# float32 takes the polynomial up to 1 (its common path, the rest a branch),
+# float64 up to 0.875.
+for kind, n, small in (("f32", 7, "1"), ("f64", 13, "0.875")):
+    spec("erfP" + kind.upper(), kind, "erf x = x + x·P(x²) for |x| ≤ " + small,
          erf_tail, lambda z: mp.sqrt(z) / mp.erf(mp.sqrt(z)) if z > 0 else mp.mpf(1) / (2 / mp.sqrt(mp.pi)),
-         list(range(n)), 0, ERF_SMALL ** 2)
+         list(range(n)), 0, mp.mpf(small) ** 2)
 
 
-# erfc x = e^{−x²}·Q(t)/(x + K), t = (x − K)/(x + K), for x ≥ ½ (the
-# substitution of Shepherd and Laframboise, with K chosen for the range: one
-# smooth function of t).
+# erfc x = e^{−x²}·Q(t)/(x + K), t = (x − K)/(x + K), for x ≥ 0 (float32)
+# or x ≥ ½ (float64) (the substitution of Shepherd and Laframboise, with K
+# chosen for the range: one smooth function of t).
 def erfc_q(K):
     K = mp.mpf(K)
 
@@ -312,11 +313,39 @@ def erfc_q(K):
     return q
 
 
-for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0.5, 10.1), ("erfcQF64", "f64", 24, 3, 0.5, 27.3)):
+for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0, 10.1), ("erfcQF64", "f64", 24, 3, 0.5, 27.3)):
     q = erfc_q(K)
     spec(name, kind,
          "erfc x = e^{−x²}·Q(t)/(x + %g), t = (x − %g)/(x + %g), for x in [%g, %g]" % (K, K, K, xlo, xhi),
          q, lambda t, q=q: 1 / q(t), list(range(n)), (xlo - mp.mpf(K)) / (xlo + K), (xhi - mp.mpf(K)) / (xhi + K))
+
+# asinh a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
+spec("asinhPF32", "f32", "asinh a = a + a³·P(a²) for |a| ≤ 1",
+     odd_tail(mp.asinh), odd_weight(mp.asinh), list(range(7)), 0, 1)
+
+# asin s = s + s³·P(s²) for |s| ≤ √½: float32 acos's one path, 2·asin of
+# √((1 − |x|)/2) for every x.
+spec("asinWideF32", "f32", "asin s = s + s³·P(s²) for |s| ≤ √½",
+     odd_tail(mp.asin), odd_weight(mp.asin), list(range(7)), 0, 0.5)
+
+# expm1 x = x + x²/2 + x³·R(x) for |x| ≤ 1: float32's common path.
+def expm1_r(x):
+    if abs(x) < mp.mpf("1e-20"):
+        return mp.mpf(1) / 6
+    return (mp.expm1(x) - x - x * x / 2) / x ** 3
+
+
+spec("expm1RF32", "f32", "expm1 x = x + x²/2 + x³·R(x) for |x| ≤ 1", expm1_r,
+     lambda x: abs(x ** 3 / mp.expm1(x)) if abs(x) > mp.mpf("1e-20") else mp.mpf("1e-40"),
+     list(range(7)), -1, 1)
+
+# atan a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
+spec("atanWideF32", "f32", "atan a = a + a³·P(a²) for |a| ≤ 1",
+     odd_tail(mp.atan), odd_weight(mp.atan), list(range(9)), 0, 1)
+
+# tanh a = a + a³·T(a²) for |a| ≤ 1: float32's common path.
+spec("tanhTF32", "f32", "tanh a = a + a³·T(a²) for |a| ≤ 1",
+     odd_tail(mp.tanh), odd_weight(mp.tanh), list(range(7)), 0, 1)
 
 # tanh a = a + a³·T(a²) for |a| < 0.55 (float64's, below its exponential form).
 spec("tanhTF64", "f64", "tanh a = a + a³·T(a²) for |a| ≤ 0.55",

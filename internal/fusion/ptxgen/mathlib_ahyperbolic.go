@@ -1,5 +1,7 @@
 package ptxgen
 
+import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+
 // asinh, acosh and atanh through log1p (mathlib_logs.go), with arguments
 // arranged so that nothing cancels (fdlibm's forms):
 //
@@ -16,11 +18,32 @@ package ptxgen
 // dropped 1/(4a²) is below 2^-p relative (2^28 for float64, 2^12 for
 // float32). Special values: asinh(±Inf) = ±Inf, acosh(x < 1) = NaN,
 // acosh(1) = 0, atanh(±1) = ±Inf, atanh(|x| > 1) = NaN, ±0 → ±0.
+//
+// float32 asinh takes an odd minimax polynomial, a + a³·P(a²), for
+// |x| < 1, its common path, and branches to the forms above beyond;
+// float32 acosh branches to its ln 2x forms (x ≥ big).
 
 func asinhFunc(t string) funcDef {
 	f := newFn("asinh_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
+	if t == "f64" {
+		return f.done(f.asinhLog(t, x))
+	}
+	// float32: a + a³·P(a²) on the common path |x| < 1 (and NaN), the
+	// log1p forms behind a branch.
+	z := f.mul(t, x, x)
+	y := f.newReg(t)
+	f.set(y, "fma.rn.f32", f.mul(t, x, z), f.poly32(z, mathcoef.AsinhPF32), x)
+	done := f.label("asinh_done")
+	f.branch(f.setp("ltu", t, f.abs(t, x), lit(t, 1)), false, done)
+	f.set(y, "mov.f32", f.asinhLog(t, x))
+	f.place(done)
+	return f.done(y)
+}
+
+// asinhLog is asinh x through log1p, for every x.
+func (f *fnBuilder) asinhLog(t, x string) string {
 	a := f.abs(t, x)
 	one := lit(t, 1)
 	big, exact, huge := 0x1p28, 0x1p52, 0x1p1022
@@ -39,7 +62,7 @@ func asinhFunc(t string) funcDef {
 	y := f.log1p(t, arg)
 	y = f.sel(t, f.add(t, y, lit(t, ln2Const(t))), y, pHuge)
 	y = f.v(t, "copysign."+t, x, y)
-	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
+	return f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0)))
 }
 
 func acoshFunc(t string) funcDef {
@@ -53,6 +76,23 @@ func acoshFunc(t string) funcDef {
 	}
 	tt := f.sub(t, x, one)
 	mid := f.add(t, tt, f.v(t, "sqrt.rn."+t, f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
+	if t == "f32" {
+		// x < big (and NaN) is the common path: log1p(mid); the ln 2x
+		// forms branch, setting the argument and an addend (0 or ln 2).
+		arg, add := f.newReg(t), f.newReg(t)
+		f.set(arg, "mov.f32", mid)
+		f.set(add, "mov.f32", litF32(0))
+		common := f.label("acosh_common")
+		f.branch(f.setp("ltu", t, x, lit(t, big)), false, common)
+		twoX := f.add(t, x, x)
+		pHuge := f.setp("ge", t, x, lit(t, huge))
+		a := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
+		f.set(arg, "selp.f32", x, a, pHuge)
+		f.set(add, "selp.f32", lit(t, ln2Const(t)), litF32(0), pHuge)
+		f.place(common)
+		y := f.add(t, f.log1p(t, arg), add)
+		return f.done(f.sel(t, nanLit(t), y, f.setp("lt", t, x, one)))
+	}
 	twoX := f.add(t, x, x)
 	arg := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
 	arg = f.sel(t, mid, arg, f.setp("lt", t, x, lit(t, big)))
@@ -82,6 +122,9 @@ func atanhFunc(t string) funcDef {
 	}
 	y = f.mul(t, y, lit(t, 0.5))
 	y = f.v(t, "copysign."+t, x, y)
+	if t == "f32" {
+		return f.done(y) // ±0 → ±0 and NaN → NaN already (log1pPos32(0) = 0)
+	}
 	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
 }
 

@@ -10,14 +10,17 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // asin |x| = π/2 − 2·asin(s + sl), acos x = 2·asin(s + sl) for x > ½ and
 // π − 2·asin(s + sl) for x < −½; asin(s + sl) = s + s·z·P(z) + sl. The
 // constants are double-doubles and every difference is a TwoSum rounded
-// once. Outside [−1, 1], NaN (√ of a negative).
+// once. float32 acos takes the second form for every x, with a P valid for
+// z up to ½ (acosF32Func). Outside [−1, 1], NaN (√ of a negative).
 //
 // atan: a = |x| is mapped to u with |u| ≤ tan(π/8) and a constant C:
 // u = a (C = 0) for a ≤ tan(π/8), u = (a − 1)/(a + 1) (C = π/4) up to
 // tan(3π/8), u = −1/a (C = π/2) beyond; atan a = C + u + u³·P(u²). In
 // float64 the quotient's rounding error (and a + 1's) is recovered as
 // ul and added as ul·(1 − u²) (float32 atan: the same with an approximate
-// reciprocal of the denominator).
+// reciprocal of the denominator). float32 atan takes a wider odd
+// polynomial, a + a³·P(a²) for a ≤ 1, its common path, and branches to
+// the reduction beyond.
 //
 // atan2(y, x): t = min(|y|, |x|)/max(|y|, |x|) (0 for two zeros, 1 for
 // two infinities) has atan(t) as above; by whether |y| > |x| and x's sign
@@ -33,7 +36,31 @@ func (f *fnBuilder) recip32(d string) string {
 	return f.mul("f32", g, f.fma("f32", f.neg("f32", d), g, litF32(2)))
 }
 
+// acosF32Func is acos_f32 by one path for every x: with a = |x|, z = (1 −
+// a)/2 (exact) and s + sl = √z, acos a = 2·asin(s + sl) (in [0, π/2]: nothing
+// cancels, whatever a) and acos(−a) = π − 2·asin(s + sl), asin(s + sl) =
+// s + s·z·P(z) + sl (mathcoef.AsinWideF32, for z up to ½).
+func acosF32Func() funcDef {
+	const t = "f32"
+	c := mathcoef.Consts()
+	f := newFn("acos_f32")
+	x := f.newReg(t)
+	f.load(x, 0)
+	z := f.mul(t, f.sub(t, litF32(1), f.abs(t, x)), litF32(0.5))
+	s := f.v(t, "sqrt.rn.f32", z)
+	twoS := f.mul(t, s, litF32(2))
+	sl := f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(twoS))
+	tail := f.fma(t, f.mul(t, s, z), f.poly32(z, mathcoef.AsinWideF32), sl)
+	ypos := f.fma(t, litF32(2), tail, twoS)
+	B, Be := f.twoSum(t, litF32(c.PiHi32), f.neg(t, twoS))
+	yneg := f.add(t, B, f.fma(t, litF32(-2), tail, f.add(t, Be, litF32(c.PiLo32))))
+	return f.done(f.sel(t, yneg, ypos, f.setp("lt", t, x, litF32(0))))
+}
+
 func asinAcosFunc(name, t string) funcDef {
+	if name == "acos" && t == "f32" {
+		return acosF32Func()
+	}
 	c := mathcoef.Consts()
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)
@@ -146,10 +173,27 @@ func (f *fnBuilder) atanCore(t, a, al string, two bool) (u, tail, c1, c3 string)
 }
 
 func atanFunc(t string) funcDef {
-	c := mathcoef.Consts()
 	f := newFn("atan_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
+	if t == "f64" {
+		return f.done(f.atanReduced(t, x))
+	}
+	// float32: x + x³·P(x²) on the common path |x| ≤ 1 (and NaN), the
+	// reduction behind a branch.
+	z := f.mul(t, x, x)
+	y := f.newReg(t)
+	f.set(y, "fma.rn.f32", f.mul(t, x, z), f.poly32(z, mathcoef.AtanWideF32), x)
+	done := f.label("atan_done")
+	f.branch(f.setp("leu", t, f.abs(t, x), litF32(1)), false, done)
+	f.set(y, "mov.f32", f.atanReduced(t, x))
+	f.place(done)
+	return f.done(y)
+}
+
+// atanReduced is atan x through atanCore's reduction, for every x.
+func (f *fnBuilder) atanReduced(t, x string) string {
+	c := mathcoef.Consts()
 	a := f.abs(t, x)
 	u, tail, c1, c3 := f.atanCore(t, a, lit(t, 0), false)
 	p4h, p4l, p2h, p2l := litF64(c.Pio4Hi), litF64(c.Pio4Lo), litF64(c.Pio2Hi), litF64(c.Pio2Lo)
@@ -160,7 +204,7 @@ func atanFunc(t string) funcDef {
 	cl := f.sel(t, lit(t, 0), f.sel(t, p2l, p4l, c3), c1)
 	s, e := f.fastTwoSum(t, ch, u)
 	y := f.add(t, s, f.add(t, f.add(t, e, cl), tail))
-	return f.done(f.v(t, "copysign."+t, x, y))
+	return f.v(t, "copysign."+t, x, y)
 }
 
 func atan2Func(t string) funcDef {

@@ -28,8 +28,9 @@ const (
 	sqrt2MantF64 = 0x6A09E667F3BCD
 	sqrt2MantF32 = 0x3504F3
 
-	// tanh uses expm1's Taylor series below tanhSmall and 1 − 2/(e^{2a}+1)
-	// above; a is clamped to tanhClamp, where tanh is 1 in the type.
+	// tanh_f64 uses a polynomial below tanhSmall (tanh_f32 below 1) and
+	// 1 − 2/(e^{2a}+1) above; a is clamped to tanhClamp, where tanh is 1 in
+	// the type.
 	tanhSmall    = 0.55
 	tanhClampF64 = 22.0
 	tanhClampF32 = 10.0
@@ -81,12 +82,6 @@ var (
 	expF64Coef = taylorSeries(14, 0, 1, false)
 	expF32Coef = toF32(taylorSeries(9, 0, 1, false))
 
-	// tanh_f32 below tanhSmall: tanh a = a + a³·T(a²), T's coefficients
-	// those of tanh's Taylor series from a³ on (−1/3, 2/15, …); 11 terms
-	// leave a truncation below 1e-10 at a = 0.55. (em/(em+2) with
-	// em = expm1(2a) rounds too often in float32: up to 3 ulp.)
-	tanhF32Coef = toF32(tanhSeries(12)[1:])
-
 	// log(1+f) = f − (f²/2 − s·(f²/2 + R)), s = f/(2+f), R = Σ_k 2s^{2k}/(2k+1)
 	// = s²·P(s²); |s| ≤ 0.1716.
 	logF64Coef = logSeries(11)
@@ -96,32 +91,6 @@ var (
 	sinF64Coef = taylorSeries(8, 3, 2, true) // −1/3!, 1/5!, …, 1/17!
 	cosF64Coef = taylorSeries(9, 2, 2, true) // −1/2!, 1/4!, …, 1/18!
 )
-
-// tanhSeries returns the first n Taylor coefficients of tanh, of x, x³,
-// …: 2^{2k}(2^{2k}−1)·B_{2k}/(2k)!, with the Bernoulli numbers B computed
-// exactly (Akiyama–Tanigawa).
-func tanhSeries(n int) []float64 {
-	bern := make([]*big.Rat, 2*n+1)
-	a := make([]*big.Rat, 2*n+1)
-	for m := range a {
-		a[m] = big.NewRat(1, int64(m+1))
-		for j := m; j >= 1; j-- {
-			d := new(big.Rat).Sub(a[j-1], a[j])
-			a[j-1] = d.Mul(d, big.NewRat(int64(j), 1))
-		}
-		bern[m] = new(big.Rat).Set(a[0])
-	}
-	c := make([]float64, n)
-	for k := 1; k <= n; k++ {
-		p := new(big.Int).Lsh(big.NewInt(1), uint(2*k)) // 2^{2k}
-		q := new(big.Int).Sub(p, big.NewInt(1))         // 2^{2k} − 1
-		f := new(big.Int).MulRange(1, int64(2*k))       // (2k)!
-		v := new(big.Rat).SetFrac(new(big.Int).Mul(p, q), f)
-		v.Mul(v, bern[2*k])
-		c[k-1], _ = v.Float64()
-	}
-	return c
-}
 
 // logSeries returns P's coefficients 2/(2k+1), k = 1..n.
 func logSeries(n int) []float64 {

@@ -45,17 +45,21 @@ func mlInstrCount(name string) int { return len(mlInstrs(name)) }
 // makes one slower shows here, not only in a GPU benchmark.
 func TestMathlibF32Cost(t *testing.T) {
 	for name, budget := range map[string]int{
-		"erf_f32":  56,
-		"erfc_f32": 80,
+		"erf_f32":  14, // |x| < 1; beyond, a branch to 1 − erfc
+		"erfc_f32": 63,
 		"sinh_f32": 60,
 		"cosh_f32": 65,
 		// asinh, acosh and atanh: their log1p inline, no call.
-		"asinh_f32": 75,
-		"acosh_f32": 72,
-		"atanh_f32": 70,
-		"tanh_f32":  45,
+		"asinh_f32": 15, // |x| < 1; beyond, a branch to the log1p forms
+		"acosh_f32": 62,
+		"atanh_f32": 62,
+		"tanh_f32":  13, // |x| < 1; beyond, a branch
 		"log1p_f32": 65,
 		"sin_f32":   50,
+		"tan_f32":   50,
+		"expm1_f32": 23, // |x| < 1; beyond, a branch to float64 arithmetic
+		"acos_f32":  36,
+		"atan_f32":  15, // |x| ≤ 1; beyond, a branch
 		"cos_f32":   50,
 	} {
 		n := mlInstrCount(name)
@@ -81,4 +85,13 @@ func TestMathlibPowF32Cost(t *testing.T) {
 	}
 	t.Logf("pow_f32: %d PTX instructions on its common path, %d of them on 64-bit types", mlInstrCount("pow_f32"), n64)
 	assert.LessOrEqual(t, n64, 30, "pow_f32: 64-bit instructions on the common path")
+}
+
+// TestMathlibExpm1F32Cost: expm1_f32's common path (|x| < 1) is float32
+// arithmetic: no float64 instruction and no conversion to float64.
+func TestMathlibExpm1F32Cost(t *testing.T) {
+	for _, l := range mlInstrs("expm1_f32") {
+		op, _, _ := strings.Cut(l, " ")
+		assert.NotContains(t, op, "f64", "expm1_f32's common path: %s", l)
+	}
 }

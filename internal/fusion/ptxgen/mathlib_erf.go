@@ -4,8 +4,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
 // erf and erfc.
 //
-// Near 0: erf x = x + x·P(x²) (minimax), for |x| < 0.875 (erf) and |x| < ½
-// (erfc = 1 − erf, where nothing cancels: 1 − x is a TwoSum).
+// Near 0: erf x = x + x·P(x²) (minimax), for |x| < 0.875 (float64 erf), |x|
+// < 1 (float32 erf: its common path, the rest behind a branch) and |x| < ½
+// (float64 erfc = 1 − erf, where nothing cancels: 1 − x is a TwoSum).
 //
 // Beyond, E(a) = erfc a for a ≥ ½ (Shepherd and Laframboise's
 // substitution): E = e^{−a²}·Q(t)/(a + K), t = (a − K)/(a + K) = 1 − 2K·d
@@ -17,9 +18,11 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // ln 2 as a double-double (expTail), scaled in two steps so that a
 // subnormal result is rounded once. erf = ±(1 − E(|x|)) there, erfc(x) =
 // E(x) for x ≥ ½ and 2 − E(−x) for x ≤ −½. float32 evaluates E in plain
-// float32 instead (erfcLarge32): erf's result 1 − E, E ≤ ¼, hides E's
-// error (erf within 1.6 ulp over every float32), and erfc keeps 1/(a + 2)
-// as a double-float (within 3.1 ulp over every float32, its bound 4).
+// float32 instead (erfcLarge32), its Q fitted from a = 0: erf's result
+// 1 − E, E ≤ ¼, hides E's error (erf within 1.6 ulp over every float32),
+// and erfc, E(x) for x ≥ 0 and 2 − E(−x) below on the whole line (no
+// small-argument path to pay for as well), keeps 1/(a + 2) as a
+// double-float (within 3 ulp, its bound 4).
 //
 // erf(±0) = ±0, erf(±Inf) = ±1, erfc(+Inf) = 0, erfc(−Inf) = 2, NaN → NaN.
 
@@ -54,7 +57,7 @@ func (f *fnBuilder) erfcLarge(a string) string {
 }
 
 // erfcLarge32 is erfcLarge in float32 arithmetic without double-floats,
-// for a in [½, amax] (a is clamped there). d = 1/(a + 2), as d + dl with
+// for a in [0, amax] (a is clamped there). d = 1/(a + 2), as d + dl with
 // the sum a + 2 exact (TwoSum) where exact is set, else rounded; Q(t) by
 // Horner's scheme at t = 1 − 4(d + dl); e^{−a²} = 2^n·(1 + em) with
 // r = −zh − n·ln2 − zl (the exact square zh + zl; one rounding) and
@@ -65,7 +68,7 @@ func (f *fnBuilder) erfcLarge(a string) string {
 // E ≤ ¼) does not.
 func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	const t = "f32"
-	ac := f.v(t, "max.f32", a, lit(t, 0.5))
+	ac := f.v(t, "max.f32", a, lit(t, 0)) // NaN → 0
 	ac = f.v(t, "min.f32", ac, lit(t, amax))
 	var d, qd string
 	if exact {
@@ -94,25 +97,40 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	return f.ldexp(t, m, ni)
 }
 
+// erfF32Func is erf_f32: x + x·P(x²) on its common path |x| < 1 (and
+// NaN), and a branch to ±(1 − E(|x|)) beyond.
+func erfF32Func() funcDef {
+	const t = "f32"
+	f := newFn("erf_f32")
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	y := f.newReg(t)
+	f.set(y, "fma.rn.f32", x, f.poly32(f.mul(t, a, a), mathcoef.ErfPF32), x)
+	done := f.label("erf_done")
+	f.branch(f.setp("ltu", t, a, lit(t, 1)), false, done)
+	f.set(y, "copysign.f32", x, f.sub(t, lit(t, 1), f.erfcLarge32(a, 4, false))) // erf(4) rounds to 1
+	f.place(done)
+	return f.done(y)
+}
+
+// erfFunc is erfc_f32, erf_f64 and erfc_f64.
 func erfFunc(name, t string) funcDef {
+	if t == "f32" && name == "erf" {
+		return erfF32Func()
+	}
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
 	a := f.abs(t, x)
-	z := f.mul(t, a, a)
-	var p string
-	if t == "f32" {
-		p = f.poly32(z, mathcoef.ErfPF32)
-	} else {
-		p = f.poly64(z, mathcoef.ErfPF64)
+	var p string // x·P(x²) is erf x − x near 0 (float32 erfc has no use for it)
+	if t == "f64" {
+		p = f.poly64(f.mul(t, a, a), mathcoef.ErfPF64)
 	}
 	var e string
-	switch {
-	case t == "f32" && name == "erf":
-		e = f.erfcLarge32(a, 4, false) // erf(4) rounds to 1
-	case t == "f32":
+	if t == "f32" {
 		e = f.erfcLarge32(a, 10.5, true)
-	default:
+	} else {
 		e = f.erfcLarge(a)
 	}
 	one := lit(t, 1)
@@ -122,10 +140,15 @@ func erfFunc(name, t string) funcDef {
 		large := f.v(t, "copysign."+t, x, f.sub(t, one, e))
 		y = f.sel(t, small, large, f.setp("lt", t, a, lit(t, 0.875)))
 	} else {
-		s, se := f.fastTwoSum(t, one, f.neg(t, x))
-		small := f.add(t, s, f.fma(t, f.neg(t, x), p, se))
 		large := f.sel(t, e, f.sub(t, lit(t, 2), e), f.setp("gt", t, x, lit(t, 0)))
-		y = f.sel(t, small, large, f.setp("lt", t, a, lit(t, 0.5)))
+		if t == "f32" {
+			// E covers every a ≥ 0 in float32 (mathcoef.ErfcQF32).
+			y = large
+		} else {
+			s, se := f.fastTwoSum(t, one, f.neg(t, x))
+			small := f.add(t, s, f.fma(t, f.neg(t, x), p, se))
+			y = f.sel(t, small, large, f.setp("lt", t, a, lit(t, 0.5)))
+		}
 	}
 	return f.done(f.sel(t, x, y, f.isNaN(t, x)))
 }

@@ -12,9 +12,10 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // 2^k·(1 + em) scaled in two steps (ldexp), +Inf past the overflow
 // threshold; below −45 it is −1. ±0 and NaN come back as they are.
 //
-// float32: the same in float64 arithmetic without the double-doubles
-// (float64's 29 spare bits hold the errors), rounded to float32 once at
-// the end.
+// float32: for |x| < 1, its common path, x + x²/2 + x³·R(x) (minimax)
+// with x + x²/2 a double-float (within 0.9 ulp); beyond, a branch to the
+// float64 scheme above without the double-doubles (float64's 29 spare
+// bits hold the errors), rounded to float32 once at the end.
 
 func expm1F64Func() funcDef {
 	const t = "f64"
@@ -45,6 +46,23 @@ func expm1F32Func() funcDef {
 	f := newFn("expm1_f32")
 	x := f.newReg("f32")
 	f.load(x, 0)
+	// |x| < 1 (and NaN), the common path: x + x²/2 + x³·R(x), x + x²/2 as
+	// a double-float (x² = zh + zl exactly, halved exactly).
+	zh, zl := f.twoProd("f32", x, x)
+	s, se := f.fastTwoSum("f32", x, f.mul("f32", zh, litF32(0.5)))
+	tail := f.fma("f32", f.mul("f32", x, zh), f.poly32(x, mathcoef.Expm1RF32), f.fma("f32", zl, litF32(0.5), se))
+	res := f.newReg("f32")
+	f.set(res, "add.rn.f32", s, tail)
+	done := f.label("expm1_done")
+	f.branch(f.setp("ltu", "f32", f.abs("f32", x), litF32(1)), false, done)
+	f.set(res, "mov.f32", f.expm1F32Wide(x))
+	f.place(done)
+	return f.done(f.sel("f32", x, res, f.setp("eq", "f32", x, litF32(0)))) // ±0
+}
+
+// expm1F32Wide is expm1 of a float32 x ≠ ±0 in float64 arithmetic,
+// rounded once to float32.
+func (f *fnBuilder) expm1F32Wide(x string) string {
 	const t = "f64"
 	xd := f.v(t, "cvt.f64.f32", x)
 	xa := f.v(t, "max.f64", xd, litF64(-30))
@@ -56,9 +74,7 @@ func expm1F32Func() funcDef {
 	em := f.fma(t, f.mul(t, r, r), f.poly64(r, mathcoef.Expm1F32in64), r)
 	s := f.pow2(t, f.v("b32", "cvt.rni.s32.f64", k)) // k in [−44, 130]
 	y := f.fma(t, s, em, f.sub(t, s, litF64(1)))
-	y32 := f.v("f32", "cvt.rn.f32.f64", y)
-	keep := f.v("pred", "setp.equ.f32", x, litF32(0))
-	return f.done(f.sel("f32", x, y32, keep))
+	return f.v("f32", "cvt.rn.f32.f64", y)
 }
 
 // expTail returns e^(r+rl) − 1 as a double-double (em, eml) for |r| ≤

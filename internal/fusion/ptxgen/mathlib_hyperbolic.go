@@ -7,7 +7,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // a < 1: sinh a = a + a³·S(a²) and cosh a = 1 + a²/2 + a⁴·C(a²) (minimax),
 // with a² split exactly (TwoProd) for cosh.
 //
-// a ≥ 1, float32: hyperbolicLarge32, plain float32 arithmetic.
+// a ≥ 1, float32: hyperbolicLarge32, plain float32 arithmetic, behind a
+// branch (a < 1 is the common path).
 //
 // a ≥ 1, float64: k = rint(a·log₂e), r = a − k·ln2 as a double-double, e^±r =
 // 1 + em± (expTail, double-doubles), and with w = 2^−2k
@@ -54,11 +55,17 @@ func hyperbolicFunc(name, t string) funcDef {
 
 	// a ≥ 1.
 	if t == "f32" {
-		y := f.sel(t, small, f.hyperbolicLarge32(a, isSinh), f.setp("lt", t, a, one))
+		// a < 1 (and NaN) is the common path; a ≥ 1 branches.
+		y := f.newReg(t)
+		f.set(y, "mov.f32", small)
+		done := f.label(name + "_done")
+		f.branch(f.setp("ltu", t, a, one), false, done)
+		f.set(y, "mov.f32", f.hyperbolicLarge32(a, isSinh))
+		f.place(done)
 		if isSinh {
-			y = f.v(t, "copysign."+t, x, y)
+			return f.done(f.v(t, "copysign."+t, x, y))
 		}
-		return f.done(f.sel(t, x, y, f.isNaN(t, x)))
+		return f.done(y)
 	}
 	amax, kmax, l1, l2 := 711.0, "511", ln2Hi, ln2Lo
 	ac := f.v(t, "min."+t, a, lit(t, amax))

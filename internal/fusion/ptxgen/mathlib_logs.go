@@ -222,20 +222,19 @@ func log1pF32Func() funcDef {
 }
 
 // log1pPos32 is log1p(x) for x ≥ 0, +Inf or NaN (NaN → NaN), written
-// inline: log1p_f32's arithmetic without the cases of negative and
-// subnormal u = 1 + x, for asinh, acosh and atanh, whose log1p arguments
-// are never negative.
+// inline for asinh, acosh and atanh, whose log1p arguments are never
+// negative: log1p_f32's reduction of u = 1 + x for every x (the sum's
+// error c as c/u; for small x, where c may be most of the result, c/u is
+// as accurate as the rest), without the cases of negative and subnormal u.
 func (f *fnBuilder) log1pPos32(x string) string {
 	const t = "f32"
-	small := f.setp("le", t, x, litF32(1.0/3))
-	u, cu := f.twoSum(t, litF32(1), x)
-	ei, fu := f.logReduceNormal32(u) // u ≥ 1
-	fr := f.sel(t, x, fu, small)
-	e := f.sel(t, litF32(0), f.v(t, "cvt.rn.f32.s32", ei), small)
+	// u + c = 1 + x exactly: the larger operand first (NaN: 1 + 1).
+	u, cu := f.fastTwoSum(t, f.v(t, "max.f32", x, litF32(1)), f.v(t, "min.f32", x, litF32(1)))
+	ei, fr := f.logReduceNormal32(u) // u ≥ 1
+	e := f.v(t, "cvt.rn.f32.s32", ei)
 	// c/u ≈ c·2^−eu·(1 − fu + fu² − fu³), eu clamped where c/u is negligible.
-	inv := f.poly32(fu, []float32{1, -1, 1, -1})
+	inv := f.poly32(fr, []float32{1, -1, 1, -1})
 	corr := f.mul(t, f.mul(t, cu, f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "min.s32", ei, "100")))), inv)
-	corr = f.sel(t, litF32(0), corr, small)
 	rest := f.log1pTail32(fr)
 	a, ae := f.fastTwoSum(t, f.mul(t, e, litF32(ln2HiF32)), fr)
 	tail := f.add(t, f.add(t, ae, rest), f.fma(t, e, litF32(ln2LoF32), corr))

@@ -3,6 +3,8 @@ package ptxgen
 import (
 	"math"
 	"math/big"
+
+	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 )
 
 // Go models of the PTX math library: the same constants and the same
@@ -181,21 +183,14 @@ func logF32Model(x float32) float32 {
 func tanhF32Model(x float32) float32 {
 	a := float32(math.Abs(float64(x)))
 	a2 := float32(a * a)
-	a3 := float32(a2 * a)
-	rs := fma32(a3, horner32(a2, tanhF32Coef), a)
+	if !(a >= 1) { // NaN too
+		return fma32(float32(x*a2), horner32(a2, mathcoef.TanhTF32), x)
+	}
 	ac := ptxMin32(a, tanhClampF32)
 	y := ac + ac
 	e := expF32Model(y)
 	rl := 1 - float32(2/float32(e+1))
-	r := rl
-	if a < tanhSmall {
-		r = rs
-	}
-	r = float32(math.Copysign(float64(r), float64(x)))
-	if x != x {
-		return x
-	}
-	return r
+	return float32(math.Copysign(float64(rl), float64(x)))
 }
 
 func cos2piModel(u float64) float64 {

@@ -2,15 +2,16 @@ package ptxgen
 
 import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
-// tanh(x) = sign(x)·t(|x|): for a = |x| < tanhSmall an odd polynomial
-// with no cancellation (float64: a + a³·T(a²), minimax, mathlib_coef.go;
-// float32: tanh's own Taylor series), above it 1 − 2/(e^{2a}+1), which is
+// tanh(x) = sign(x)·t(|x|): for a = |x| below a threshold an odd minimax
+// polynomial with no cancellation, a + a³·T(a²) (mathcoef: float64's for
+// a < tanhSmall, float32's for a < 1), above it 1 − 2/(e^{2a}+1), which is
 // ≥ 0.5 there and so loses nothing (float64: in double-double arithmetic,
 // e^{2a} = 2^k·(1 + em) from expTail, the quotient corrected by its
 // residual, rounded once); a is clamped to where that is 1 in the type.
-// float32's e^{2a} is exp_f32's arithmetic inline (expSmall32).
-// Both sides are computed and one selected: no branch. ±0 keeps its sign
-// (copysign), NaN passes through.
+// float32's e^{2a} is exp_f32's arithmetic inline (expSmall32). float64
+// computes both sides and selects one; float32 takes its polynomial, the
+// common path, and branches to the other side for |x| ≥ 1. ±0 keeps its
+// sign, NaN passes through.
 
 func tanhF64Func() funcDef {
 	const t = "f64"
@@ -43,29 +44,24 @@ func tanhF64Func() funcDef {
 }
 
 func tanhF32Func() funcDef {
+	const t = "f32"
 	f := newFn("tanh_f32")
-	f.regs("f32", "%x", "%a", "%a2", "%a3", "%p", "%rs", "%ac", "%y", "%e", "%t", "%rl", "%r")
-	f.regs("pred", "%pq")
-	f.load("%x", 0)
-	f.op("abs.f32 %%a, %%x")
-	// Small a: rs = a + a³·T(a²).
-	f.op("mul.rn.f32 %%a2, %%a, %%a")
-	f.op("mul.rn.f32 %%a3, %%a2, %%a")
-	f.horner32("%p", "%a2", tanhF32Coef)
-	f.op("fma.rn.f32 %%rs, %%a3, %%p, %%a")
-	// Large a: rl = 1 − 2/(e^{2a} + 1).
-	f.op("min.f32 %%ac, %%a, %s", litF32(tanhClampF32))
-	f.op("add.rn.f32 %%y, %%ac, %%ac")
-	f.set("%e", "mov.f32", f.expSmall32("%y"))
-	f.op("add.rn.f32 %%t, %%e, %s", litF32(1))
-	f.op("div.rn.f32 %%t, %s, %%t", litF32(2))
-	f.op("sub.rn.f32 %%rl, %s, %%t", litF32(1))
-	f.op("setp.lt.f32 %%pq, %%a, %s", litF32(tanhSmall))
-	f.op("selp.f32 %%r, %%rs, %%rl, %%pq")
-	f.op("copysign.f32 %%r, %%x, %%r")
-	f.op("setp.nan.f32 %%pq, %%x, %%x")
-	f.op("selp.f32 %%r, %%x, %%r, %%pq")
-	return f.done("%r")
+	x := f.newReg(t)
+	f.load(x, 0)
+	// |x| < 1 (and NaN), the common path: x + x³·T(x²).
+	a := f.abs(t, x)
+	a2 := f.mul(t, a, a)
+	y := f.newReg(t)
+	f.set(y, "fma.rn.f32", f.mul(t, x, a2), f.poly32(a2, mathcoef.TanhTF32), x)
+	done := f.label("tanh_done")
+	f.branch(f.setp("ltu", t, a, litF32(1)), false, done)
+	// Beyond: 1 − 2/(e^{2a} + 1) with x's sign.
+	ac := f.v(t, "min.f32", a, litF32(tanhClampF32))
+	e := f.expSmall32(f.add(t, ac, ac))
+	rl := f.sub(t, litF32(1), f.div(t, litF32(2), f.add(t, e, litF32(1))))
+	f.set(y, "copysign.f32", x, rl)
+	f.place(done)
+	return f.done(y)
 }
 
 // expSmall32 is exp_f32(y) for y in [0, 2·tanhClampF32], inline: the same

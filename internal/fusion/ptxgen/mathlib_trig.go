@@ -27,9 +27,9 @@ import (
 // Kernels on |r| ≤ π/4: sin = r + r³·S(r²) + rl·(1 − r²/2) and cos = 1 −
 // r²/2 + r⁴·C(r²) − r·rl (S and C minimax), cos's 1 − r²/2 split exactly
 // (fdlibm's w = 1 − r²/2, ((1 − w) − r²/2)); both as double-doubles in
-// float64. sin_f32 and cos_f32 round r² and sum in plain float32
-// (sinCosKernel32: within 1.4 ulp, their bound 2); tan_f32 keeps the
-// double-float kernel for its quotient. By q mod 4: sin x = (s, c, −s, −c), cos x = (c, −s, −c, s),
+// float64. The float32 functions round r² and sum in plain float32
+// (sinCosKernel32: sin and cos within 1.4 ulp, their bound 2; tan, their
+// quotient, within 3, its bound 4). By q mod 4: sin x = (s, c, −s, −c), cos x = (c, −s, −c, s),
 // tan x = s/c or −c/s (float64: a double-double quotient, corrected by
 // its residual). sin and tan keep ±0; ±Inf and NaN give NaN.
 
@@ -207,7 +207,7 @@ func trigFunc(name, t string) funcDef {
 	f.load(x, 0)
 	r, rl, q := f.trigReduce(t, x)
 	var sh, sl, ch, cl string
-	if t == "f32" && name != "tan" {
+	if t == "f32" {
 		sh, ch = f.sinCosKernel32(r, rl)
 	} else {
 		sh, sl, ch, cl = f.sinCosKernel(t, r, rl)
@@ -219,9 +219,9 @@ func trigFunc(name, t string) funcDef {
 	var y string
 	if name == "tan" {
 		nh, dh := f.sel(t, ch, sh, odd), f.sel(t, f.neg(t, sh), ch, odd)
-		nl, dl := f.sel(t, cl, sl, odd), f.sel(t, f.neg(t, sl), cl, odd)
 		y = f.div(t, nh, dh)
 		if t == "f64" {
+			nl, dl := f.sel(t, cl, sl, odd), f.sel(t, f.neg(t, sl), cl, odd)
 			// One correction: y += (nh − y·dh + nl − y·dl)/dh.
 			res := f.fma(t, f.neg(t, y), dh, nh)
 			res = f.add(t, res, f.fma(t, f.neg(t, y), dl, nl))
