@@ -106,3 +106,25 @@ func TestHeldHandoffNotIssuedWaitsOnTheHost(t *testing.T) {
 	require.NoError(t, qerr)
 	assert.True(t, done, "the recording stream's work is done")
 }
+
+// A held hand-off whose recording stream is closed before the launch is
+// dropped, as an unheld one is: Close waited for that stream's work, so
+// the launch has nothing to wait for and succeeds.
+func TestHeldHandoffFromAClosedStreamIsDropped(t *testing.T) {
+	dev := testutil.Device(t)
+	ks := testutil.Kernels(t, dev)
+	prod, err := dev.NewStream()
+	require.NoError(t, err)
+	cons := testutil.Stream(t, dev)
+	x := spunArray(t, prod, 5)
+	y := testutil.Alloc(t, dev, 4)
+
+	o := lifetime.Claim{Call: "Test"}
+	o.Add(x, tracking.Read, cons)
+	require.NoError(t, o.BeginLaunch())
+	require.NoError(t, prod.Close())
+	err = o.Launch(cons, ks.Copy, one, y, x.Ptr(), uint64(1))
+	o.End()
+	require.NoError(t, err)
+	assert.Equal(t, []uint32{5}, testutil.Download[uint32](t, cons, y, 1))
+}

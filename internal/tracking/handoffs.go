@@ -54,43 +54,100 @@ func (j *Handoffs) device() (h0, h1 device.Handoff) {
 
 // LaunchArgs launches k on s (the stream every held hand-off waits for)
 // after the held hand-offs, in one driver call where the backend offers
-// it, and empties j. The launch's error is returned as is; when a hand-off
-// was not issued (the driver failed before it), the host waits for its
-// recording stream instead, so that the tracking that counted on it stays
-// true, and that wait's error, if any, is joined to the launch's.
+// it, and empties j. A hand-off from a closed stream is dropped (Close
+// waited for the stream's work: nothing is left to wait for), also when
+// the stream closes during the call. The launch's error is returned as
+// is; when a hand-off was not issued (the driver failed before it), the
+// host waits for its recording stream instead, so that the tracking that
+// counted on it stays true, and that wait's error, if any, is joined to
+// the launch's.
 func (j *Handoffs) LaunchArgs(s *device.Stream, k *device.Kernel, cfg device.LaunchConfig, a *device.Args) error {
-	if j.n == 0 {
-		return s.LaunchArgs(k, cfg, a)
+	for {
+		j.dropClosed()
+		if j.n == 0 {
+			return s.LaunchArgs(k, cfg, a)
+		}
+		h0, h1 := j.device()
+		done, err := s.LaunchArgsAfter(h0, h1, k, cfg, a)
+		if !j.retry(done, err) {
+			return j.finish(done, err)
+		}
 	}
-	h0, h1 := j.device()
-	done, err := s.LaunchArgsAfter(h0, h1, k, cfg, a)
-	return j.finish(done, err)
 }
 
 // Launch is LaunchArgs with arguments as device.Stream.Launch takes them.
 func (j *Handoffs) Launch(s *device.Stream, k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
-	if j.n == 0 {
-		return s.Launch(k, cfg, args...)
+	for {
+		j.dropClosed()
+		if j.n == 0 {
+			return s.Launch(k, cfg, args...)
+		}
+		h0, h1 := j.device()
+		done, err := s.LaunchAfter(h0, h1, k, cfg, args...)
+		if !j.retry(done, err) {
+			return j.finish(done, err)
+		}
 	}
-	h0, h1 := j.device()
-	done, err := s.LaunchAfter(h0, h1, k, cfg, args...)
-	return j.finish(done, err)
 }
 
 // Flush issues the held hand-offs on their own (a record and a wait each,
 // one driver call where the backend offers it) and empties j: for an
 // operation that does not end in a launch after all, or that issues other
-// work on the stream first. An error is handled as LaunchArgs handles a
-// hand-off's.
+// work on the stream first. Errors are handled as LaunchArgs handles
+// them.
 func (j *Handoffs) Flush() error {
+	j.dropClosed()
 	done := 0
 	var err error
 	for ; done < j.n; done++ {
 		if err = j.from[done].RecordWait(j.ev[done].use(), j.to); err != nil {
+			if closed(err) && j.from[done].Closed() {
+				err = nil
+				continue
+			}
 			break
 		}
 	}
 	return j.finish(done, err)
+}
+
+// retry reports whether a launch after j's hand-offs that issued the first
+// done of them and failed with err failed because the next one's stream
+// was closed meanwhile; the issued ones are then counted and let go, and
+// the launch can go again without them.
+func (j *Handoffs) retry(done int, err error) bool {
+	if err == nil || done < 0 || done >= j.n || !closed(err) || !j.from[done].Closed() {
+		return false
+	}
+	counters.eventRecords.Add(uint64(done))
+	counters.streamWaits.Add(uint64(done))
+	for range done {
+		j.remove(0)
+	}
+	return true
+}
+
+// dropClosed lets go of the hand-offs from closed streams.
+func (j *Handoffs) dropClosed() {
+	for i := 0; i < j.n; {
+		if j.from[i].Closed() {
+			j.remove(i)
+			continue
+		}
+		i++
+	}
+}
+
+// remove lets go of hand-off i.
+func (j *Handoffs) remove(i int) {
+	j.ev[i].drop()
+	copy(j.from[i:j.n], j.from[i+1:j.n])
+	copy(j.ev[i:j.n], j.ev[i+1:j.n])
+	j.n--
+	j.from[j.n], j.ev[j.n] = nil, nil
+	if j.n == 0 {
+		j.to = nil
+	}
 }
 
 // finish counts the first done hand-offs as issued, has the host wait for
