@@ -52,9 +52,10 @@ func (j *Handoffs) device() (h0, h1 device.Handoff) {
 	return h0, h1
 }
 
-// LaunchArgs launches k on s (the stream every held hand-off waits for)
-// after the held hand-offs, in one driver call where the backend offers
-// it, and empties j. A hand-off from a closed stream is dropped (Close
+// LaunchArgs launches k on s (the stream every held hand-off waits for;
+// for another stream they are issued first, on their own) after the held
+// hand-offs, in one driver call where the backend offers it, and empties
+// j. A hand-off from a closed stream is dropped (Close
 // waited for the stream's work: nothing is left to wait for), also when
 // the stream closes during the call. The launch's error is returned as
 // is; when a hand-off was not issued (the driver failed before it), the
@@ -62,6 +63,11 @@ func (j *Handoffs) device() (h0, h1 device.Handoff) {
 // counted on it stays true, and that wait's error, if any, is joined to
 // the launch's.
 func (j *Handoffs) LaunchArgs(s *device.Stream, k *device.Kernel, cfg device.LaunchConfig, a *device.Args) error {
+	if j.n > 0 && j.to != s {
+		if err := j.Flush(); err != nil {
+			return err
+		}
+	}
 	for {
 		j.dropClosed()
 		if j.n == 0 {
@@ -77,6 +83,11 @@ func (j *Handoffs) LaunchArgs(s *device.Stream, k *device.Kernel, cfg device.Lau
 
 // Launch is LaunchArgs with arguments as device.Stream.Launch takes them.
 func (j *Handoffs) Launch(s *device.Stream, k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
+	if j.n > 0 && j.to != s {
+		if err := j.Flush(); err != nil {
+			return err
+		}
+	}
 	for {
 		j.dropClosed()
 		if j.n == 0 {
