@@ -19,8 +19,9 @@ func (h Handoff) IsZero() bool { return h.From == nil }
 // non-zero h of h0, h1 in order, h.Event is recorded on h.From and s
 // waits for that record (From.RecordWait(Event, s)); then k is launched.
 // Where the backend offers it (driver.HandoffLauncher) all of that is one
-// driver round trip. done is how many hand-offs were recorded and awaited:
-// all of them when err is nil or only the launch failed. A hand-off of
+// driver round trip. done is how many of the non-zero hand-offs, in
+// order, were recorded and awaited: all of them when err is nil or only
+// the launch failed. A hand-off of
 // another device, or with a nil Event, is an error before anything is
 // issued (done 0).
 func (s *Stream) LaunchAfter(h0, h1 Handoff, k *Kernel, cfg LaunchConfig, args ...any) (done int, err error) {

@@ -81,8 +81,8 @@ type Handoff struct {
 // for each non-zero h in order, record h.Event on h.From and make the
 // stream wait for it; then Launch. A tracked cross-stream hand-off then
 // rides along with the launch that needs it instead of costing a crossing
-// of its own. done is how many hand-offs were recorded and awaited; when
-// only the launch failed it is all of them. Backends without it get
+// of its own. done is how many of the non-zero hand-offs, in order, were
+// recorded and awaited; when only the launch failed it is all of them. Backends without it get
 // RecordWait for each hand-off, then Launch.
 type HandoffLauncher interface {
 	LaunchAfter(h0, h1 Handoff, f Function, grid, block Dim3, sharedBytes uint32, args *Args) (done int, err error)
