@@ -107,6 +107,9 @@ func (j *Handoffs) Launch(s *device.Stream, k *device.Kernel, cfg device.LaunchC
 // work on the stream first. Errors are handled as LaunchArgs handles
 // them.
 func (j *Handoffs) Flush() error {
+	if j.n == 0 {
+		return nil
+	}
 	j.dropClosed()
 	done := 0
 	var err error
