@@ -139,10 +139,10 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 		return err
 	}
 	o.SetStream(s)
-	if err := o.Begin(true); err != nil {
+	if err := o.BeginLaunch(); err != nil {
 		return err
 	}
-	err = s.Launch(k, cfg, kargs...)
+	err = o.Launch(s, k, cfg, kargs...)
 	o.End()
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)

@@ -59,3 +59,45 @@ func (s *stream) Launch(f driver.Function, grid, block driver.Dim3, sharedBytes 
 	}
 	return nil
 }
+
+// LaunchAfter is Launch after up to two hand-offs (driver.HandoffLauncher):
+// the records, the waits and the launch are one cgo call. Hand-offs from a
+// stream of another device, or that are not this backend's, fail before
+// anything is issued.
+func (s *stream) LaunchAfter(h0, h1 driver.Handoff, f driver.Function, grid, block driver.Dim3, sharedBytes uint32, args *driver.Args) (int, error) {
+	if err := s.check("cuLaunchKernel"); err != nil {
+		return 0, err
+	}
+	fn, buf, off, n, size, err := s.launchArgs(f, args)
+	if err != nil {
+		return 0, err
+	}
+	var ev, from [2]C.gp_h
+	nh := 0
+	for _, h := range [2]driver.Handoff{h0, h1} {
+		if h.From == nil {
+			continue
+		}
+		fs, ok := h.From.(*stream)
+		if !ok || fs == nil || fs.dev != s.dev {
+			return 0, driver.Errorf("cuEventRecord", driver.InvalidValue, "hand-off from %T, not a stream of %s", h.From, s.dev)
+		}
+		e, err := fs.recordable(h.Event)
+		if err != nil {
+			return 0, err
+		}
+		ev[nh], from[nh] = e.h, fs.h
+		nh++
+	}
+	r := C.gp_launch_after(s.dev.ctx, fn.h,
+		C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z),
+		C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
+		C.uint(sharedBytes), s.h, buf, off, n, size,
+		C.int(nh), ev[0], from[0], ev[1], from[1])
+	if r.rc != 0 {
+		return int(r.v), s.dev.fail(int64(r.rc), "kernel %s grid %v block %v shared %d after %d hand-offs", fn.name, grid, block, sharedBytes, nh)
+	}
+	return nh, nil
+}
+
+var _ driver.HandoffLauncher = (*stream)(nil)

@@ -851,3 +851,47 @@ gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
 	CALL(cuLaunchKernel, P(f), gx, gy, gz, bx, by, bz, shared, P(s), nargs ? params : 0, 0);
 }
 
+// gp_launch after up to two hand-offs, in one crossing from Go: for each i
+// below nh, record e[i] on from[i] and make s wait for that record; then
+// launch. v counts the hand-offs recorded and awaited (nh when only the
+// launch failed). The arguments are checked before anything is issued.
+gp_ret gp_launch_after(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
+                       const void *buf, const unsigned short *off, int nargs, int size,
+                       int nh, gp_h e0, gp_h from0, gp_h e1, gp_h from1) {
+	gp_ret out = {0};
+	unsigned long long vals[GP_MAX_ARG_BYTES / 8];
+	void *params[GP_MAX_ARGS];
+	gp_h ev[2] = {e0, e1}, from[2] = {from0, from1};
+	RCTX(out, ctx);
+	if (!gp_params(vals, params, buf, off, nargs, size)) {
+		out.rc = pack(1 /* CUDA_ERROR_INVALID_VALUE */, GP_cuLaunchKernel);
+		return out;
+	}
+	if (nh > 0) {
+		if (missing(GP_cuEventRecord)) {
+			out.rc = pack(GP_SYMBOL_MISSING, GP_cuEventRecord);
+			return out;
+		}
+		if (missing(GP_cuStreamWaitEvent)) {
+			out.rc = pack(GP_SYMBOL_MISSING, GP_cuStreamWaitEvent);
+			return out;
+		}
+	}
+	for (int i = 0; i < nh && i < 2; i++) {
+		CUresult r = CU(cuEventRecord)(P(ev[i]), P(from[i]));
+		if (r) {
+			out.rc = pack(r, GP_cuEventRecord);
+			return out;
+		}
+		r = CU(cuStreamWaitEvent)(P(s), P(ev[i]), 0);
+		if (r) {
+			out.rc = pack(r, GP_cuStreamWaitEvent);
+			return out;
+		}
+		out.v = (unsigned long long)(i + 1);
+	}
+	RCALL(out, cuLaunchKernel, P(f), gx, gy, gz, bx, by, bz, shared, P(s), nargs ? params : 0, 0);
+	return out;
+}
+

@@ -249,6 +249,10 @@ gp_ret gp_module_function(gp_h ctx, gp_h m, const char *name);
 gp_rc gp_launch(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
                 unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
                 const void *buf, const unsigned short *off, int nargs, int size);
+gp_ret gp_launch_after(gp_h ctx, gp_h f, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned bx, unsigned by, unsigned bz, unsigned shared, gp_h s,
+                       const void *buf, const unsigned short *off, int nargs, int size,
+                       int nh, gp_h e0, gp_h from0, gp_h e1, gp_h from1);
 // Copies a marshalled argument list (buf, off: nargs arguments in size
 // bytes) into vals, at most GP_MAX_ARG_BYTES, and points params[i] at
 // argument i; 0 when the list is out of bounds. For launches made outside

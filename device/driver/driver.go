@@ -68,6 +68,26 @@ type RecordWaiter interface {
 	RecordWait(e Event, waiter Stream) error
 }
 
+// Handoff is a point of stream From that a launch waits for: Event is
+// recorded on From, and the launching stream waits for that record. The
+// zero Handoff is none.
+type Handoff struct {
+	From  Stream
+	Event Event
+}
+
+// HandoffLauncher is a Stream that launches a kernel after up to two
+// hand-offs from other streams of its device in one call into the driver:
+// for each non-zero h in order, record h.Event on h.From and make the
+// stream wait for it; then Launch. A tracked cross-stream hand-off then
+// rides along with the launch that needs it instead of costing a crossing
+// of its own. done is how many of the non-zero hand-offs, in order, were
+// recorded and awaited; when only the launch failed it is all of them. Backends without it get
+// RecordWait for each hand-off, then Launch.
+type HandoffLauncher interface {
+	LaunchAfter(h0, h1 Handoff, f Function, grid, block Dim3, sharedBytes uint32, args *Args) (done int, err error)
+}
+
 type Stream interface {
 	// AllocAsync and FreeAsync use the device's default stream-ordered pool
 	// (cuMemAllocAsync / cuMemFreeAsync).

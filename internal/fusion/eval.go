@@ -77,10 +77,10 @@ func evalLowered(call string, dst *lifetime.Handle, root *Node, s *device.Stream
 	o := lifetime.Claim{Call: call}
 	l.addReads(&o, s)
 	o.Add(dst, tracking.Write, s)
-	if err := o.Begin(true); err != nil {
+	if err := o.BeginLaunch(); err != nil {
 		return err
 	}
-	err = s.LaunchArgs(k, cfg, a)
+	err = o.LaunchArgs(s, k, cfg, a)
 	if err == nil {
 		noteElementwiseResize(s, dst, l, k, a, v)
 	}

@@ -269,11 +269,11 @@ func (w *planWalk) run(call string, p *plan, dst *lifetime.Handle, s *device.Str
 		o.Add(w.leaves[i], tracking.Read, s)
 	}
 	o.Add(dst, tracking.Write, s)
-	if err := o.Begin(true); err != nil {
+	if err := o.BeginLaunch(); err != nil {
 		putArgs(a)
 		return err
 	}
-	err := s.LaunchArgs(p.k, cfg, a)
+	err := o.LaunchArgs(s, p.k, cfg, a)
 	o.End()
 	putArgs(a)
 	if err != nil {

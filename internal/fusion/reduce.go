@@ -160,10 +160,10 @@ func (l *lowered) launchReduce(call string, s *device.Stream, out, out2, out3 *l
 	if out3 != nil {
 		o.Add(out3, tracking.Write, s)
 	}
-	if err := o.Begin(true); err != nil {
+	if err := o.BeginLaunch(); err != nil {
 		return err
 	}
-	err = s.LaunchArgs(k, cfg, args)
+	err = o.LaunchArgs(s, k, cfg, args)
 	o.End()
 	if err != nil {
 		return fmt.Errorf("gpuarr.%s: %w", call, err)

@@ -85,7 +85,7 @@ func (h *Handle) MakeView(call string, of *Handle, off int64, sh, st []int) erro
 	h.n = layout.Len(sh)
 	h.setShape(sh)
 	if st != nil && !layout.IsRowMajor(sh, st) {
-		h.layout = &st
+		h.setStrides(st)
 	}
 	registrar.add(h) // the Acquire above is the view's reference
 	return nil

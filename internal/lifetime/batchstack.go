@@ -70,19 +70,24 @@ func (s *batchStack[T]) loop() {
 	}
 }
 
-// drain handles every entry on the stack. A drain that finds another
-// under way waits for it, so on return everything pushed before the call
-// is handled.
+// drain handles every entry on the stack, taken at once. A drain that
+// finds another under way waits for it, so on return everything pushed
+// before the call is handled: it was on the stack when this drain took
+// it, or an earlier drain took it and finished first. Entries pushed
+// meanwhile wait for the next drain (their pushes ring for it) rather
+// than be chased: a drain that took the stack again until it found it
+// empty would, beside a goroutine pushing in a loop, keep taking that
+// goroutine's newest entries, one or two at a time, contending for the
+// stack's head with every push and finding handles not yet released
+// (whose cleanups it would register, for Release to stop at once).
 func (s *batchStack[T]) drain() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for x := s.head.Swap(nil); x != nil; x = s.head.Swap(nil) {
-		for x != nil {
-			link := s.next(x)
-			next := *link
-			*link = nil // a handled entry must not keep the rest reachable
-			s.handle(x)
-			x = next
-		}
+	for x := s.head.Swap(nil); x != nil; {
+		link := s.next(x)
+		next := *link
+		*link = nil // a handled entry must not keep the rest reachable
+		s.handle(x)
+		x = next
 	}
 }

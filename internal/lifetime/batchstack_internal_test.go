@@ -47,3 +47,28 @@ func TestBatchStackDepths(t *testing.T) {
 	assert.Nil(t, below)
 	assert.Equal(t, uint32(1), d, "the count starts again after a drain")
 }
+
+// A drain handles what was on the stack when it began, and no more: an
+// entry pushed meanwhile (here by the handler itself, as a pushing
+// goroutine would) waits for the next drain instead of being chased.
+func TestBatchStackDrainTakesTheStackOnce(t *testing.T) {
+	var handled []*stacked
+	var s *batchStack[stacked]
+	late := new(stacked)
+	s = newBatchStack(func(x *stacked) **stacked { return &x.next }, func(x *stacked) {
+		handled = append(handled, x)
+		if len(handled) == 1 {
+			s.push(late)
+		}
+	})
+	s.start.Do(func() {}) // no goroutine: the test drains
+	first, second := new(stacked), new(stacked)
+	s.push(first)
+	s.push(second)
+	s.drain()
+	assert.Equal(t, []*stacked{second, first}, handled, "the entries pushed before the drain, newest first")
+	assert.Same(t, late, s.head.Load(), "the entry pushed during the drain waits")
+	s.drain()
+	assert.Equal(t, []*stacked{second, first, late}, handled)
+	assert.Nil(t, s.head.Load())
+}

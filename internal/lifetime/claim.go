@@ -38,6 +38,10 @@ type Claim struct {
 
 	pinned int
 	locked bool
+
+	// handoffs holds the hand-offs of a claim begun with BeginLaunch
+	// until its launch (Launch, LaunchArgs) or End issues them.
+	handoffs tracking.Handoffs
 }
 
 type access struct {
@@ -91,6 +95,34 @@ func (o *Claim) SetStream(s *device.Stream) {
 // claimed. On a stream that records a capture (a Recorder), the capture
 // is told of each buffer, and a Batcher of the claim.
 func (o *Claim) Begin(peers bool) error {
+	return o.begin(peers, false)
+}
+
+// BeginLaunch is Begin(true) for an operation whose work is one kernel
+// launch on the claim's one stream, issued with the claim's Launch or
+// LaunchArgs: the cross-stream hand-offs the ordering needs are issued
+// with the launch, in one driver call where the backend offers it
+// (tracking.Handoffs), rather than each in a call of its own. End issues
+// them itself when the launch never came.
+func (o *Claim) BeginLaunch() error { return o.begin(true, true) }
+
+// Launch launches k on s, the claim's stream, after the hand-offs
+// BeginLaunch held (device.Stream.LaunchAfter; see tracking.Handoffs for
+// its errors). Call it between BeginLaunch and End.
+func (o *Claim) Launch(s *device.Stream, k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
+	return o.handoffs.Launch(s, k, cfg, args...)
+}
+
+// LaunchArgs is Launch with arguments already marshalled.
+func (o *Claim) LaunchArgs(s *device.Stream, k *device.Kernel, cfg device.LaunchConfig, a *device.Args) error {
+	return o.handoffs.LaunchArgs(s, k, cfg, a)
+}
+
+func (o *Claim) begin(peers, launch bool) error {
+	var j *tracking.Handoffs
+	if launch {
+		j = &o.handoffs
+	}
 	for i := 0; i < o.n; i++ {
 		a := o.at(i)
 		if !a.h.Acquire() {
@@ -118,11 +150,16 @@ func (o *Claim) Begin(peers bool) error {
 	recording := false
 	for i := 0; i < o.n; i++ {
 		a := o.at(i)
-		if err := a.h.buf.UseLocked(a.s, a.m); err != nil {
+		if err := a.h.buf.UseLockedInto(a.s, a.m, j); err != nil {
 			o.End()
 			return fmt.Errorf("gpuarr.%s: ordering %s on a stream of %s: %w", o.Call, a.h.Describe(), a.s.Device(), err)
 		}
 		if a.h.buf.TakeCPUTouched() {
+			// The prefetch is issued on a.s after the waits.
+			if err := o.handoffs.Flush(); err != nil {
+				o.End()
+				return fmt.Errorf("gpuarr.%s: ordering %s on a stream of %s: %w", o.Call, a.h.Describe(), a.s.Device(), err)
+			}
 			a.h.buf.prefetchForGPU(a.s)
 		}
 		if a.s.IsCapturing() {
@@ -187,6 +224,12 @@ func Addr(b *Buffer) uintptr { return uintptr(unsafe.Pointer(b)) }
 // End releases what Begin claimed. Unpinning may free a buffer (when its
 // arrays were released meanwhile), so it comes after unlocking.
 func (o *Claim) End() {
+	if o.handoffs.Len() > 0 {
+		// Held for a launch that did not come: the ordering they stand
+		// for must exist before the records are unlocked (Flush's error
+		// leaves the host waited for the recording streams instead).
+		_ = o.handoffs.Flush()
+	}
 	if o.locked {
 		for i := o.nb - 1; i >= 0; i-- {
 			(*o.buf(i)).Unlock()

@@ -24,17 +24,16 @@ type Handle struct {
 	// buffer object is reused once freed (recycle.go), so code that has
 	// not acquired the buffer must not read its fields, and addresses are
 	// wanted before that (the plan's arguments, aliasing checks).
-	p     device.Ptr
-	n     int         // elements
-	typ   *dtype.Elem // element type: name and size
-	shape []int       // dims[:len] when the rank fits, else its own slice
-	dims  [4]int
-	// layout holds the element steps along each axis of a strided view
-	// (Transpose, Permute, Step); nil for the usual contiguous row-major
-	// layout. n counts the view's elements, not the memory they span. A pointer rather than a
-	// slice, like typ: every array allocates a handle, and its size class
-	// is part of what Empty costs.
-	layout *[]int
+	p    device.Ptr
+	n    int         // elements
+	typ  *dtype.Elem // element type: name and size
+	dims [4]int      // the shape, when the rank fits (rank of them)
+	// more holds what few handles need: a shape of higher rank than dims
+	// holds, the element steps of a strided view. nil for the usual
+	// contiguous array of rank up to 4: every array allocates a handle,
+	// and its size class (and the cache lines it spans) is part of what
+	// Empty costs.
+	more *handleMore
 	// leaf is the fusion compiler's expression node for the handle, made
 	// on first use (internal/fusion), so that using an array as an
 	// operand allocates nothing. Opaque here.
@@ -44,6 +43,7 @@ type Handle struct {
 	// pendingNext links it into the registrar's list until then.
 	released     handleState
 	pendingDepth uint32 // its depth in the registrar's list (batchStack.push)
+	rank         uint32 // the shape's length
 	lease        Lease  // direct CPU access (lease.go)
 	cleanup      runtime.Cleanup
 	pendingNext  *Handle
@@ -52,21 +52,56 @@ type Handle struct {
 // bind points the handle at p in b, whose reference it owns.
 func (h *Handle) bind(b *Buffer, p device.Ptr) { h.buf, h.p = b, p }
 
+// handleMore is the part of a handle that few handles need (see
+// Handle.more).
+type handleMore struct {
+	// shape is the shape when the rank exceeds len(Handle.dims): inl
+	// holds it up to len(inl), else an allocation of its own.
+	shape []int
+	inl   [8]int
+	// strides holds the element steps along each axis of a strided view
+	// (Transpose, Permute, Step); nil for the contiguous row-major layout.
+	// n counts the view's elements, not the memory they span.
+	strides []int
+}
+
+// extra is h.more, made if need be.
+func (h *Handle) extra() *handleMore {
+	if h.more == nil {
+		h.more = new(handleMore)
+	}
+	return h.more
+}
+
 // setShape stores a copy of sh.
 func (h *Handle) setShape(sh []int) {
+	h.rank = uint32(len(sh))
 	if len(sh) <= len(h.dims) {
-		h.shape = h.dims[:len(sh):len(sh)]
-	} else {
-		h.shape = make([]int, len(sh))
+		copy(h.dims[:], sh)
+		return
 	}
-	copy(h.shape, sh)
+	m := h.extra()
+	if len(sh) <= len(m.inl) {
+		m.shape = m.inl[:len(sh):len(sh)]
+	} else {
+		m.shape = make([]int, len(sh))
+	}
+	copy(m.shape, sh)
 }
+
+// setStrides makes h a strided view with steps st (kept, not copied).
+func (h *Handle) setStrides(st []int) { h.extra().strides = st }
 
 // IsZero reports whether h is the zero Array (no buffer).
 func (h *Handle) IsZero() bool { return h.buf == nil }
 
 // Shape is the shape; callers must not change it.
-func (h *Handle) Shape() []int { return h.shape }
+func (h *Handle) Shape() []int {
+	if r := int(h.rank); r <= len(h.dims) {
+		return h.dims[:r:r]
+	}
+	return h.more.shape
+}
 
 // Len is the number of elements.
 func (h *Handle) Len() int { return h.n }
@@ -75,14 +110,14 @@ func (h *Handle) Len() int { return h.n }
 func (h *Handle) Elem() *dtype.Elem { return h.typ }
 
 // Contiguous reports whether the elements are packed row-major from Ptr.
-func (h *Handle) Contiguous() bool { return h.layout == nil }
+func (h *Handle) Contiguous() bool { return h.more == nil || h.more.strides == nil }
 
 // Strides are the element steps of a strided view; nil when contiguous.
 func (h *Handle) Strides() []int {
-	if h.layout == nil {
+	if h.more == nil {
 		return nil
 	}
-	return *h.layout
+	return h.more.strides
 }
 
 // Device is the device whose memory holds the elements.
@@ -112,7 +147,7 @@ func (h *Handle) Describe() string {
 	if h.buf == nil {
 		return arg.ZeroArray
 	}
-	return fmt.Sprintf("%s%v array on %s", h.typ.Name, h.shape, h.Device())
+	return fmt.Sprintf("%s%v array on %s", h.typ.Name, h.Shape(), h.Device())
 }
 
 // ReleasedError is call's error for a handle that cannot be used: the

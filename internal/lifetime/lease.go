@@ -77,8 +77,9 @@ func (h *Handle) hostRun() bool {
 		return true
 	}
 	want := 1
-	for i := len(h.shape) - 1; i >= 0; i-- {
-		if d := h.shape[i]; d != 1 {
+	sh := h.Shape()
+	for i := len(sh) - 1; i >= 0; i-- {
+		if d := sh[i]; d != 1 {
 			if st[i] != want {
 				return false
 			}

@@ -101,5 +101,5 @@ func BatcherOf(s *device.Stream) Batcher {
 // Batched reports whether h is a batched array of b: its leading extent is
 // b's largest batch.
 func Batched(b Batcher, h *Handle) bool {
-	return len(h.shape) > 0 && h.shape[0] == b.MaxBatch()
+	return h.rank > 0 && h.Shape()[0] == b.MaxBatch()
 }

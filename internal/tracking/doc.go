@@ -9,7 +9,10 @@
 // one that writes also waits for the reads other streams made since.
 // Events are recorded lazily, the first time another stream or the host
 // must wait, so work that stays on one stream makes no driver call beyond
-// its own and a hand-off costs one record-and-wait. The host (HostRead,
+// its own and a hand-off costs one record-and-wait; an operation that
+// ends in one kernel launch holds its hand-offs (Handoffs, through
+// UseLockedInto) and issues them with the launch, one driver call for
+// all of it. The host (HostRead,
 // HostAccess, Peek) waits only when a dirty bit says a GPU write may be
 // pending, and only for that writer; every such wait goes through one
 // function, where package gcpressure's eager collection hooks in before

@@ -89,7 +89,7 @@ func Follow(s, prev *device.Stream) error {
 		return err
 	}
 	defer ev.drop()
-	waited, err := record(prev, ev, s)
+	waited, err := record(prev, ev, s, nil)
 	if err != nil {
 		if !closed(err) {
 			return err

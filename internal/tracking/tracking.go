@@ -121,15 +121,17 @@ func captureError(s *device.Stream, what string) error {
 // recordWriterLocked returns an event marking the last write, recording it
 // now if needed, or nil when there is nothing to wait for.
 func (t *State) recordWriterLocked() (*event, error) {
-	ev, _, err := t.recordWriterFor(nil)
+	ev, _, err := t.recordWriterFor(nil, nil)
 	return ev, err
 }
 
 // recordWriterFor is recordWriterLocked for a waiting stream s (nil: the
 // host, or no one yet). When it records and s may wait on the device, s
 // waits in the same driver call, and waited says so: the usual hand-off
-// is one crossing from Go, not two.
-func (t *State) recordWriterFor(s *device.Stream) (ev *event, waited bool, err error) {
+// is one crossing from Go, not two; with j, the hand-off may instead ride
+// along with the operation's launch (Handoffs), which also counts as
+// waited.
+func (t *State) recordWriterFor(s *device.Stream, j *Handoffs) (ev *event, waited bool, err error) {
 	if t.writer == nil {
 		return nil, false, nil
 	}
@@ -146,7 +148,7 @@ func (t *State) recordWriterFor(s *device.Stream) (ev *event, waited bool, err e
 		}
 		t.wev = ev
 	}
-	waited, err = record(t.writer, t.wev, s)
+	waited, err = record(t.writer, t.wev, s, j)
 	if err != nil {
 		if closed(err) && t.writer.Closed() {
 			t.wev.drop()
@@ -161,12 +163,12 @@ func (t *State) recordWriterFor(s *device.Stream) (ev *event, waited bool, err e
 
 // recordReaderLocked is recordWriterLocked for a reader's last read.
 func (t *State) recordReaderLocked(r *reader) (*event, error) {
-	ev, _, err := t.recordReaderFor(r, nil)
+	ev, _, err := t.recordReaderFor(r, nil, nil)
 	return ev, err
 }
 
 // recordReaderFor is recordWriterFor for a reader's last read.
-func (t *State) recordReaderFor(r *reader, s *device.Stream) (ev *event, waited bool, err error) {
+func (t *State) recordReaderFor(r *reader, s *device.Stream, j *Handoffs) (ev *event, waited bool, err error) {
 	if r.s.IsCapturing() {
 		return nil, false, captureError(r.s, "read")
 	}
@@ -180,7 +182,7 @@ func (t *State) recordReaderFor(r *reader, s *device.Stream) (ev *event, waited 
 		}
 		r.ev = ev
 	}
-	waited, err = record(r.s, r.ev, s)
+	waited, err = record(r.s, r.ev, s, j)
 	if err != nil {
 		if closed(err) && r.s.Closed() {
 			return nil, false, nil
@@ -193,8 +195,13 @@ func (t *State) recordReaderFor(r *reader, s *device.Stream) (ev *event, waited 
 
 // record records ev on on, and makes waiter wait for it in the same call
 // when waiter is a stream that may wait on the device (not capturing:
-// waitOn has the CPU wait instead). It reports whether waiter waited.
-func record(on *device.Stream, ev *event, waiter *device.Stream) (waited bool, err error) {
+// waitOn has the CPU wait instead), or leaves both to the launch that j
+// holds hand-offs for when it takes this one. It reports whether waiter
+// waited (or will, with the launch).
+func record(on *device.Stream, ev *event, waiter *device.Stream, j *Handoffs) (waited bool, err error) {
+	if j.add(on, ev, waiter) {
+		return true, nil
+	}
 	if waiter == nil || waiter.IsCapturing() {
 		if err := on.Record(ev.use()); err != nil {
 			return false, err
@@ -243,16 +250,16 @@ func waitOn(s *device.Stream, ev *event) error {
 	return nil
 }
 
-func (t *State) waitWriterLocked(s *device.Stream) error {
-	ev, waited, err := t.recordWriterFor(s)
+func (t *State) waitWriterLocked(s *device.Stream, j *Handoffs) error {
+	ev, waited, err := t.recordWriterFor(s, j)
 	if err != nil || waited {
 		return err
 	}
 	return waitOn(s, ev)
 }
 
-func (t *State) waitReaderLocked(s *device.Stream, r *reader) error {
-	ev, waited, err := t.recordReaderFor(r, s)
+func (t *State) waitReaderLocked(s *device.Stream, r *reader, j *Handoffs) error {
+	ev, waited, err := t.recordReaderFor(r, s, j)
 	if err != nil || waited {
 		return err
 	}
@@ -265,7 +272,12 @@ func (t *State) waitReaderLocked(s *device.Stream, r *reader) error {
 // reads other streams made since. Use by one stream only makes no driver
 // call. It must be called with the record locked, and the lock held until
 // the work is issued, so that no other stream records a wait in between.
-func (t *State) UseLocked(s *device.Stream, m Mode) error {
+func (t *State) UseLocked(s *device.Stream, m Mode) error { return t.UseLockedInto(s, m, nil) }
+
+// UseLockedInto is UseLocked for an operation that ends in one kernel
+// launch on s: the hand-offs it needs may go into j, to be issued with that
+// launch (Handoffs), which must then come before the record is unlocked.
+func (t *State) UseLockedInto(s *device.Stream, m Mode, j *Handoffs) error {
 	if m&Write == 0 {
 		if t.writer == s {
 			// Ordered after the write by s itself; a later write must
@@ -277,7 +289,7 @@ func (t *State) UseLocked(s *device.Stream, m Mode) error {
 			t.readers[i].fresh = false
 			return nil
 		}
-		if err := t.waitWriterLocked(s); err != nil {
+		if err := t.waitWriterLocked(s, j); err != nil {
 			return err
 		}
 		t.readers = append(t.readers, reader{s: s})
@@ -296,13 +308,13 @@ func (t *State) UseLocked(s *device.Stream, m Mode) error {
 			if t.wread {
 				t.wfresh = false // the event must follow the writer's reads too
 			}
-			if err := t.waitWriterLocked(s); err != nil {
+			if err := t.waitWriterLocked(s, j); err != nil {
 				return err
 			}
 		}
 		for i := range t.readers {
 			if r := &t.readers[i]; r.s != s {
-				if err := t.waitReaderLocked(s, r); err != nil {
+				if err := t.waitReaderLocked(s, r, j); err != nil {
 					return err
 				}
 			}
