@@ -59,7 +59,7 @@ func TestMathlibF32Cost(t *testing.T) {
 		"tan_f32":   50,
 		"expm1_f32": 23, // |x| < 1; beyond, a branch to float64 arithmetic
 		"acos_f32":  36,
-		"atan_f32":  15, // |x| ≤ 1; beyond, a branch
+		"atan_f32":  20, // one path for every x
 		"cos_f32":   50,
 	} {
 		n := mlInstrCount(name)
@@ -93,5 +93,17 @@ func TestMathlibExpm1F32Cost(t *testing.T) {
 	for _, l := range mlInstrs("expm1_f32") {
 		op, _, _ := strings.Cut(l, " ")
 		assert.NotContains(t, op, "f64", "expm1_f32's common path: %s", l)
+	}
+}
+
+// TestMathlibF32OnePath: these float32 functions take one path for every
+// argument, no branch: a warp of arguments on both sides of |x| = 1 (most
+// real data) pays for one body, not two.
+func TestMathlibF32OnePath(t *testing.T) {
+	for _, name := range []string{"atan_f32", "acos_f32"} {
+		assert.False(t, strings.Contains(libFuncs()[name].text, " bra "), "%s branches", name)
+		for _, d := range libFuncs()[name].deps {
+			assert.False(t, strings.Contains(libFuncs()[d].text, " bra "), "%s: its callee %s branches", name, d)
+		}
 	}
 }

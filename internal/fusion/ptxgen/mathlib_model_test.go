@@ -256,3 +256,16 @@ func normalF64Model(seed, counter, stream uint64) float64 {
 	u2 := float64(join64(x[2], x[3])>>11) * twoM53
 	return boxMullerModel(u1, u2)
 }
+
+func atanF32Model(x float32) float32 {
+	c := mathcoef.Consts()
+	a := float32(math.Abs(float64(x)))
+	u := ptxMin32(a, float32(1/float64(a)))
+	z := float32(u * u)
+	r := fma32(float32(u*z), horner32(z, mathcoef.AtanWideF32), u)
+	y := r
+	if a > 1 {
+		y = c.Pio2Hi32 + float32(c.Pio2Lo32-r)
+	}
+	return float32(math.Copysign(float64(y), float64(x)))
+}
