@@ -13,8 +13,11 @@ import (
 // functions that read it: u, uniform in [uLo, uHi) (inside (-1, 1), for
 // Asin, Acos and Atanh); p, uniform in [pLo, pHi) (at least 1, for Log,
 // Sqrt, Rsqrt, Acosh and Pow's base); a, int32 uniform in [0, aHi); k,
-// int32 shift counts uniform in [0, 32). kernels_peers.py draws its own
-// from the same ranges.
+// int32 shift counts uniform in [0, 32); w, standard normal (about a third
+// of it beyond |x| = 1, where the float32 functions that branch on |x|
+// take their other side: every warp takes both; finite through Sinh, Cosh
+// and Expm1 without clipping, as |w| < 89 in every practical sample).
+// kernels_peers.py draws its own from the same distributions.
 const (
 	uLo, uHi = -0.99, 0.99
 	pLo, pHi = 1.0, 4.0
@@ -33,7 +36,9 @@ type fn struct {
 	f    func(u, p *gpuarr.Array[float32]) gpuarr.Expr[float32]
 	mask func(u *gpuarr.Array[float32]) gpuarr.Mask
 	i    func(a, k *gpuarr.Array[int32]) gpuarr.Expr[int32]
-	// ref is the function of u and p in float64 on the host (for masks: 1
+	// wide: f's first operand is w instead of u.
+	wide bool
+	// ref is the function of u (w where wide) and p in float64 on the host (for masks: 1
 	// for true), for checking the first results; iref, of a and k.
 	ref   func(u, p float64) float64
 	iref  func(a, k int32) int32
@@ -49,6 +54,12 @@ var functions = func() []fn {
 	unaryU := func(name string, f func(gpuarr.Operand[float32]) E, ref func(float64) float64) fn {
 		return fn{name: name + ", float32", path: "gpuarr.EvalInto(o, " + name + "(u)), u in [-0.99, 0.99)",
 			f: func(u, _ *F) E { return f(u) }, ref: func(u, _ float64) float64 { return ref(u) }, bytes: 8}
+	}
+	// unaryW is unaryU on w: the functions whose float32 arithmetic
+	// changes with |x| (at 1; Erfc at ½), timed on data on both sides.
+	unaryW := func(name string, f func(gpuarr.Operand[float32]) E, ref func(float64) float64) fn {
+		return fn{name: name + ", float32, w ~ N(0,1)", path: "gpuarr.EvalInto(o, " + name + "(w)), w ~ N(0, 1)", wide: true,
+			f: func(w, _ *F) E { return f(w) }, ref: func(w, _ float64) float64 { return ref(w) }, bytes: 8}
 	}
 	unaryP := func(name string, f func(gpuarr.Operand[float32]) E, ref func(float64) float64) fn {
 		return fn{name: name + ", float32", path: "gpuarr.EvalInto(o, " + name + "(p)), p in [1, 4)",
@@ -131,6 +142,14 @@ var functions = func() []fn {
 		{name: "Clamp (NumPy's clip), float32", path: "gpuarr.EvalInto(o, Clamp(u, -0.5, 0.5)), u in [-0.99, 0.99)",
 			f:   func(u, _ *F) E { return gpuarr.Clamp(u, -0.5, 0.5) },
 			ref: func(u, _ float64) float64 { return min(max(u, -0.5), 0.5) }, bytes: 8},
+		unaryW("Atan", gpuarr.Atan[float32], math.Atan),
+		unaryW("Sinh", gpuarr.Sinh[float32], math.Sinh),
+		unaryW("Cosh", gpuarr.Cosh[float32], math.Cosh),
+		unaryW("Tanh", gpuarr.Tanh[float32], math.Tanh),
+		unaryW("Asinh", gpuarr.Asinh[float32], math.Asinh),
+		unaryW("Expm1", gpuarr.Expm1[float32], math.Expm1),
+		unaryW("Erf", gpuarr.Erf[float32], math.Erf),
+		unaryW("Erfc", gpuarr.Erfc[float32], math.Erfc),
 		integer("BitAnd", "BitAnd(a, k)", func(a, k *gpuarr.Array[int32]) gpuarr.Expr[int32] { return gpuarr.BitAnd(a, k) },
 			func(a, k int32) int32 { return a & k }, 12),
 		integer("BitOr", "BitOr(a, k)", func(a, k *gpuarr.Array[int32]) gpuarr.Expr[int32] { return gpuarr.BitOr(a, k) },
@@ -164,7 +183,7 @@ func benchFunctions(rep *report.Report, dev *device.Device, cfg config) error {
 	if err := intFunctions(rep, s, mc); err != nil {
 		return err
 	}
-	rep.Note("Elementwise functions: each EvalInto(o, f(...)) of preallocated arrays of n = %d elements, %d samples × %d ops per function after 3 warm-up ops, the functions of a group (float32, int32) interleaved; gbps counts the bytes read and written per element (unary 8 B, binary 12 B, a mask 5 B) over the median device time. Operands: u uniform in [%g, %g), p in [%g, %g) (the domain of Log, Sqrt, Acosh, Pow's base), int32 a in [0, %d), shift counts k in [0, %d). The target (≥ %.2f× the torch function's throughput, out=) is checked by kernels_peers.py.",
+	rep.Note("Elementwise functions: each EvalInto(o, f(...)) of preallocated arrays of n = %d elements, %d samples × %d ops per function after 3 warm-up ops, the functions of a group (float32, int32) interleaved; gbps counts the bytes read and written per element (unary 8 B, binary 12 B, a mask 5 B) over the median device time. Operands: u uniform in [%g, %g), p in [%g, %g) (the domain of Log, Sqrt, Acosh, Pow's base), w ~ N(0, 1) (the rows so named: a third of it beyond |x| = 1, where float32 Atan, Sinh, Cosh, Tanh, Asinh, Expm1 and Erf change arithmetic, and Erfc at ½: every warp holds both sides), int32 a in [0, %d), shift counts k in [0, %d). The target (≥ %.2f× the torch function's throughput, out=) is checked by kernels_peers.py.",
 		cfg.n, mc.samples, mc.opBatch, uLo, uHi, pLo, pHi, aHi, kHi, targetMathVsTorch)
 	return nil
 }
@@ -181,6 +200,11 @@ func floatFunctions(rep *report.Report, s *device.Stream, cfg config) error {
 		return err
 	}
 	defer p.Release()
+	w, err := gpuarr.Eval(gpuarr.NormalExpr[float32](gpuarr.NewRNG(275), sh), gpuarr.On(s))
+	if err != nil {
+		return err
+	}
+	defer w.Release()
 	o, err := gpuarr.Empty[float32](sh, gpuarr.On(s))
 	if err != nil {
 		return err
@@ -196,6 +220,8 @@ func floatFunctions(rep *report.Report, s *device.Stream, cfg config) error {
 	for _, f := range functions {
 		var op func() error
 		switch {
+		case f.f != nil && f.wide:
+			op = func() error { return gpuarr.EvalInto(o, f.f(w, p), gpuarr.On(s)) }
 		case f.f != nil:
 			op = func() error { return gpuarr.EvalInto(o, f.f(u, p), gpuarr.On(s)) }
 		case f.mask != nil:
@@ -216,6 +242,10 @@ func floatFunctions(rep *report.Report, s *device.Stream, cfg config) error {
 	if err != nil {
 		return err
 	}
+	wh, err := head(w, 4)
+	if err != nil {
+		return err
+	}
 	for i, f := range fs {
 		if err := paths[i].op(); err != nil {
 			return err
@@ -229,10 +259,14 @@ func floatFunctions(rep *report.Report, s *device.Stream, cfg config) error {
 		if err != nil {
 			return err
 		}
+		xh := uh
+		if f.wide {
+			xh = wh
+		}
 		for j, g := range got {
-			want := f.ref(uh[j], ph[j])
+			want := f.ref(xh[j], ph[j])
 			if math.IsNaN(g) != math.IsNaN(want) || math.Abs(g-want) > 1e-5*max(1, math.Abs(want)) {
-				return fmt.Errorf("%s: element %d of f(%v, %v) is %v, want %v", f.name, j, uh[j], ph[j], g, want)
+				return fmt.Errorf("%s: element %d of f(%v, %v) is %v, want %v", f.name, j, xh[j], ph[j], g, want)
 			}
 		}
 	}

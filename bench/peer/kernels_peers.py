@@ -81,20 +81,22 @@ def case_half_matmul(dt):
 # The elementwise functions of bench/kernels/functions.go, in its order:
 # (row name, gpuarr's path, torch's path, bytes read and written per
 # element, make), make(torch, t) giving the call to time on the tensors t
-# (u, p, o: float32; a, k, io: int32). The ranges are functions.go's: u in [-0.99, 0.99), p in
-# [1, 4), a in [0, 1e9), k in [0, 32).
+# (u, p, w, o: float32; a, k, io: int32). The ranges are functions.go's: u in [-0.99, 0.99), p in
+# [1, 4), w standard normal, a in [0, 1e9), k in [0, 32).
 U_RANGE = ", u in [-0.99, 0.99)"
 P_RANGE = ", p in [1, 4)"
 UP_RANGE = ", u in [-0.99, 0.99), p in [1, 4)"
 AK_RANGE = ", a in [0, 1e9), k in [0, 32)"
+W_RANGE = ", w ~ N(0, 1)"
 
 
 def _math_table():
     rows = []
 
     def unary(name, torch_name, operand="u"):
-        rng = U_RANGE if operand == "u" else P_RANGE
-        rows.append((name + ", float32", "gpuarr.EvalInto(o, %s(%s))%s" % (name, operand, rng),
+        rng = {"u": U_RANGE, "p": P_RANGE, "w": W_RANGE}[operand]
+        suffix = ", w ~ N(0,1)" if operand == "w" else ""
+        rows.append((name + ", float32" + suffix, "gpuarr.EvalInto(o, %s(%s))%s" % (name, operand, rng),
                      "torch.%s(%s, out=o)%s" % (torch_name, operand, rng), 8,
                      lambda torch, t: (lambda f=getattr(torch, torch_name), x=t[operand], o=t["o"]: f(x, out=o))))
 
@@ -144,6 +146,10 @@ def _math_table():
     rows.append(("Clamp (NumPy's clip), float32", "gpuarr.EvalInto(o, Clamp(u, -0.5, 0.5))" + U_RANGE,
                  "torch.clamp(u, -0.5, 0.5, out=o)" + U_RANGE, 8,
                  lambda torch, t: (lambda u=t["u"], o=t["o"]: torch.clamp(u, -0.5, 0.5, out=o))))
+    # The functions whose float32 arithmetic changes with |x| (at 1; erfc
+    # at 1/2), on data on both sides (a third of w beyond 1).
+    for name in ("Atan", "Sinh", "Cosh", "Tanh", "Asinh", "Expm1", "Erf", "Erfc"):
+        unary(name, name.lower(), "w")
     integer("BitAnd", "BitAnd(a, k)", "bitwise_and", ("a", "k"), 12)
     integer("BitOr", "BitOr(a, k)", "bitwise_or", ("a", "k"), 12)
     integer("BitXor", "BitXor(a, k)", "bitwise_xor", ("a", "k"), 12)
@@ -424,10 +430,11 @@ def bench_torch(rep, sz, args):
                 with_rate(summarize(eager), gbytes=16.0 * n))
 
     def case_math():
-        # The float32 functions (and masks) with u, p, o; then the int32
-        # ones with a, k, io: at most three n-element tensors at a time.
+        # The float32 functions (and masks) with u, p, w, o; then the int32
+        # ones with a, k, io: at most four n-element tensors at a time.
         t = {"u": torch.rand(n, dtype=f32, device="cuda").mul_(1.98).sub_(0.99),
              "p": torch.rand(n, dtype=f32, device="cuda").mul_(3.0).add_(1.0),
+             "w": torch.randn(n, dtype=f32, device="cuda"),
              "o": torch.empty(n, dtype=f32, device="cuda")}
         math_group(t, [r for r in MATH if not r[0].endswith(", int32")])
         t.clear()
@@ -638,7 +645,7 @@ def compare(rep, gp):
     one("sin(a*b + c): cupy.fuse time / gpuarr fused EvalInto time (both one kernel)",
         CASE_CHAIN, chain, CASE_CHAIN, "cupy.fuse(sin(a*b + c)) (one kernel)", by_time, None)
     for name, gpath, ppath, _, _ in MATH:
-        call = re.sub(r" \(.*\)$", "", re.sub(r", [a-z] in .*$", "", ppath))
+        call = re.sub(r" \(.*\)$", "", re.sub(r", [a-z] (in|~) .*$", "", ppath))
         one("%s: gpuarr EvalInto throughput / %s throughput" % (name, call),
             name, gpath, name, ppath, by_time, TARGET_MATH)
     for dt in ("float16", "bfloat16"):

@@ -339,7 +339,7 @@ spec("expm1RF32", "f32", "expm1 x = x + x²/2 + x³·R(x) for |x| ≤ 1", expm1_
      lambda x: abs(x ** 3 / mp.expm1(x)) if abs(x) > mp.mpf("1e-20") else mp.mpf("1e-40"),
      list(range(7)), -1, 1)
 
-# atan a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
+# atan a = a + a³·P(a²) for |a| ≤ 1: float32's atan at min(|x|, 1/|x|).
 spec("atanWideF32", "f32", "atan a = a + a³·P(a²) for |a| ≤ 1",
      odd_tail(mp.atan), odd_weight(mp.atan), list(range(9)), 0, 1)
 

@@ -28,7 +28,7 @@ import (
 // instruction), so its result is the same on every GPU and equals its Go
 // model in the tests bit for bit. Several float32 functions branch
 // around their wide-range arithmetic where |x| < 1 (erf, sinh, cosh,
-// tanh, asinh, atan, expm1): a warp whose arguments all lie there runs
+// tanh, asinh, expm1): a warp whose arguments all lie there runs
 // only a short polynomial. Accuracy: float32 functions within CUDA's
 // bound each (testutil.MathFuncs; at most 4 ulp: measured tan ≤ 2.9, erfc
 // ≤ 2.7, atan2 ≤ 2.3, acosh ≤ 2.2, the others ≤ 1.7), float64 within 1e-14

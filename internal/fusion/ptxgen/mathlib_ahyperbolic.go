@@ -20,7 +20,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // acosh(1) = 0, atanh(±1) = ±Inf, atanh(|x| > 1) = NaN, ±0 → ±0.
 //
 // float32 asinh takes an odd minimax polynomial, a + a³·P(a²), for
-// |x| < 1, its common path, and branches to the forms above beyond;
+// |x| < 1, its common path, and branches to ln(a + √(a² + 1)) beyond
+// (asinhWide32);
 // float32 acosh branches to its ln 2x forms (x ≥ big).
 
 func asinhFunc(t string) funcDef {
@@ -36,10 +37,36 @@ func asinhFunc(t string) funcDef {
 	y := f.newReg(t)
 	f.set(y, "fma.rn.f32", f.mul(t, x, z), f.poly32(z, mathcoef.AsinhPF32), x)
 	done := f.label("asinh_done")
-	f.branch(f.setp("ltu", t, f.abs(t, x), lit(t, 1)), false, done)
-	f.set(y, "mov.f32", f.asinhLog(t, x))
+	a := f.abs(t, x)
+	f.branch(f.setp("ltu", t, a, lit(t, 1)), false, done)
+	f.set(y, "copysign.f32", x, f.asinhWide32(a))
 	f.place(done)
 	return f.done(y)
+}
+
+// asinhWide32 is asinh a for a ≥ 1 (+Inf included): ln(s), s = a + √(a² +
+// 1) ≥ 1 + √2, so no log1p is needed; the sum's rounding error se (exact,
+// a fastTwoSum) is added as se/s (an approximate reciprocal: the
+// correction is a fraction of an ulp; s clamped to where the reciprocal's
+// guess is finite). For a ≥ 2^12 it is ln a + ln 2
+// (a² + 1 = a² in float32), the ln 2 added to the exponent. ln s =
+// e·ln 2 + f + f²·Q(f), s = 2^e·(1 + f), as log1pPos32.
+func (f *fnBuilder) asinhWide32(a string) string {
+	const t = "f32"
+	q := f.v(t, "sqrt.rn.f32", f.fma(t, a, a, litF32(1)))
+	s, se := f.fastTwoSum(t, q, a)
+	big := f.setp("ge", t, a, litF32(0x1p12))
+	s = f.sel(t, a, s, big)
+	se = f.sel(t, litF32(0), se, big)
+	ei, fr := f.logReduceNormal32(s)
+	ei = f.v("b32", "add.s32", ei, f.v("b32", "selp.s32", "1", "0", big))
+	e := f.v(t, "cvt.rn.f32.s32", ei)
+	corr := f.mul(t, se, f.recip32(f.v(t, "min.f32", s, litF32(0x1p14)))) // se = 0 beyond
+	rest := f.log1pTail32(fr)
+	hi, hl := f.fastTwoSum(t, f.mul(t, e, litF32(ln2HiF32)), fr)
+	tail := f.add(t, f.add(t, hl, rest), f.fma(t, e, litF32(ln2LoF32), corr))
+	y := f.add(t, hi, tail)
+	return f.sel(t, a, y, f.setp("eq", t, a, "0f7F800000"))
 }
 
 // asinhLog is asinh x through log1p, for every x.

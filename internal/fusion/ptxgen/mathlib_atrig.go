@@ -17,10 +17,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // u = a (C = 0) for a ≤ tan(π/8), u = (a − 1)/(a + 1) (C = π/4) up to
 // tan(3π/8), u = −1/a (C = π/2) beyond; atan a = C + u + u³·P(u²). In
 // float64 the quotient's rounding error (and a + 1's) is recovered as
-// ul and added as ul·(1 − u²) (float32 atan: the same with an approximate
-// reciprocal of the denominator). float32 atan takes a wider odd
-// polynomial, a + a³·P(a²) for a ≤ 1, its common path, and branches to
-// the reduction beyond.
+// ul and added as ul·(1 − u²). float32 atan instead takes one path for
+// every x with a wider odd polynomial: t = min(a, 1/a) ≤ 1, atan t = t +
+// t³·P(t²), and atan a = π/2 − atan t for a > 1 (atanF32Func).
 //
 // atan2(y, x): t = min(|y|, |x|)/max(|y|, |x|) (0 for two zeros, 1 for
 // two infinities) has atan(t) as above; by whether |y| > |x| and x's sign
@@ -135,15 +134,6 @@ func (f *fnBuilder) atanCore(t, a, al string, two bool) (u, tail, c1, c3 string)
 	den = f.sel(t, one, den, c1)
 	u = f.div(t, num, den)
 	var ul string
-	if t == "f32" && !two {
-		// (num − u·den − u·dl)/den with an approximate 1/den (den clamped:
-		// beyond 2^24 the correction is far below an ulp of the result).
-		dlc := f.sel(t, litF32(0), f.sel(t, litF32(0), dl, c3), c1)
-		res := f.fma(t, f.neg(t, u), den, num)
-		res = f.fma(t, f.neg(t, u), dlc, res)
-		ul = f.mul(t, res, f.recip32(f.v(t, "min.f32", den, litF32(0x1p24))))
-		ul = f.sel(t, litF32(0), ul, f.isNaN(t, ul))
-	}
 	if t == "f64" {
 		// (num + al) − u·(den + dl + al'), al' = al unless c1 (den = 1);
 		// c3 (atan only) has al = 0 and an exact denominator.
@@ -173,22 +163,34 @@ func (f *fnBuilder) atanCore(t, a, al string, two bool) (u, tail, c1, c3 string)
 }
 
 func atanFunc(t string) funcDef {
+	if t == "f32" {
+		return atanF32Func()
+	}
 	f := newFn("atan_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
-	if t == "f64" {
-		return f.done(f.atanReduced(t, x))
-	}
-	// float32: x + x³·P(x²) on the common path |x| ≤ 1 (and NaN), the
-	// reduction behind a branch.
-	z := f.mul(t, x, x)
-	y := f.newReg(t)
-	f.set(y, "fma.rn.f32", f.mul(t, x, z), f.poly32(z, mathcoef.AtanWideF32), x)
-	done := f.label("atan_done")
-	f.branch(f.setp("leu", t, f.abs(t, x), litF32(1)), false, done)
-	f.set(y, "mov.f32", f.atanReduced(t, x))
-	f.place(done)
-	return f.done(y)
+	return f.done(f.atanReduced(t, x))
+}
+
+// atanF32Func is atan_f32 by one path for every x: with a = |x| and t =
+// min(a, 1/a) (rcp.rn; t ≤ 1, and t = a for a ≤ 1, 0, NaN and subnormal a
+// included), r = atan t = t + t³·P(t²) (mathcoef.AtanWideF32), atan a =
+// r for a ≤ 1 and π/2 − r beyond (π/2 as two float32 parts, so that π/2 −
+// r is rounded once), with x's sign. atan(±Inf) = ±π/2 (1/Inf = 0), ±0
+// and NaN pass through.
+func atanF32Func() funcDef {
+	const t = "f32"
+	c := mathcoef.Consts()
+	f := newFn("atan_f32")
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	u := f.v(t, "min.f32", a, f.v(t, "rcp.rn.f32", a))
+	z := f.mul(t, u, u)
+	r := f.fma(t, f.mul(t, u, z), f.poly32(z, mathcoef.AtanWideF32), u)
+	w := f.add(t, litF32(c.Pio2Hi32), f.sub(t, litF32(c.Pio2Lo32), r))
+	y := f.sel(t, w, r, f.setp("gt", t, a, litF32(1)))
+	return f.done(f.v(t, "copysign.f32", x, y))
 }
 
 // atanReduced is atan x through atanCore's reduction, for every x.

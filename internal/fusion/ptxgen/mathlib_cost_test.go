@@ -38,6 +38,44 @@ func mlInstrs(name string) []string {
 
 func mlInstrCount(name string) int { return len(mlInstrs(name)) }
 
+// mlBodyCount is the instruction count of function name's whole body,
+// the code its branches skip included (as mlInstrs counts, branches
+// followed): what a warp pays whose arguments take every path.
+func mlBodyCount(name string) int {
+	n := 0
+	for _, l := range strings.Split(libFuncs()[name].text, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "", l == "{", l == "}", l == "ret;",
+			strings.HasPrefix(l, "."), strings.HasPrefix(l, "//"), strings.HasSuffix(l, ":"),
+			strings.HasPrefix(l, "ld.param"), strings.HasPrefix(l, "st.param"):
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// TestMathlibF32MixedCost: a warp whose arguments lie on both sides of a
+// float32 function's branch (|x| = 1 for most of them: real data such as
+// normal samples) runs its whole body; that stays within these budgets.
+func TestMathlibF32MixedCost(t *testing.T) {
+	for name, budget := range map[string]int{
+		// Each at most its cost as one path for every x, before its
+		// common path branched off.
+		"asinh_f32": 75,
+		"erf_f32":   54,
+		"sinh_f32":  59,
+		"cosh_f32":  64,
+		"tanh_f32":  45,
+		"expm1_f32": 49, // of which 24 float64: see TestMathlibExpm1F32Cost
+	} {
+		n := mlBodyCount(name)
+		t.Logf("%s: %d PTX instructions in its body, %d on its common path (budget %d)", name, n, mlInstrCount(name), budget)
+		assert.LessOrEqual(t, n, budget, "%s: PTX instructions in its body", name)
+	}
+}
+
 // TestMathlibF32Cost: the float32 functions whose cost decides their
 // kernels' speed on a GPU (more than a memory-bound kernel's few dozen
 // instructions per element) stay within their instruction budgets: the
@@ -59,7 +97,7 @@ func TestMathlibF32Cost(t *testing.T) {
 		"tan_f32":   50,
 		"expm1_f32": 23, // |x| < 1; beyond, a branch to float64 arithmetic
 		"acos_f32":  36,
-		"atan_f32":  15, // |x| ≤ 1; beyond, a branch
+		"atan_f32":  20, // one path for every x
 		"cos_f32":   50,
 	} {
 		n := mlInstrCount(name)
@@ -93,5 +131,17 @@ func TestMathlibExpm1F32Cost(t *testing.T) {
 	for _, l := range mlInstrs("expm1_f32") {
 		op, _, _ := strings.Cut(l, " ")
 		assert.NotContains(t, op, "f64", "expm1_f32's common path: %s", l)
+	}
+}
+
+// TestMathlibF32OnePath: these float32 functions take one path for every
+// argument, no branch: a warp of arguments on both sides of |x| = 1 (most
+// real data) pays for one body, not two.
+func TestMathlibF32OnePath(t *testing.T) {
+	for _, name := range []string{"atan_f32", "acos_f32"} {
+		assert.False(t, strings.Contains(libFuncs()[name].text, " bra "), "%s branches", name)
+		for _, d := range libFuncs()[name].deps {
+			assert.False(t, strings.Contains(libFuncs()[d].text, " bra "), "%s: its callee %s branches", name, d)
+		}
 	}
 }
