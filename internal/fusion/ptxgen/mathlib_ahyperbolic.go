@@ -33,11 +33,13 @@ func asinhFunc(t string) funcDef {
 	}
 	// float32: a + a³·P(a²) on the common path |x| < 1 (and NaN), the
 	// log1p forms behind a branch.
-	z := f.mul(t, x, x)
-	y := f.newReg(t)
-	f.set(y, "fma.rn.f32", f.mul(t, x, z), f.poly32(z, mathcoef.AsinhPF32), x)
-	done := f.label("asinh_done")
+	// Computed on a = |x| with x's sign put back, so that asinh(−0) is −0.
 	a := f.abs(t, x)
+	z := f.mul(t, a, a)
+	y := f.newReg(t)
+	f.set(y, "fma.rn.f32", f.mul(t, a, z), f.poly32(z, mathcoef.AsinhPF32), a)
+	f.set(y, "copysign.f32", x, y)
+	done := f.label("asinh_done")
 	f.branch(f.setp("ltu", t, a, lit(t, 1)), false, done)
 	f.set(y, "copysign.f32", x, f.asinhWide32(a))
 	f.place(done)

@@ -184,7 +184,7 @@ func tanhF32Model(x float32) float32 {
 	a := float32(math.Abs(float64(x)))
 	a2 := float32(a * a)
 	if !(a >= 1) { // NaN too
-		return fma32(float32(x*a2), horner32(a2, mathcoef.TanhTF32), x)
+		return float32(math.Copysign(float64(fma32(float32(a*a2), horner32(a2, mathcoef.TanhTF32), a)), float64(x)))
 	}
 	ac := ptxMin32(a, tanhClampF32)
 	y := ac + ac
@@ -273,8 +273,8 @@ func atanF32Model(x float32) float32 {
 func asinhF32Model(x float32) float32 {
 	a := float32(math.Abs(float64(x)))
 	if !(a >= 1) { // NaN too
-		z := float32(x * x)
-		return fma32(float32(x*z), horner32(z, mathcoef.AsinhPF32), x)
+		z := float32(a * a)
+		return float32(math.Copysign(float64(fma32(float32(a*z), horner32(z, mathcoef.AsinhPF32), a)), float64(x)))
 	}
 	q := float32(math.Sqrt(float64(fma32(a, a, 1))))
 	s := q + a

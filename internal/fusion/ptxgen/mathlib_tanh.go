@@ -48,11 +48,13 @@ func tanhF32Func() funcDef {
 	f := newFn("tanh_f32")
 	x := f.newReg(t)
 	f.load(x, 0)
-	// |x| < 1 (and NaN), the common path: x + x³·T(x²).
+	// |x| < 1 (and NaN), the common path: a + a³·T(a²) with x's sign
+	// (computed on a = |x|, so that tanh(−0) is −0).
 	a := f.abs(t, x)
 	a2 := f.mul(t, a, a)
 	y := f.newReg(t)
-	f.set(y, "fma.rn.f32", f.mul(t, x, a2), f.poly32(a2, mathcoef.TanhTF32), x)
+	f.set(y, "fma.rn.f32", f.mul(t, a, a2), f.poly32(a2, mathcoef.TanhTF32), a)
+	f.set(y, "copysign.f32", x, y)
 	done := f.label("tanh_done")
 	f.branch(f.setp("ltu", t, a, litF32(1)), false, done)
 	// Beyond: 1 − 2/(e^{2a} + 1) with x's sign.
