@@ -91,7 +91,7 @@ func run(outDir, quick string, events int, only string, rate int) error {
 	gpu := dev.Backend() == "cuda"
 	cfg := config{
 		quick:  quick == "true" || quick == "auto" && !gpu,
-		rounds: 7, batches: 60, batch: 2000,
+		rounds: 9, batches: 60, batch: 2000,
 		trainRounds: 5, epochs: 20, features: 1000, samples: 300000, limit: "4GiB",
 		renderEvents: events, rate: rate,
 	}
@@ -167,8 +167,11 @@ func benchHot(rep *report.Report, dev *device.Device, cfg config) error {
 		traced, tr := memory.Trace(pool, 1<<16)
 		samples := map[string][]float64{}
 		var opErr error
-		for range cfg.rounds {
-			for _, mode := range modes {
+		for r := range cfg.rounds {
+			for k := range modes {
+				// The order rotates by round, so that no mode always
+				// follows the same other one.
+				mode := modes[(r+k)%len(modes)]
 				res := memory.Resource(pool)
 				rate := 0
 				switch mode {
@@ -218,7 +221,7 @@ func benchHot(rep *report.Report, dev *device.Device, cfg config) error {
 			return err
 		}
 	}
-	rep.Note("Hot path: alloc+free of a cached block on one stream, p50 of %d rounds × %d batches of %d pairs per mode, the modes interleaved by round. off: GPUARR_MEMPROFILE_RATE=0; profile: the default rate (%d bytes: an allocation of s bytes is sampled with probability 1 − exp(−s/rate), blocks of several times the rate nearly always; each sample a walk of the frame pointers and a lookup); trace: a Tracer around the pool, every alloc with its stack. Targets: profile ≤ %d %% over off, trace ≤ %d× off.",
+	rep.Note("Hot path: alloc+free of a cached block on one stream, p50 of %d rounds × %d batches of %d pairs per mode, the modes interleaved by round, their order rotating. off: GPUARR_MEMPROFILE_RATE=0; profile: the default rate (%d bytes: an allocation of s bytes is sampled with probability 1 − exp(−s/rate), blocks of several times the rate nearly always; each sample a walk of the frame pointers and a lookup); trace: a Tracer around the pool, every alloc with its stack. Targets: profile ≤ %d %% over off, trace ≤ %d× off.",
 		cfg.rounds, cfg.batches, cfg.batch, cfg.rate, targetProfilePct, targetTraceRatio)
 	return nil
 }
