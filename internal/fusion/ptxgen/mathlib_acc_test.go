@@ -260,3 +260,132 @@ func TestMathlibMatchesHost(t *testing.T) {
 		})
 	}
 }
+
+// TestMathlibDivmodNearIntegers: fmod, mod and floordiv of a = n·b nudged
+// by up to two ulps (and of a = b·x, x of any fraction), n and x on both sides of fmod's short-path limit
+// (|a/b| < 2^(p−1)) and b from subnormal to large: fmod exactly as
+// math.Mod (it is exact), mod and floordiv bit for bit as NumPy's
+// npy_divmod computes them in the argument's type, on the interpreter and
+// on the device.
+func TestMathlibDivmodNearIntegers(t *testing.T) {
+	dev, _ := mlDevice(t)
+	rng := rand.New(rand.NewPCG(29, 31))
+	const count = 6000
+	for _, bits := range []int{32, 64} {
+		prec := 24
+		if bits == 64 {
+			prec = 53
+		}
+		in := make([][2]float64, count)
+		for i := range in {
+			b := (1 + rng.Float64()) * math.Ldexp(1, rng.IntN(80)-40)
+			if i%10 == 0 { // subnormal divisors
+				b = math.Ldexp(1+rng.Float64(), -135)
+				if bits == 64 {
+					b = math.Ldexp(1+rng.Float64(), -1060)
+				}
+			}
+			n := math.Floor(rng.Float64() * math.Ldexp(1, rng.IntN(prec+2)))
+			if rng.IntN(2) == 0 {
+				b = -b
+			}
+			if rng.IntN(2) == 0 {
+				n = -n
+			}
+			a := n * b
+			if i%2 == 1 { // a quotient of any fraction, up to 2^(p+2)
+				a = b * math.Ldexp(1+rng.Float64(), rng.IntN(prec+2))
+			}
+			step := rng.IntN(5) - 2
+			if bits == 32 {
+				a32 := float32(a)
+				for range max(step, -step) {
+					a32 = math.Nextafter32(a32, float32(math.Copysign(math.Inf(1), float64(step))))
+				}
+				in[i] = [2]float64{float64(a32), float64(float32(b))}
+			} else {
+				for range max(step, -step) {
+					a = math.Nextafter(a, math.Copysign(math.Inf(1), float64(step)))
+				}
+				in[i] = [2]float64{a, b}
+			}
+		}
+		want := map[string]func(a, b float64) float64{
+			"fmod":     math.Mod,
+			"mod":      func(a, b float64) float64 { _, m := npDivmod(a, b, bits); return m },
+			"floordiv": func(a, b float64) float64 { q, _ := npDivmod(a, b, bits); return q },
+		}
+		for name, f := range want {
+			fn := fmt.Sprintf("%s_f%d", name, bits)
+			t.Run(fn, func(t *testing.T) {
+				cols := [2][]uint64{make([]uint64, count), make([]uint64, count)}
+				for i, v := range in {
+					for k := range 2 {
+						if bits == 32 {
+							cols[k][i] = uint64(math.Float32bits(float32(v[k])))
+						} else {
+							cols[k][i] = math.Float64bits(v[k])
+						}
+					}
+				}
+				for _, where := range []string{"interpreter", "device"} {
+					var got []uint64
+					if where == "device" {
+						got = mlEval(t, dev, fn, cols[0], cols[1])
+					} else {
+						got = mlEvalSim(t, fn, in)
+					}
+					bad := 0
+					for i, v := range in {
+						w := f(v[0], v[1])
+						wb := math.Float64bits(w)
+						if bits == 32 {
+							wb = uint64(math.Float32bits(float32(w)))
+						}
+						if got[i] != wb {
+							if bad < 5 {
+								t.Errorf("%s on the %s: %s(%v, %v) = %#x, want %#x (%v)", fn, where, name, v[0], v[1], got[i], wb, w)
+							}
+							bad++
+						}
+					}
+					assert.Zero(t, bad, "%s on the %s: wrong results, of %d", fn, where, count)
+				}
+			})
+		}
+	}
+}
+
+// npDivmod is NumPy's npy_divmod of a and b in float32 (bits 32) or
+// float64, every operation rounded to that type.
+func npDivmod(a, b float64, bits int) (floordiv, mod float64) {
+	if bits == 32 {
+		q, m := npDivmodT(float32(a), float32(b))
+		return float64(q), float64(m)
+	}
+	return npDivmodT(a, b)
+}
+
+func npDivmodT[T float32 | float64](a, b T) (floordiv, mod T) {
+	mod = T(math.Mod(float64(a), float64(b)))
+	if b == 0 {
+		return a / b, mod
+	}
+	div := (a - mod) / b
+	if mod != 0 {
+		if (b < 0) != (mod < 0) {
+			mod += b
+			div--
+		}
+	} else {
+		mod = T(math.Copysign(0, float64(b)))
+	}
+	if div == 0 {
+		return T(math.Copysign(0, float64(a/b))), mod
+	}
+	floordiv = T(math.Floor(float64(div)))
+	if div-floordiv > 0.5 {
+		floordiv++
+	}
+	return floordiv, mod
+}

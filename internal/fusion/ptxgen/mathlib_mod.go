@@ -17,16 +17,39 @@ package ptxgen
 // (exactly: the remainder is a multiple of b's ulp below |b|), with a's
 // sign. fmod(a, ±Inf) = a, fmod(±Inf, b) = fmod(a, 0) = NaN.
 
-// fmod returns fmod(a, b) (branching around the long division where an
-// argument is special or |a| < |b|).
-func (f *fnBuilder) fmod(t, a, b string) string {
+// fmod returns fmod(a, b), given q = RN(a/b) (branching around the long
+// division where the quotient is small, an argument is special or
+// |a| < |b|).
+//
+// The short path, for finite b and |q| < 2^(p−1) (p the type's precision):
+// n = trunc(q) is the truncated quotient or, where a/b lies within half an
+// ulp below an integer, one more in magnitude; r = fma(−n, b, a) is then
+// exact (the true a − n·b is a multiple of min(ulp(a), ulp(b)) in
+// (−|b|, |b|)), and an r of the wrong sign gets |b| with a's sign added
+// back, exactly.
+func (f *fnBuilder) fmod(t, a, b, q string) string {
 	res := f.newReg(t)
-	f.set(res, "mov."+t, a)
 	aa, ab := f.abs(t, a), f.abs(t, b)
 	inf := "0d7FF0000000000000"
 	if t == "f32" {
 		inf = "0f7F800000"
 	}
+	limit := lit(t, 1<<52)
+	if t == "f32" {
+		limit = lit(t, 1<<23)
+	}
+	short := f.v("pred", "and.pred", f.setp("lt", t, f.abs(t, q), limit), f.setp("lt", t, ab, inf))
+	done := f.label("fmod_done")
+	{
+		n := f.v(t, "cvt.rzi."+t+"."+t, q)
+		r := f.fma(t, f.neg(t, n), b, a)
+		wrong := f.v("pred", "xor.pred", f.setp("lt", t, r, lit(t, 0)), f.setp("lt", t, a, lit(t, 0)))
+		wrong = f.v("pred", "and.pred", wrong, f.setp("ne", t, r, lit(t, 0)))
+		r = f.sel(t, f.add(t, r, f.v(t, "copysign."+t, a, ab)), r, wrong)
+		f.set(res, "copysign."+t, a, r)
+	}
+	f.branch(short, false, done)
+	f.set(res, "mov."+t, a)
 	regular := f.v("pred", "and.pred", f.setp("ge", t, aa, ab), f.setp("gt", t, ab, lit(t, 0)))
 	regular = f.v("pred", "and.pred", regular, f.setp("lt", t, aa, inf))
 	regular = f.v("pred", "and.pred", regular, f.setp("lt", t, ab, inf))
@@ -79,6 +102,7 @@ func (f *fnBuilder) fmod(t, a, b string) string {
 	r = f.ldexp(t, r, f.v("b32", "sub.s32", eb, off))
 	f.set(res, "copysign."+t, a, r)
 	f.place(skip)
+	f.place(done)
 	// fmod(±Inf, b), fmod(a, 0) and NaN are NaN; fmod(a, ±Inf) = a.
 	bad := f.v("pred", "or.pred", f.setp("eq", t, aa, inf), f.setp("eq", t, ab, lit(t, 0)))
 	bad = f.v("pred", "or.pred", bad, f.setp("nan", t, a, b))
@@ -88,7 +112,8 @@ func (f *fnBuilder) fmod(t, a, b string) string {
 // divmod returns NumPy's floor division and remainder of a by b.
 func (f *fnBuilder) divmod(t, a, b string) (fd, mod string) {
 	zero, one := lit(t, 0), lit(t, 1)
-	m := f.fmod(t, a, b)
+	q := f.div(t, a, b)
+	m := f.fmod(t, a, b, q)
 	div := f.div(t, f.sub(t, a, m), b)
 	modnz := f.setp("neu", t, m, zero) // NaN counts as nonzero
 	diff := f.v("pred", "xor.pred", f.setp("lt", t, b, zero), f.setp("lt", t, m, zero))
@@ -98,7 +123,6 @@ func (f *fnBuilder) divmod(t, a, b string) (fd, mod string) {
 	mod = f.sel(t, m, f.v(t, "copysign."+t, b, zero), modnz)
 	fl := f.v(t, "cvt.rmi."+t+"."+t, div)
 	fl = f.sel(t, f.add(t, fl, one), fl, f.setp("gt", t, f.sub(t, div, fl), lit(t, 0.5)))
-	q := f.div(t, a, b)
 	fd = f.sel(t, fl, f.v(t, "copysign."+t, q, zero), f.setp("neu", t, div, zero))
 	fd = f.sel(t, q, fd, f.setp("eq", t, b, zero))
 	return fd, mod
@@ -127,5 +151,5 @@ func fmodFunc(t string) funcDef {
 	a, b := f.newReg(t), f.newReg(t)
 	f.load(a, 0)
 	f.load(b, 1)
-	return f.done(f.fmod(t, a, b))
+	return f.done(f.fmod(t, a, b, f.div(t, a, b)))
 }
