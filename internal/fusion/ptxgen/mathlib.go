@@ -24,9 +24,11 @@ import (
 //	rand_normal_f64(u64 seed, u64 counter, u64 stream) f64
 //
 // The .func symbols are the names prefixed "gpuarr_". Every function is
-// plain IEEE arithmetic (add, mul, fma, div and rcp with .rn, no .approx
-// instruction), so its result is the same on every GPU and equals its Go
-// model in the tests bit for bit. Several float32 functions branch
+// plain IEEE arithmetic (add, mul, fma, div and rcp with .rn), so its
+// result is the same on every GPU and equals its Go model in the tests bit
+// for bit. The one .approx instruction, float32 floordiv's and mod's
+// rcp.approx, is corrected exactly: their results do not depend on it
+// within its one-ulp bound (the tests' model errs by one ulp either way). Several float32 functions branch
 // around their wide-range arithmetic where |x| < 1 (erf, sinh, cosh,
 // tanh, asinh, expm1): a warp whose arguments all lie there runs
 // only a short polynomial. Accuracy: float32 functions within CUDA's

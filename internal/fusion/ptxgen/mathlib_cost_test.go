@@ -145,3 +145,17 @@ func TestMathlibF32OnePath(t *testing.T) {
 		}
 	}
 }
+
+// TestMathlibDivmodF32Cost: float32 floor division and remainder divide
+// nowhere on their common path (|a/b| < 2^20): one approximate reciprocal,
+// corrected exactly.
+func TestMathlibDivmodF32Cost(t *testing.T) {
+	for name, budget := range map[string]int{"floordiv_f32": 32, "mod_f32": 32} {
+		ins := mlInstrs(name)
+		for _, l := range ins {
+			assert.NotContains(t, l, "div.", "%s divides on its common path", name)
+		}
+		t.Logf("%s: %d PTX instructions on its common path (budget %d)", name, len(ins), budget)
+		assert.LessOrEqual(t, len(ins), budget, "%s: PTX instructions", name)
+	}
+}

@@ -112,6 +112,11 @@ func (f *fnBuilder) fmod(t, a, b, q string) string {
 // divmod returns NumPy's floor division and remainder of a by b.
 func (f *fnBuilder) divmod(t, a, b string) (fd, mod string) {
 	zero, one := lit(t, 0), lit(t, 1)
+	fd, mod = f.newReg(t), f.newReg(t)
+	done := f.label("divmod_done")
+	if t == "f32" {
+		f.divmodShort32(a, b, fd, mod, done)
+	}
 	q := f.div(t, a, b)
 	m := f.fmod(t, a, b, q)
 	div := f.div(t, f.sub(t, a, m), b)
@@ -120,12 +125,42 @@ func (f *fnBuilder) divmod(t, a, b string) (fd, mod string) {
 	adj := f.v("pred", "and.pred", modnz, diff)
 	m = f.sel(t, f.add(t, m, b), m, adj)
 	div = f.sel(t, f.sub(t, div, one), div, adj)
-	mod = f.sel(t, m, f.v(t, "copysign."+t, b, zero), modnz)
+	f.set(mod, "selp."+t, m, f.v(t, "copysign."+t, b, zero), modnz)
 	fl := f.v(t, "cvt.rmi."+t+"."+t, div)
 	fl = f.sel(t, f.add(t, fl, one), fl, f.setp("gt", t, f.sub(t, div, fl), lit(t, 0.5)))
-	fd = f.sel(t, fl, f.v(t, "copysign."+t, q, zero), f.setp("neu", t, div, zero))
-	fd = f.sel(t, q, fd, f.setp("eq", t, b, zero))
+	fl = f.sel(t, fl, f.v(t, "copysign."+t, q, zero), f.setp("neu", t, div, zero))
+	f.set(fd, "selp."+t, q, fl, f.setp("eq", t, b, zero))
+	f.place(done)
 	return fd, mod
+}
+
+// divmodShort32 sets fd and mod to divmod's float32 results and branches
+// to done where |a/b| < 2^20, a is finite and 2^−126 ≤ |b| < 2^126, without
+// a division. q = a·rcp.approx(b) is within 2^−22 of a/b relatively
+// (rcp.approx errs by at most one ulp); q + |q|·2^−21 is at least a/b and
+// less than one above it, so its floor n is ⌊a/b⌋ or one more. Then
+// r = fma(−n, b, a) is a − n·b rounded once: NumPy's remainder where
+// n = ⌊a/b⌋ (fmod, or fmod + b, is the same real number), and otherwise
+// exact and of the sign opposite to b's, one step of b from it. NumPy's
+// quotient ((a − fmod)/b rounded twice, floored and snapped) is within
+// 2^−3 of the integer ⌊a/b⌋ here, so it is ⌊a/b⌋.
+func (f *fnBuilder) divmodShort32(a, b, fd, mod, done string) {
+	const t = "f32"
+	zero, one := lit(t, 0), lit(t, 1)
+	ab := f.abs(t, b)
+	q := f.mul(t, a, f.v(t, "rcp.approx.f32", b))
+	q1 := f.fma(t, f.abs(t, q), lit(t, 0x1p-21), q)
+	short := f.v("pred", "and.pred", f.setp("lt", t, f.abs(t, q1), lit(t, 0x1p20)), f.setp("ge", t, ab, lit(t, 0x1p-126)))
+	short = f.v("pred", "and.pred", short, f.setp("lt", t, ab, lit(t, 0x1p126))) // 1/b normal
+	n := f.v(t, "cvt.rmi.f32.f32", q1)
+	r := f.fma(t, f.neg(t, n), b, a)
+	nz := f.setp("ne", t, r, zero)
+	adj := f.v("pred", "and.pred", nz, f.v("pred", "xor.pred", f.setp("lt", t, r, zero), f.setp("lt", t, b, zero)))
+	r = f.sel(t, f.add(t, r, b), r, adj)
+	f.set(mod, "selp.f32", r, f.v(t, "copysign.f32", b, zero), nz)
+	n = f.sel(t, f.sub(t, n, one), n, adj)
+	f.set(fd, "selp.f32", n, f.v(t, "copysign.f32", q, zero), f.setp("ne", t, n, zero))
+	f.branch(short, false, done)
 }
 
 func floorDivFunc(t string) funcDef {

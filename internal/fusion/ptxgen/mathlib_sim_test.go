@@ -581,6 +581,20 @@ func (c *simCompiler) compileOp(opc, rest string) (simIns, error) {
 		return un(typ, func(a uint64) uint64 { return a &^ (1 << (w - 1)) })
 	case isF && opc == "rcp.rn."+typ: // correctly rounded: 1/x in float64 rounds once more harmlessly
 		return un(typ, func(a uint64) uint64 { return fromF(1 / asF(a)) })
+	case opc == "rcp.approx.f32":
+		// Within one ulp of 1/x (PTX's bound): the correctly rounded
+		// value moved one ulp toward zero or away from it by a bit of x,
+		// so that code relying on the bound sees both errors.
+		return un(typ, func(a uint64) uint64 {
+			r := float32(1 / f32of(a))
+			if r == 0 || math.IsInf(float64(r), 0) || r != r {
+				return bitsOf32(r)
+			}
+			if a&1 == 1 {
+				return bitsOf32(math.Nextafter32(r, 0))
+			}
+			return bitsOf32(math.Nextafter32(r, float32(math.Copysign(math.Inf(1), float64(r)))))
+		})
 	case isF && opc == "sqrt.rn."+typ:
 		return un(typ, func(a uint64) uint64 { return fromF(math.Sqrt(asF(a))) })
 	case isF && (opc == "min."+typ || opc == "max."+typ):
