@@ -56,9 +56,38 @@ func acosF32Func() funcDef {
 	return f.done(f.sel(t, yneg, ypos, f.setp("lt", t, x, litF32(0))))
 }
 
+// asinF32Func is asin_f32 with one polynomial for both ranges: w = |x|
+// and z = x² for |x| ≤ ½, else w = s = √z rounded, z = (1 − |x|)/2; r =
+// w·z·P(z) (mathcoef.AsinPF32) is asin w − w; asin |x| = w + r, or
+// π/2 − 2·(s + r) (a TwoSum with π/2's high part, so the difference is
+// rounded once), with x's sign. s's rounding error (at most 2^−26 where
+// |x| > ½) moves a result of at least π/6 by at most half an ulp.
+func asinF32Func() funcDef {
+	const t = "f32"
+	c := mathcoef.Consts()
+	f := newFn("asin_f32")
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	small := f.setp("le", t, a, litF32(0.5))
+	zl := f.mul(t, f.sub(t, litF32(1), a), litF32(0.5))
+	s := f.v(t, "sqrt.rn.f32", zl)
+	twoS := f.mul(t, s, litF32(2))
+	w := f.sel(t, a, s, small)
+	z := f.sel(t, f.mul(t, a, a), zl, small)
+	r := f.mul(t, f.mul(t, w, z), f.poly32(z, mathcoef.AsinPF32))
+	ys := f.add(t, a, r)
+	A, Ae := f.twoSum(t, litF32(c.Pio2Hi32), f.neg(t, twoS))
+	yl := f.add(t, A, f.fma(t, litF32(-2), r, f.add(t, Ae, litF32(c.Pio2Lo32))))
+	return f.done(f.v(t, "copysign.f32", x, f.sel(t, ys, yl, small)))
+}
+
 func asinAcosFunc(name, t string) funcDef {
 	if name == "acos" && t == "f32" {
 		return acosF32Func()
+	}
+	if name == "asin" && t == "f32" {
+		return asinF32Func()
 	}
 	c := mathcoef.Consts()
 	f := newFn(name + "_" + t)
@@ -209,7 +238,46 @@ func (f *fnBuilder) atanReduced(t, x string) string {
 	return f.v(t, "copysign."+t, x, y)
 }
 
+// atan2F32Func is atan2_f32 with one division: t = min/max of |y| and |x|
+// (0 for two zeros, 1 for two infinities), r = atan t = t + t³·P(t²)
+// (mathcoef.AtanWideF32, t ≤ 1), and the result K ± r with y's sign: r,
+// π/2 − r where |y| > |x|, π − r where x < 0, π/2 + r for both (K as two
+// float32 parts, its low part added to ±r first; π/4 too where t = 1).
+func atan2F32Func() funcDef {
+	const t = "f32"
+	c := mathcoef.Consts()
+	f := newFn("atan2_f32")
+	y, x := f.newReg(t), f.newReg(t)
+	f.load(y, 0)
+	f.load(x, 1)
+	ay, ax := f.abs(t, y), f.abs(t, x)
+	swap := f.setp("gt", t, ay, ax)
+	mn := f.v(t, "min.f32", ay, ax)
+	mx := f.v(t, "max.f32", ay, ax)
+	q := f.div(t, mn, mx)
+	q = f.sel(t, litF32(0), q, f.setp("eq", t, mx, litF32(0)))
+	q = f.sel(t, litF32(1), q, f.setp("eq", t, mn, "0f7F800000"))
+	z := f.mul(t, q, q)
+	r := f.fma(t, f.mul(t, q, z), f.poly32(z, mathcoef.AtanWideF32), q)
+	// |y| = |x|: r = π/4 in two parts, so that π/4 and 3π/4 are exact.
+	one := f.setp("eq", t, q, litF32(1))
+	r = f.sel(t, litF32(c.Pio4Hi32), r, one)
+	xneg := f.v("pred", "setp.lt.s32", f.v("b32", "mov.b32", x), "0")
+	kh := f.sel(t, litF32(c.PiHi32), litF32(0), xneg)
+	kl := f.sel(t, litF32(c.PiLo32), litF32(0), xneg)
+	kh = f.sel(t, litF32(c.Pio2Hi32), kh, swap)
+	kl = f.sel(t, litF32(c.Pio2Lo32), kl, swap)
+	minus := f.v("pred", "xor.pred", swap, xneg)
+	kl = f.add(t, kl, f.sel(t, f.sel(t, litF32(-c.Pio4Lo32), litF32(c.Pio4Lo32), minus), litF32(0), one))
+	sr := f.sel(t, f.neg(t, r), r, minus)
+	res := f.v(t, "copysign.f32", y, f.add(t, kh, f.add(t, kl, sr)))
+	return f.done(f.sel(t, nanLit(t), res, f.setp("nan", t, x, y)))
+}
+
 func atan2Func(t string) funcDef {
+	if t == "f32" {
+		return atan2F32Func()
+	}
 	c := mathcoef.Consts()
 	f := newFn("atan2_" + t)
 	y, x := f.newReg(t), f.newReg(t)
