@@ -8,10 +8,10 @@ import (
 // The tracer's clock. An event's time is read on the allocation path, so
 // the clock is the cheapest one that is monotonic and comparable across
 // threads: on amd64 with an invariant time-stamp counter (constant rate,
-// and the same count on every core, as the kernel keeps it), a read of
-// the counter, which the reader turns into nanoseconds with a rate
-// calibrated once per process against the monotonic clock; elsewhere the
-// monotonic clock itself (time.Since of the tracer's start).
+// and the same count on every core, as the kernel keeps it; haveTSC), a
+// read of the counter, which the reader turns into nanoseconds with a
+// rate calibrated once per process against the monotonic clock; elsewhere
+// the monotonic clock itself (time.Since of the tracer's start).
 //
 // Resolution: a nanosecond either way (a counter tick is shorter). Times
 // are nanoseconds since the tracer started; on the counter they are read
@@ -48,7 +48,7 @@ var tscRate struct {
 // newTraceClock starts a clock now; useTSC picks the counter when the
 // processor has an invariant one.
 func newTraceClock(useTSC bool) traceClock {
-	c := traceClock{tsc: useTSC && haveTSC}
+	c := traceClock{tsc: useTSC && haveTSC()}
 	if c.tsc {
 		tscRate.first.Do(func() { tscRate.t0 = time.Now(); tscRate.tsc0 = readTSC() })
 	}
