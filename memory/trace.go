@@ -110,15 +110,11 @@ type Tracer struct {
 	devices map[int]string
 }
 
-// traceUseTSC lets tests run tracers on the monotonic clock where the
-// time-stamp counter would be used.
-var traceUseTSC = true
-
 // NewTracer returns a tracer keeping the latest capacity events (at least
 // one). Its ring takes 64 bytes per event, capacity rounded up to a power
 // of two.
 func NewTracer(capacity int) *Tracer {
-	t := &Tracer{ring: newTraceRing(capacity), clock: newTraceClock(traceUseTSC), devices: map[int]string{}}
+	t := &Tracer{ring: newTraceRing(capacity), clock: newTraceClock(true), devices: map[int]string{}}
 	registerTracer(t)
 	return t
 }
@@ -135,12 +131,12 @@ func (t *Tracer) Wrap(r Resource, level string) Resource {
 	t.mu.Lock()
 	t.devices[dev.Ordinal()] = dev.String()
 	t.mu.Unlock()
-	return &traced{upstream: upstream{r}, t: t, level: traceCode(level), dev: dev.Ordinal()}
+	return &traced{upstream: upstream{r}, t: t, level: packCodes(0, traceCode(level)), dev: packDevStack(dev.Ordinal(), 0)}
 }
 
 // add records an event now.
 func (t *Tracer) add(op, level uint16, dev int, ptr, size, stream uint64, stack uint32, dur int64, note string) {
-	t.ring.put(t.clock.now(), ptr, size, stream, dur, dev, stack, op, level, note)
+	t.ring.put(t.clock.now(), ptr, size, stream, dur, packDevStack(dev, stack), packCodes(op, level), note)
 }
 
 // hasDevice reports whether t wraps a resource of the device with ordinal.
@@ -215,8 +211,8 @@ func (t *Tracer) WriteFile(path string) error {
 type traced struct {
 	upstream
 	t     *Tracer
-	level uint16 // traceCode of the level
-	dev   int
+	level uint64 // packCodes(0, level's code)
+	dev   uint64 // packDevStack(ordinal, 0)
 }
 
 func (r *traced) event(op uint16, p device.Ptr, size uint64, s *device.Stream, stack uint32) {
@@ -224,7 +220,8 @@ func (r *traced) event(op uint16, p device.Ptr, size uint64, s *device.Stream, s
 	if s != nil {
 		stream = uint64(s.Handle())
 	}
-	r.t.add(op, r.level, r.dev, uint64(p), size, stream, stack, 0, "")
+	t := r.t
+	t.ring.put(t.clock.now(), uint64(p), size, stream, 0, r.dev|packDevStack(0, stack), r.level|uint64(op), "")
 }
 
 func (r *traced) Alloc(s *device.Stream, n uint64) (*Block, error) {

@@ -65,8 +65,10 @@ func (c *traceClock) now() int64 {
 	if c.tsc {
 		return int64(readTSC() - c.base)
 	}
-	return int64(time.Since(c.start))
+	return c.sinceStart()
 }
+
+func (c *traceClock) sinceStart() int64 { return int64(time.Since(c.start)) }
 
 // converter returns the function that turns ticks into nanoseconds.
 func (c *traceClock) converter() func(ticks int64) int64 {

@@ -74,8 +74,9 @@ func newTraceRing(capacity int) *traceRing {
 }
 
 // put records an event read at ticks: it reserves a slot, writes the
-// record's words and commits.
-func (r *traceRing) put(ticks int64, ptr, size, stream uint64, dur int64, dev int, stack uint32, op, level uint16, note string) {
+// record's words and commits. devStack and codes are the record's last
+// words without the note bit (packDevStack, packCodes).
+func (r *traceRing) put(ticks int64, ptr, size, stream uint64, dur int64, devStack, codes uint64, note string) {
 	i := r.next.Add(1) - 1
 	s := &r.slots[i&r.mask]
 	if i > r.mask {
@@ -86,20 +87,27 @@ func (r *traceRing) put(ticks int64, ptr, size, stream uint64, dur int64, dev in
 			}
 		}
 	}
-	w6 := uint64(op) | uint64(level)<<16
 	if note != "" {
 		r.setNote(i, note)
-		w6 |= hasNote
+		codes |= hasNote
 	}
 	storeWord(&s.w[0], uint64(ticks))
 	storeWord(&s.w[1], ptr)
 	storeWord(&s.w[2], size)
 	storeWord(&s.w[3], stream)
 	storeWord(&s.w[4], uint64(dur))
-	storeWord(&s.w[5], uint64(uint32(int32(dev)))|uint64(stack)<<32)
-	storeWord(&s.w[6], w6)
+	storeWord(&s.w[5], devStack)
+	storeWord(&s.w[6], codes)
 	commitSlot(&s.seq, i+1)
 }
+
+// packDevStack is a record's word of a device ordinal and a stack id.
+func packDevStack(dev int, stack uint32) uint64 {
+	return uint64(uint32(int32(dev))) | uint64(stack)<<32
+}
+
+// packCodes is a record's word of an op's and a level's codes.
+func packCodes(op, level uint16) uint64 { return uint64(op) | uint64(level)<<16 }
 
 // setNote keeps the note of event i, and forgets those of events a lap or
 // more before it.

@@ -159,7 +159,7 @@ func TestTraceRingWraps(t *testing.T) {
 func TestTraceRingTimesNondecreasing(t *testing.T) {
 	r := newTraceRing(8)
 	for _, ticks := range []int64{10, 30, 20, 40, 35, 50} {
-		r.put(ticks, 1, 1, 0, 0, 0, 0, codeAlloc, codeBlock, "")
+		r.put(ticks, 1, 1, 0, 0, 0, packCodes(codeAlloc, codeBlock), "")
 	}
 	ev, dropped := r.read(func(ticks int64) int64 { return ticks })
 	require.Zero(t, dropped)
@@ -175,7 +175,7 @@ func TestTraceRingTimesNondecreasing(t *testing.T) {
 func TestTraceRingReadDropsRewrittenPrefix(t *testing.T) {
 	r := newTraceRing(4)
 	for k := range uint64(4) {
-		r.put(int64(k), k, 0, 0, 0, 0, 0, codeAlloc, codeBlock, "")
+		r.put(int64(k), k, 0, 0, 0, 0, packCodes(codeAlloc, codeBlock), "")
 	}
 	// As a reader that took hi = 4 finds it after event 5 was written
 	// into event 1's slot and event 4 was reserved: event 0's slot may be
@@ -386,7 +386,7 @@ func TestTraceRingWriterWaitsForSlotsPreviousEvent(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.put(7, 1, 2, 3, 0, 0, 0, codeFree, codeBlock, "")
+		r.put(7, 1, 2, 3, 0, 0, packCodes(codeFree, codeBlock), "")
 	}()
 	for range 1000 {
 		runtime.Gosched()
