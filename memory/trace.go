@@ -149,7 +149,7 @@ func (t *Tracer) hasDevice(ordinal int) bool {
 
 // Events returns the events kept, oldest first.
 func (t *Tracer) Events() []TraceEvent {
-	ev, _ := t.ring.read(t.clock.converter())
+	ev, _ := t.ring.read(t.clock.scale())
 	return ev
 }
 
@@ -159,7 +159,7 @@ func (t *Tracer) Dropped() uint64 { return t.ring.dropped() }
 // Snapshot returns the trace as WriteJSON writes it, stacks symbolized;
 // its Dropped counts the events recorded before its Events.
 func (t *Tracer) Snapshot() *TraceFile {
-	ev, dropped := t.ring.read(t.clock.converter())
+	ev, dropped := t.ring.read(t.clock.scale())
 	f := &TraceFile{
 		Capacity: int(t.ring.capacity),
 		Dropped:  dropped,

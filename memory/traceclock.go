@@ -70,18 +70,29 @@ func (c *traceClock) now() int64 {
 
 func (c *traceClock) sinceStart() int64 { return int64(time.Since(c.start)) }
 
-// converter returns the function that turns ticks into nanoseconds.
-func (c *traceClock) converter() func(ticks int64) int64 {
+// tickScale turns a clock's ticks into nanoseconds.
+type tickScale struct {
+	tsc       bool
+	nsPerTick float64
+}
+
+func (t tickScale) ns(ticks int64) int64 {
+	switch {
+	case !t.tsc:
+		return ticks
+	case ticks <= 0: // a core whose counter lags the start's
+		return 0
+	}
+	return int64(float64(ticks) * t.nsPerTick)
+}
+
+// scale returns the clock's tickScale; on the counter the first call in a
+// process may wait for the calibration (tscNsPerTick).
+func (c *traceClock) scale() tickScale {
 	if !c.tsc {
-		return func(ticks int64) int64 { return ticks }
+		return tickScale{}
 	}
-	rate := tscNsPerTick()
-	return func(ticks int64) int64 {
-		if ticks <= 0 { // a core whose counter lags the start's
-			return 0
-		}
-		return int64(float64(ticks) * rate)
-	}
+	return tickScale{tsc: true, nsPerTick: tscNsPerTick()}
 }
 
 // tscNsPerTick is the counter's calibrated period in nanoseconds. The

@@ -139,41 +139,37 @@ func (r *traceRing) dropped() uint64 {
 }
 
 // read copies the events kept, oldest first, their times converted by
-// nanos and made nondecreasing, and returns the number of events before
+// scale and made nondecreasing, and returns the number of events before
 // them.
-func (r *traceRing) read(nanos func(ticks int64) int64) (events []TraceEvent, dropped uint64) {
+func (r *traceRing) read(scale tickScale) (events []TraceEvent, dropped uint64) {
 	hi := r.next.Load()
 	lo := hi - min(hi, r.capacity)
 	names := traceNameTable()
-	name := func(c uint64) string {
-		if c >= uint64(len(names)) {
-			names = traceNameTable() // a code newer than the table read
-		}
-		return names[c]
-	}
-	events = make([]TraceEvent, 0, hi-lo)
-	first := lo
+	events = make([]TraceEvent, hi-lo)
+	n, first := 0, lo
 	for i := lo; i < hi; i++ {
-		e, ok := r.copyEvent(i, nanos, name)
-		if !ok {
-			events, first = events[:0], i+1
+		e := &events[n]
+		if !r.copyEvent(i, e, scale, &names) {
+			n, first = 0, i+1
 			continue
 		}
-		if n := len(events); n > 0 {
+		if n > 0 {
 			e.T = max(e.T, events[n-1].T)
 		}
-		events = append(events, e)
+		n++
 	}
-	return events, first
+	clear(events[n:])
+	return events[:n:n], first
 }
 
-// copyEvent copies event i; false when it was rewritten.
-func (r *traceRing) copyEvent(i uint64, nanos func(int64) int64, name func(uint64) string) (TraceEvent, bool) {
+// copyEvent copies event i to e; false when it was rewritten. names is
+// the code table, read again when a code is past its end.
+func (r *traceRing) copyEvent(i uint64, e *TraceEvent, scale tickScale, names *[]string) bool {
 	s := &r.slots[i&r.mask]
 	for spins := 0; ; spins++ {
 		q := atomic.LoadUint64(&s.seq)
 		if q > i+1 {
-			return TraceEvent{}, false
+			return false
 		}
 		if q == i+1 {
 			break
@@ -191,12 +187,16 @@ func (r *traceRing) copyEvent(i uint64, nanos func(int64) int64, name func(uint6
 		note = r.note(i)
 	}
 	if r.next.Load() > i+uint64(len(r.slots)) {
-		return TraceEvent{}, false
+		return false
 	}
-	return TraceEvent{
-		T:      nanos(int64(w[0])),
-		Op:     name(w[6] & 0xffff),
-		Level:  name(w[6] >> 16 & 0xffff),
+	op, level := w[6]&0xffff, w[6]>>16&0xffff
+	if max(op, level) >= uint64(len(*names)) {
+		*names = traceNameTable() // a code newer than the table read
+	}
+	*e = TraceEvent{
+		T:      scale.ns(int64(w[0])),
+		Op:     (*names)[op],
+		Level:  (*names)[level],
 		Device: int(int32(uint32(w[5]))),
 		Ptr:    w[1],
 		Size:   w[2],
@@ -204,5 +204,6 @@ func (r *traceRing) copyEvent(i uint64, nanos func(int64) int64, name func(uint6
 		Stack:  uint32(w[5] >> 32),
 		Dur:    int64(w[4]),
 		Note:   note,
-	}, true
+	}
+	return true
 }

@@ -161,7 +161,7 @@ func TestTraceRingTimesNondecreasing(t *testing.T) {
 	for _, ticks := range []int64{10, 30, 20, 40, 35, 50} {
 		r.put(ticks, 1, 1, 0, 0, 0, packCodes(codeAlloc, codeBlock), "")
 	}
-	ev, dropped := r.read(func(ticks int64) int64 { return ticks })
+	ev, dropped := r.read(tickScale{})
 	require.Zero(t, dropped)
 	var times []int64
 	for _, e := range ev {
@@ -193,10 +193,10 @@ func TestTraceRingReadDropsRewrittenPrefix(t *testing.T) {
 func readWindow(r *traceRing, hi, capacity uint64) ([]TraceEvent, uint64) {
 	var ev []TraceEvent
 	first := hi - min(hi, capacity)
-	names := func(c uint64) string { return traceNameTable()[c] }
+	names := traceNameTable()
 	for i := first; i < hi; i++ {
-		e, ok := r.copyEvent(i, func(x int64) int64 { return x }, names)
-		if !ok {
+		var e TraceEvent
+		if !r.copyEvent(i, &e, tickScale{}, &names) {
 			ev, first = nil, i+1
 			continue
 		}
@@ -399,7 +399,7 @@ func TestTraceRingWriterWaitsForSlotsPreviousEvent(t *testing.T) {
 	assert.Zero(t, atomic.LoadUint64(&r.slots[0].w[1]), "event 1's words are not written yet")
 	commitSlot(&r.slots[0].seq, 1) // event 0's writer commits
 	<-done
-	ev, dropped := r.read(func(x int64) int64 { return x })
+	ev, dropped := r.read(tickScale{})
 	require.Len(t, ev, 1)
 	assert.Equal(t, uint64(1), dropped)
 	assert.Equal(t, TraceEvent{T: 7, Op: OpFree, Level: TraceBlock, Ptr: 1, Size: 2, Stream: 3}, ev[0])
