@@ -87,14 +87,17 @@ func ReadTrace(r io.Reader) (*TraceFile, error) {
 // and segments on one clock). Each allocation records the Go call stack
 // that made it (interned: an event carries a stack id).
 //
-// Recording takes no lock and allocates nothing: an event is a reserved
-// slot of a ring of fixed-size records (tracering.go), its time a read of
-// the tracer's clock (traceclock.go: nanoseconds since the start, a
-// nanosecond's resolution), and an allocation's stack a walk of its frame
-// pointers and a lookup of a stack seen before. Reads (Events, Snapshot,
-// WriteJSON, Dropped) may run while events are recorded: they copy each
-// event whole, the events kept are the latest ones, ordered by time, and
-// Dropped counts exactly those before them. A reader waits for events
+// Recording an allocator call takes no lock and allocates nothing: an
+// event is a reserved slot of a ring of fixed-size records
+// (tracering.go), its time a read of the tracer's clock (traceclock.go:
+// nanoseconds since the start, a nanosecond's resolution), and an
+// allocation's stack a walk of its frame pointers and a lookup of a stack
+// seen before (a new stack takes a lock once); a mark's note is kept
+// under a lock. Reads (Events, Snapshot, WriteJSON, Dropped) may run
+// while events are recorded: they copy each event whole, the events kept
+// are the latest ones, in the order they were recorded (program order
+// within a goroutine), with nondecreasing times, and Dropped counts
+// exactly those before them. A reader waits for events
 // reserved but not yet written (a writer is a few instructions from done),
 // and the first read of a process may wait for the clock's calibration
 // (traceCalibration).
