@@ -206,3 +206,45 @@ func BenchmarkCachingAllocFreeSampled(b *testing.B) {
 		})
 	}
 }
+
+// Alloc+free of a cached 64 KiB block from a stack about 16 frames deep,
+// bare and through a Tracer (every call an event, each alloc with its
+// stack): the difference is the whole cost of tracing a pair.
+func BenchmarkTracedAllocFree(b *testing.B) {
+	dev := defaultDevice(b)
+	const size = 64 << 10
+	for _, mode := range []string{"off", "trace"} {
+		b.Run(mode, func(b *testing.B) {
+			prev := SetProfileRate(0)
+			defer SetProfileRate(prev)
+			p := Caching(Direct(dev), CachingOptions{})
+			defer p.EmptyCache()
+			var r Resource = p
+			if mode == "trace" {
+				r, _ = Trace(p, 1<<16)
+			}
+			s := dev.DefaultStream()
+			atDepth(16, func() {
+				x, err := r.Alloc(s, size)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = r.Free(x)
+				b.ReportAllocs()
+				for b.Loop() {
+					x, _ := r.Alloc(s, size)
+					_ = r.Free(x)
+				}
+			})
+		})
+	}
+}
+
+// One event into a tracer's ring: the clock, the slot and the commit.
+func BenchmarkTraceEvent(b *testing.B) {
+	t := NewTracer(1 << 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		t.add(codeFree, codeBlock, 0, 1<<20, 4096, 7, 0, 0, "")
+	}
+}

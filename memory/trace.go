@@ -85,24 +85,39 @@ func ReadTrace(r io.Reader) (*TraceFile, error) {
 // memory/memviz draws one) or a post-mortem of an OOM. One tracer may wrap
 // several resources (say a caching pool and its upstream, to see blocks
 // and segments on one clock). Each allocation records the Go call stack
-// that made it (runtime.Callers, interned: an event carries a stack id);
-// recording takes a lock. Tracing is for diagnosis: it makes each
-// allocation several times slower (BENCHMARKS.md has the figures).
+// that made it (interned: an event carries a stack id).
+//
+// Recording an allocator call takes no lock and allocates nothing: an
+// event is a reserved slot of a ring of fixed-size records
+// (tracering.go), its time a read of the tracer's clock (traceclock.go:
+// nanoseconds since the start, a nanosecond's resolution), and an
+// allocation's stack a walk of its frame pointers and a lookup of a stack
+// seen before (a new stack takes a lock once); a mark's note is kept
+// under a lock. Reads (Events, Snapshot, WriteJSON, Dropped) may run
+// while events are recorded: they copy each event whole, the events kept
+// are the latest ones, in the order they were recorded (program order
+// within a goroutine), with nondecreasing times, and Dropped counts
+// exactly those before them. A reader waits for events
+// reserved but not yet written (a writer is a few instructions from done),
+// and the first read of a process may wait for the clock's calibration
+// (traceCalibration).
 //
 // While a tracer is alive it also records marks: Go GC cycles, and
 // package gcpressure's eager collections and reclaim-ladder steps
 // (TraceMark).
 type Tracer struct {
+	ring  *traceRing
+	clock traceClock
+
 	mu      sync.Mutex
-	start   time.Time
-	ring    []TraceEvent
-	total   uint64
 	devices map[int]string
 }
 
-// NewTracer returns a tracer keeping the latest capacity events.
+// NewTracer returns a tracer keeping the latest capacity events (at least
+// one). Its ring takes 64 bytes per event, capacity rounded up to a power
+// of two.
 func NewTracer(capacity int) *Tracer {
-	t := &Tracer{start: time.Now(), ring: make([]TraceEvent, max(capacity, 1)), devices: map[int]string{}}
+	t := &Tracer{ring: newTraceRing(capacity), clock: newTraceClock(true), devices: map[int]string{}}
 	registerTracer(t)
 	return t
 }
@@ -119,15 +134,12 @@ func (t *Tracer) Wrap(r Resource, level string) Resource {
 	t.mu.Lock()
 	t.devices[dev.Ordinal()] = dev.String()
 	t.mu.Unlock()
-	return &traced{upstream: upstream{r}, t: t, level: level, dev: dev.Ordinal()}
+	return &traced{upstream: upstream{r}, t: t, level: packCodes(0, traceCode(level)), dev: packDevStack(dev.Ordinal(), 0)}
 }
 
-func (t *Tracer) add(e TraceEvent) {
-	t.mu.Lock()
-	e.T = int64(time.Since(t.start))
-	t.ring[t.total%uint64(len(t.ring))] = e
-	t.total++
-	t.mu.Unlock()
+// add records an event now.
+func (t *Tracer) add(op, level uint16, dev int, ptr, size, stream uint64, stack uint32, dur int64, note string) {
+	t.ring.put(t.clock.now(), ptr, size, stream, dur, packDevStack(dev, stack), packCodes(op, level), note)
 }
 
 // hasDevice reports whether t wraps a resource of the device with ordinal.
@@ -140,37 +152,25 @@ func (t *Tracer) hasDevice(ordinal int) bool {
 
 // Events returns the events kept, oldest first.
 func (t *Tracer) Events() []TraceEvent {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.eventsLocked()
-}
-
-func (t *Tracer) eventsLocked() []TraceEvent {
-	n := uint64(len(t.ring))
-	if t.total <= n {
-		return append([]TraceEvent(nil), t.ring[:t.total]...)
-	}
-	i := t.total % n
-	return append(append([]TraceEvent(nil), t.ring[i:]...), t.ring[:i]...)
+	ev, _ := t.ring.read(t.clock.scale())
+	return ev
 }
 
 // Dropped is the number of events pushed out of the ring.
-func (t *Tracer) Dropped() uint64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.total - min(t.total, uint64(len(t.ring)))
-}
+func (t *Tracer) Dropped() uint64 { return t.ring.dropped() }
 
-// Snapshot returns the trace as WriteJSON writes it, stacks symbolized.
+// Snapshot returns the trace as WriteJSON writes it, stacks symbolized;
+// its Dropped counts the events recorded before its Events.
 func (t *Tracer) Snapshot() *TraceFile {
-	t.mu.Lock()
+	ev, dropped := t.ring.read(t.clock.scale())
 	f := &TraceFile{
-		Capacity: len(t.ring),
-		Dropped:  t.total - min(t.total, uint64(len(t.ring))),
-		Start:    t.start.UnixNano(),
-		Devices:  make(map[int]string, len(t.devices)),
-		Events:   t.eventsLocked(),
+		Capacity: int(t.ring.capacity),
+		Dropped:  dropped,
+		Start:    t.clock.start.UnixNano(),
+		Events:   ev,
 	}
+	t.mu.Lock()
+	f.Devices = make(map[int]string, len(t.devices))
 	for k, v := range t.devices {
 		f.Devices[k] = v
 	}
@@ -214,16 +214,17 @@ func (t *Tracer) WriteFile(path string) error {
 type traced struct {
 	upstream
 	t     *Tracer
-	level string
-	dev   int
+	level uint64 // packCodes(0, level's code)
+	dev   uint64 // packDevStack(ordinal, 0)
 }
 
-func (r *traced) event(op string, p device.Ptr, size uint64, s *device.Stream, stack uint32) {
-	e := TraceEvent{Op: op, Level: r.level, Device: r.dev, Ptr: uint64(p), Size: size, Stack: stack}
+func (r *traced) event(op uint16, p device.Ptr, size uint64, s *device.Stream, stack uint32) {
+	var stream uint64
 	if s != nil {
-		e.Stream = uint64(s.Handle())
+		stream = uint64(s.Handle())
 	}
-	r.t.add(e)
+	t := r.t
+	t.ring.put(t.clock.now(), uint64(p), size, stream, 0, r.dev|packDevStack(0, stack), r.level|uint64(op), "")
 }
 
 func (r *traced) Alloc(s *device.Stream, n uint64) (*Block, error) {
@@ -231,11 +232,11 @@ func (r *traced) Alloc(s *device.Stream, n uint64) (*Block, error) {
 	st := captureStack(0).id
 	if err != nil {
 		if isOOM(err) {
-			r.event(OpOOM, 0, n, s, st)
+			r.event(codeOOM, 0, n, s, st)
 		}
 		return nil, err
 	}
-	r.event(OpAlloc, b.ptr, b.size, b.stream, st)
+	r.event(codeAlloc, b.ptr, b.size, b.stream, st)
 	return b, nil
 }
 
@@ -244,7 +245,7 @@ func (r *traced) Free(b *Block) error {
 	if err := r.Resource.Free(b); err != nil {
 		return err
 	}
-	r.event(OpFree, p, size, s, 0)
+	r.event(codeFree, p, size, s, 0)
 	return nil
 }
 
@@ -252,17 +253,17 @@ func (r *traced) RecordUse(b *Block, s *device.Stream) error {
 	if err := r.Resource.RecordUse(b, s); err != nil {
 		return err
 	}
-	r.event(OpRecordUse, b.ptr, b.size, s, 0)
+	r.event(codeRecordUse, b.ptr, b.size, s, 0)
 	return nil
 }
 
 func (r *traced) EmptyCache() error {
-	r.event(OpEmptyCache, 0, 0, nil, 0)
+	r.event(codeEmptyCache, 0, 0, nil, 0)
 	return r.Resource.EmptyCache()
 }
 
 func (r *traced) Trim(keep uint64) error {
-	r.event(OpTrim, 0, keep, nil, 0)
+	r.event(codeTrim, 0, keep, nil, 0)
 	return r.Resource.Trim(keep)
 }
 
@@ -317,11 +318,12 @@ func TraceMark(dev *device.Device, op string, size uint64, dur time.Duration, no
 	if dev != nil {
 		ord = dev.Ordinal()
 	}
+	code := traceCode(op)
 	for _, t := range liveTracers() {
 		if ord >= 0 && !t.hasDevice(ord) {
 			continue
 		}
-		t.add(TraceEvent{Op: op, Device: ord, Size: size, Dur: int64(dur), Note: note})
+		t.add(code, codeNone, ord, 0, size, 0, 0, int64(dur), note)
 	}
 }
 
