@@ -92,7 +92,11 @@ func TestMathlibF32Cost(t *testing.T) {
 		"acosh_f32": 62,
 		"atanh_f32": 62,
 		"tanh_f32":  14, // |x| < 1; beyond, a branch
-		"log1p_f32": 65,
+		// The logarithms: one path, no division (mathlib_log32.go).
+		"log_f32":   29,
+		"log2_f32":  30,
+		"log10_f32": 31,
+		"log1p_f32": 36,
 		"sin_f32":   50,
 		"tan_f32":   50,
 		"expm1_f32": 23, // |x| < 1; beyond, a branch to float64 arithmetic
@@ -136,12 +140,17 @@ func TestMathlibExpm1F32Cost(t *testing.T) {
 
 // TestMathlibF32OnePath: these float32 functions take one path for every
 // argument, no branch: a warp of arguments on both sides of |x| = 1 (most
-// real data) pays for one body, not two.
+// real data) pays for one body, not two. The logarithms do not divide
+// either (a div.rn.f32 is a dozen instructions and a branch on the GPU).
 func TestMathlibF32OnePath(t *testing.T) {
-	for _, name := range []string{"atan_f32", "acos_f32"} {
+	for _, name := range []string{"atan_f32", "acos_f32", "log_f32", "log2_f32", "log10_f32", "log1p_f32"} {
 		assert.False(t, strings.Contains(libFuncs()[name].text, " bra "), "%s branches", name)
 		for _, d := range libFuncs()[name].deps {
 			assert.False(t, strings.Contains(libFuncs()[d].text, " bra "), "%s: its callee %s branches", name, d)
+		}
+		if strings.HasPrefix(name, "log") {
+			assert.NotContains(t, libFuncs()[name].text, "div.", "%s divides", name)
+			assert.Empty(t, libFuncs()[name].deps, "%s calls", name)
 		}
 	}
 }
