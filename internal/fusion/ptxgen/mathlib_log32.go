@@ -120,16 +120,15 @@ func log10F32Func() funcDef {
 	return f.done(f.logSpecials32(x, litF32(0), y, ok))
 }
 
-func log1pF32Func() funcDef {
+// log1pCore32 is log1p(x) for −1 < x < +Inf, and the bits of u = RN(1+x)
+// (positive, normal and finite exactly there); other x give garbage.
+func (f *fnBuilder) log1pCore32(x string) (y, bits string) {
 	const t = "f32"
-	f := newFn("log1p_f32")
-	x := f.newReg(t)
-	f.load(x, 0)
 	// u + c = 1 + x exactly, u ≥ 2^−24 (normal) for x > −1.
 	u := f.add(t, litF32(1), x)
 	c := f.sub(t, x, f.sub(t, u, litF32(1)))
 	// u = 2^e·(1+f); eb = e·2^23.
-	bits := f.v("b32", "mov.b32", u)
+	bits = f.v("b32", "mov.b32", u)
 	eb := f.v("b32", "and.b32", f.v("b32", "sub.s32", bits, strconv.Itoa(logSqrtHalfBits)), "0xFF800000")
 	fr := f.sub(t, f.v(t, "mov.b32", f.v("b32", "sub.s32", bits, eb)), litF32(1))
 	e := f.v(t, "cvt.rn.f32.s32", eb)
@@ -141,9 +140,25 @@ func log1pF32Func() funcDef {
 	q := f.fma(t, f.fma(t, fr, litF32(0.5), litF32(-0.5)), fr, litF32(0.5))
 	corr := f.mul(t, f.mul(t, c, s), q)
 	r := f.add(t, fr, f.lnTail32(fr, corr))
-	y := f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r)
+	return f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r), bits
+}
+
+func log1pF32Func() funcDef {
+	const t = "f32"
+	f := newFn("log1p_f32")
+	x := f.newReg(t)
+	f.load(x, 0)
+	y, bits := f.log1pCore32(x)
 	// Special values: −1 → −Inf, x < −1 and NaN → NaN, +Inf → +Inf
 	// (ok: u is positive, normal and finite), ±0 → ±0.
 	y = f.logSpecials32(x, litF32(-1), y, f.normal32(bits))
 	return f.done(f.sel(t, x, y, f.setp("eq", t, x, litF32(0))))
+}
+
+// log1pPos32 is log1p(x) for x ≥ 0, +Inf or NaN (+Inf → +Inf, NaN → NaN),
+// written inline for acosh and atanh, whose log1p arguments are never
+// negative (log1p(+0) = +0).
+func (f *fnBuilder) log1pPos32(x string) string {
+	y, _ := f.log1pCore32(x)
+	return f.sel("f32", x, y, f.setp("geu", "f32", x, "0f7F800000"))
 }

@@ -15,9 +15,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // reduces u = 1 + x with the rounding error c of that sum (TwoSum) added as
 // c/u.
 //
-// float32: mathlib_log32.go. logReduce32 and log1pPos32 below serve
-// pow_f32 and the inverse hyperbolic functions (x = 2^e·m with m in
-// [⅔, 4/3), log(1+f) = f + f²·Q(f), mathcoef.LogQF32).
+// float32: mathlib_log32.go. logReduce32 and log1pTail32 below serve
+// pow_f32 and asinh_f32's wide path (x = 2^e·m with m in [⅔, 4/3),
+// log(1+f) = f + f²·Q(f), mathcoef.LogQF32).
 //
 // Special values: x < 0 (log1p: x < −1) → NaN, 0 (−1) → −Inf, +Inf → +Inf,
 // ±0 → ±0 for log1p, NaN → NaN.
@@ -158,25 +158,4 @@ func (f *fnBuilder) logReduceNormal32(x string) (ei, fr string) {
 // log1pTail32 is f²·Q(f) = log(1+f) − f for f in [−⅓, ⅓].
 func (f *fnBuilder) log1pTail32(fr string) string {
 	return f.mul("f32", f.mul("f32", fr, fr), f.poly32(fr, mathcoef.LogQF32))
-}
-
-// log1pPos32 is log1p(x) for x ≥ 0, +Inf or NaN (NaN → NaN), written
-// inline for asinh, acosh and atanh, whose log1p arguments are never
-// negative: log1p_f32's reduction of u = 1 + x for every x (the sum's
-// error c as c/u; for small x, where c may be most of the result, c/u is
-// as accurate as the rest), without the cases of negative and subnormal u.
-func (f *fnBuilder) log1pPos32(x string) string {
-	const t = "f32"
-	// u + c = 1 + x exactly: the larger operand first (NaN: 1 + 1).
-	u, cu := f.fastTwoSum(t, f.v(t, "max.f32", x, litF32(1)), f.v(t, "min.f32", x, litF32(1)))
-	ei, fr := f.logReduceNormal32(u) // u ≥ 1
-	e := f.v(t, "cvt.rn.f32.s32", ei)
-	// c/u ≈ c·2^−eu·(1 − fu + fu² − fu³), eu clamped where c/u is negligible.
-	inv := f.poly32(fr, []float32{1, -1, 1, -1})
-	corr := f.mul(t, f.mul(t, cu, f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "min.s32", ei, "100")))), inv)
-	rest := f.log1pTail32(fr)
-	a, ae := f.fastTwoSum(t, f.mul(t, e, litF32(ln2HiF32)), fr)
-	tail := f.add(t, f.add(t, ae, rest), f.fma(t, e, litF32(ln2LoF32), corr))
-	y := f.add(t, a, tail)
-	return f.sel(t, x, y, f.setp("geu", t, x, "0f7F800000")) // +Inf, NaN
 }
