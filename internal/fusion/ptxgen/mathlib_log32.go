@@ -41,13 +41,20 @@ var (
 // that x is such. Any other x gives finite garbage; the caller selects the
 // special values.
 func (f *fnBuilder) logCore32(x string) (ef, fr, ok string) {
+	ef, fr, bits := f.logReduceBits32(x)
+	return ef, fr, f.normal32(bits)
+}
+
+// logReduceBits32 is logCore32 without the predicate: e, f and the bits
+// of x scaled to a normal.
+func (f *fnBuilder) logReduceBits32(x string) (ef, fr, bits string) {
 	const t = "f32"
 	psub := f.setp("lt", t, x, litF32(0x1p-126))
 	xs := f.sel(t, f.mul(t, x, litF32(0x1p23)), x, psub)
 	k := f.v("b32", "selp.b32", strconv.Itoa(logSqrtHalfBits+23<<23), strconv.Itoa(logSqrtHalfBits), psub)
-	bits := f.v("b32", "mov.b32", xs)
+	bits = f.v("b32", "mov.b32", xs)
 	ei, fr := f.logSplit32(bits, k)
-	return f.v(t, "cvt.rn.f32.s32", ei), fr, f.normal32(bits)
+	return f.v(t, "cvt.rn.f32.s32", ei), fr, bits
 }
 
 // normal32 is the predicate that bits are a positive normal finite float32.
