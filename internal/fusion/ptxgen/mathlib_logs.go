@@ -2,8 +2,8 @@ package ptxgen
 
 import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
-// log2, log10 and log1p (float64), and the float32 reductions that pow
-// and the inverse hyperbolic functions share.
+// log2, log10 and log1p (float64), and the float32 reduction that
+// asinh's wide path uses.
 //
 // float64: x = 2^e·m with m in [√½, √2) (subnormals scaled by 2^54 first)
 // and f = m − 1 exact, as log_f64 does; log(1+f) is kept as a
@@ -15,9 +15,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // reduces u = 1 + x with the rounding error c of that sum (TwoSum) added as
 // c/u.
 //
-// float32: mathlib_log32.go. logReduce32 and log1pTail32 below serve
-// pow_f32 and asinh_f32's wide path (x = 2^e·m with m in [⅔, 4/3),
-// log(1+f) = f + f²·Q(f), mathcoef.LogQF32).
+// float32: mathlib_log32.go. logReduceNormal32 and log1pTail32 below
+// serve asinh_f32's wide path (x = 2^e·m with m in [⅔, 4/3), log(1+f) =
+// f + f²·Q(f), mathcoef.LogQF32).
 //
 // Special values: x < 0 (log1p: x < −1) → NaN, 0 (−1) → −Inf, +Inf → +Inf,
 // ±0 → ±0 for log1p, NaN → NaN.
@@ -130,20 +130,8 @@ func log1pF64Func() funcDef {
 	return f.done(f.sel(t, x, y, f.setp("equ", t, x, litF64(0))))
 }
 
-// logReduce32 returns e (as a float32) and f with x = 2^e·(1+f), 1+f in
-// [⅔, 4/3), for finite x > 0.
-func (f *fnBuilder) logReduce32(x string) (e, fr string) {
-	const t = "f32"
-	psub := f.setp("lt", t, x, litF32(0x1p-126))
-	xs := f.sel(t, f.mul(t, x, litF32(0x1p24)), x, psub)
-	eadj := f.v("b32", "selp.s32", "-24", "0", psub)
-	ei, fr := f.logReduceNormal32(xs)
-	ei = f.v("b32", "add.s32", ei, eadj)
-	return f.v(t, "cvt.rn.f32.s32", ei), fr
-}
-
-// logReduceNormal32 is logReduce32 for a normal x > 0 (or +Inf, which gives
-// e = 128, f = 0), e an s32.
+// logReduceNormal32 returns e (s32) and f with x = 2^e·(1+f), 1+f in
+// [⅔, 4/3), for a normal x > 0 (or +Inf, which gives e = 128, f = 0).
 func (f *fnBuilder) logReduceNormal32(x string) (ei, fr string) {
 	bits := f.v("b32", "mov.b32", x)
 	ei = f.v("b32", "shr.u32", bits, "23")
