@@ -9,8 +9,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // square root's rounding error, from an fma and a reciprocal),
 // asin |x| = π/2 − 2·asin(s + sl), acos x = 2·asin(s + sl) for x > ½ and
 // π − 2·asin(s + sl) for x < −½; asin(s + sl) = s + s·z·P(z) + sl. The
-// constants are double-doubles and every difference is a TwoSum rounded
-// once. float32 acos takes the second form for every x, with a P valid for
+// constants are double-doubles and every difference is an exact
+// FastTwoSum (the constant, π/2 or π, is the larger term: |x| ≤ 1, 2s ≤ √2)
+// rounded once. float32 acos takes the second form for every x, with a P valid for
 // z up to ½ (acosF32Func). Outside [−1, 1], NaN (√ of a negative).
 //
 // atan: a = |x| is mapped to u with |u| ≤ tan(π/8) and a constant C:
@@ -51,7 +52,7 @@ func acosF32Func() funcDef {
 	sl := f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(twoS))
 	tail := f.fma(t, f.mul(t, s, z), f.poly32(z, mathcoef.AsinWideF32), sl)
 	ypos := f.fma(t, litF32(2), tail, twoS)
-	B, Be := f.twoSum(t, litF32(c.PiHi32), f.neg(t, twoS))
+	B, Be := f.fastTwoSum(t, litF32(c.PiHi32), f.neg(t, twoS))
 	yneg := f.add(t, B, f.fma(t, litF32(-2), tail, f.add(t, Be, litF32(c.PiLo32))))
 	return f.done(f.sel(t, yneg, ypos, f.setp("lt", t, x, litF32(0))))
 }
@@ -100,15 +101,15 @@ func asinAcosFunc(name, t string) funcDef {
 	var y string
 	if name == "asin" {
 		ys := f.add(t, x, us)
-		A, Ae := f.twoSum(t, p2h, f.neg(t, two_s))
+		A, Ae := f.fastTwoSum(t, p2h, f.neg(t, two_s))
 		yl := f.add(t, A, f.fma(t, f.neg(t, two), tail, f.add(t, Ae, p2l)))
 		yl = f.v(t, "copysign."+t, x, yl)
 		y = f.sel(t, ys, yl, small)
 	} else {
-		A, Ae := f.twoSum(t, p2h, f.neg(t, x))
+		A, Ae := f.fastTwoSum(t, p2h, f.neg(t, x))
 		ys := f.add(t, A, f.sub(t, f.add(t, Ae, p2l), us))
 		ypos := f.fma(t, two, tail, two_s)
-		B, Be := f.twoSum(t, pih, f.neg(t, two_s))
+		B, Be := f.fastTwoSum(t, pih, f.neg(t, two_s))
 		yneg := f.add(t, B, f.fma(t, f.neg(t, two), tail, f.add(t, Be, pil)))
 		yl := f.sel(t, yneg, ypos, f.setp("lt", t, x, lit(t, 0)))
 		y = f.sel(t, ys, yl, small)
