@@ -25,7 +25,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // atan2(y, x): t = min(|y|, |x|)/max(|y|, |x|) (0 for two zeros, 1 for
 // two infinities) has atan(t) as above; by whether |y| > |x| and x's sign
 // the result is K ± atan t, K one of 0, π/4, π/2, 3π/4, π combined with
-// atan's C, with y's sign. This gives C99's special values (atan2(±0, −0)
+// atan's C, with y's sign. float32 atan2 takes atan_f32's wide polynomial
+// on t ≤ 1 instead, one division in all (atan2F32Func). This gives C99's special values (atan2(±0, −0)
 // = ±π, atan2(±Inf, −Inf) = ±3π/4, …); NaN in, NaN out.
 
 // recip returns about 1/d (2% relative) for a positive float32 d:
@@ -194,6 +195,37 @@ func atanF32Func() funcDef {
 	return f.done(f.v(t, "copysign.f32", x, y))
 }
 
+// atan2F32Func is atan2_f32 by one path: t = min/max of |y| and |x| (in
+// [0, 1], 0 for two zeros), atan t = t + t³·P(t²) (mathcoef.AtanWideF32,
+// as atan_f32), then K ± atan t with K = 0, π/2 or π by whether |y| > |x|
+// and x's sign (K as hi + lo, so that nothing is lost in the sum:
+// K − atan t ≥ π/4), y's sign put on; two infinities give ±π/4 or ±3π/4
+// by a select, NaN in gives NaN.
+func atan2F32Func() funcDef {
+	const t = "f32"
+	c := mathcoef.Consts()
+	f := newFn("atan2_f32")
+	y, x := f.newReg(t), f.newReg(t)
+	f.load(y, 0)
+	f.load(x, 1)
+	ay, ax := f.abs(t, y), f.abs(t, x)
+	swap := f.setp("gt", t, ay, ax)
+	mn := f.sel(t, ax, ay, swap)
+	mx := f.sel(t, ay, ax, swap)
+	q := f.sel(t, litF32(0), f.div(t, mn, mx), f.setp("eq", t, mx, litF32(0)))
+	z := f.mul(t, q, q)
+	at := f.fma(t, f.mul(t, q, z), f.poly32(z, mathcoef.AtanWideF32), q)
+	xneg := f.v("pred", "setp.lt.s32", f.v("b32", "mov.b32", x), "0")
+	kh := f.sel(t, litF32(c.Pio2Hi32), f.sel(t, litF32(c.PiHi32), litF32(0), xneg), swap)
+	kl := f.sel(t, litF32(c.Pio2Lo32), f.sel(t, litF32(c.PiLo32), litF32(0), xneg), swap)
+	sat := f.sel(t, f.neg(t, at), at, f.v("pred", "xor.pred", swap, xneg))
+	r := f.add(t, kh, f.add(t, sat, kl))
+	// Two infinities: π/4, or 3π/4 for x = −Inf.
+	r = f.sel(t, f.sel(t, litF32(c.Pi3o4Hi32), litF32(c.Pio4Hi32), xneg), r, f.setp("eq", t, mn, "0f7F800000"))
+	r = f.v(t, "copysign.f32", y, r)
+	return f.done(f.sel(t, "0f7FC00000", r, f.setp("nan", t, y, x)))
+}
+
 // atanReduced is atan x through atanCore's reduction, for every x.
 func (f *fnBuilder) atanReduced(t, x string) string {
 	c := mathcoef.Consts()
@@ -211,6 +243,9 @@ func (f *fnBuilder) atanReduced(t, x string) string {
 }
 
 func atan2Func(t string) funcDef {
+	if t == "f32" {
+		return atan2F32Func()
+	}
 	c := mathcoef.Consts()
 	f := newFn("atan2_" + t)
 	y, x := f.newReg(t), f.newReg(t)
