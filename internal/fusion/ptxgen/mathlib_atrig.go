@@ -11,8 +11,10 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // π − 2·asin(s + sl) for x < −½; asin(s + sl) = s + s·z·P(z) + sl. The
 // constants are double-doubles and every difference is an exact
 // FastTwoSum (the constant, π/2 or π, is the larger term: |x| ≤ 1, 2s ≤ √2)
-// rounded once. float32 acos takes the second form for every x, with a P valid for
-// z up to ½ (acosF32Func). Outside [−1, 1], NaN (√ of a negative).
+// rounded once. float32 acos takes the second form for every x, with a P
+// valid for z up to ½ (acosF32Func); float32 asin selects the polynomial's
+// argument, one evaluation for both forms (asinF32Func). Outside [−1, 1],
+// NaN (√ of a negative).
 //
 // atan: a = |x| is mapped to u with |u| ≤ tan(π/8) and a constant C:
 // u = a (C = 0) for a ≤ tan(π/8), u = (a − 1)/(a + 1) (C = π/4) up to
@@ -58,28 +60,49 @@ func acosF32Func() funcDef {
 	return f.done(f.sel(t, yneg, ypos, f.setp("lt", t, x, litF32(0))))
 }
 
+// asinF32Func is asin_f32 by one path for every x: with a = |x|, the
+// polynomial's argument w is a itself for a ≤ ½ and s + sl = √((1 − a)/2)
+// above (the same P serves both: its argument squared is at most ¼), then
+// asin a = w + w·z·P(z) (+ sl) or π/2 − 2·(s + s·z·P(z) + sl) by a select,
+// x's sign put on.
+func asinF32Func() funcDef {
+	const t = "f32"
+	c := mathcoef.Consts()
+	f := newFn("asin_f32")
+	x := f.newReg(t)
+	f.load(x, 0)
+	a := f.abs(t, x)
+	small := f.setp("le", t, a, litF32(0.5))
+	zl := f.mul(t, f.sub(t, litF32(1), a), litF32(0.5))
+	s := f.v(t, "sqrt.rn.f32", zl)
+	twoS := f.mul(t, s, litF32(2))
+	sl := f.mul(t, f.fma(t, f.neg(t, s), s, zl), f.recip32(twoS))
+	w := f.sel(t, a, s, small)
+	z := f.sel(t, f.mul(t, a, a), zl, small)
+	tail := f.fma(t, f.mul(t, w, z), f.poly32(z, mathcoef.AsinPF32), f.sel(t, litF32(0), sl, small))
+	ys := f.add(t, a, tail)
+	A, Ae := f.fastTwoSum(t, litF32(c.Pio2Hi32), f.neg(t, twoS))
+	yl := f.add(t, A, f.fma(t, litF32(-2), tail, f.add(t, Ae, litF32(c.Pio2Lo32))))
+	return f.done(f.v(t, "copysign.f32", x, f.sel(t, ys, yl, small)))
+}
+
+// asinAcosFunc is asin and acos (float32: asinF32Func, acosF32Func).
 func asinAcosFunc(name, t string) funcDef {
-	if name == "acos" && t == "f32" {
-		return acosF32Func()
+	if t == "f32" {
+		if name == "acos" {
+			return acosF32Func()
+		}
+		return asinF32Func()
 	}
 	c := mathcoef.Consts()
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
 	a := f.abs(t, x)
-	poly := func(z string) string {
-		if t == "f32" {
-			return f.poly32(z, mathcoef.AsinPF32)
-		}
-		return f.poly64(z, mathcoef.AsinPF64)
-	}
+	poly := func(z string) string { return f.poly64(z, mathcoef.AsinPF64) }
 	dd := func(hi, lo float64) (string, string) { return lit(t, hi), lit(t, lo) }
 	p2h, p2l := dd(c.Pio2Hi, c.Pio2Lo)
 	pih, pil := dd(c.PiHi, c.PiLo)
-	if t == "f32" {
-		p2h, p2l = litF32(c.Pio2Hi32), litF32(c.Pio2Lo32)
-		pih, pil = litF32(c.PiHi32), litF32(c.PiLo32)
-	}
 	two := lit(t, 2)
 
 	// |x| ≤ ½: x·z·P(z), z = x².
@@ -89,13 +112,8 @@ func asinAcosFunc(name, t string) funcDef {
 	z := f.mul(t, f.sub(t, lit(t, 1), a), lit(t, 0.5))
 	s := f.v(t, "sqrt.rn."+t, z)
 	two_s := f.mul(t, s, two)
-	var sl string
-	if t == "f32" {
-		sl = f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(two_s))
-	} else {
-		sl = f.div(t, f.fma(t, f.neg(t, s), s, z), two_s)
-		sl = f.sel(t, litF64(0), sl, f.setp("eq", t, s, litF64(0)))
-	}
+	sl := f.div(t, f.fma(t, f.neg(t, s), s, z), two_s)
+	sl = f.sel(t, litF64(0), sl, f.setp("eq", t, s, litF64(0)))
 	tail := f.fma(t, f.mul(t, s, z), poly(z), sl)
 	small := f.setp("le", t, a, lit(t, 0.5))
 
