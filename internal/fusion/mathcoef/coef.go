@@ -92,6 +92,47 @@ var LogQF32 = []float32{
 	-0x1.0f7924p-3,
 }
 
+// LnQF32: log(1+f) = f + f²·Q(f) for f in [√½−1, √2−1]; error 2^-27.5.
+var LnQF32 = []float32{
+	-0x1.fffff8p-2,
+	0x1.55555p-2,
+	-0x1.000426p-2,
+	0x1.99a3f4p-3,
+	-0x1.542762p-3,
+	0x1.22717ep-3,
+	-0x1.0f379ep-3,
+	0x1.084944p-3,
+	-0x1.38313ep-4,
+}
+
+// Log2PF32: log_2(1+f) = f·P(f) for f in [√½−1, √2−1]; error 2^-25.8.
+var Log2PF32 = []float32{
+	0x1.715476p+0,
+	-0x1.71546ep-1,
+	0x1.ec7244p-2,
+	-0x1.715d4p-2,
+	0x1.27276p-2,
+	-0x1.e9afb4p-3,
+	0x1.ae50e2p-3,
+	-0x1.9ab1d2p-3,
+	0x1.41a7dep-3,
+	-0x1.b41fb2p-5,
+}
+
+// Log10PF32: log_10(1+f) = f·P(f) for f in [√½−1, √2−1]; error 2^-25.1.
+var Log10PF32 = []float32{
+	0x1.bcb7b2p-2,
+	-0x1.bcb7ap-3,
+	0x1.28789ep-3,
+	-0x1.bcc434p-4,
+	0x1.649626p-4,
+	-0x1.2797b2p-4,
+	0x1.dd0c72p-5,
+	-0x1.b9e2fp-5,
+	0x1.32b7fcp-4,
+	-0x1.065b06p-4,
+}
+
 // SinSF32: sin r = r + r³·S(r²) for |r| ≤ π/4; error 2^-32.5.
 var SinSF32 = []float32{
 	-0x1.555556p-3,

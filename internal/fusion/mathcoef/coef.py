@@ -242,6 +242,34 @@ spec("logQF32", "f32", "log(1+f) = f + f²·Q(f) for f in [−⅓, ⅓]",
      log_tail, lambda f: abs(f * f / mp.log1p(f)) if f != 0 else mp.mpf("1e-40"),
      list(range(9)), -1 / mp.mpf(3), 1 / mp.mpf(3))
 
+# float32's logarithms after the reduction to m = 1 + f in [√½, √2) (the
+# exponent field's split at √½'s bits): f in [√½−1, √2−1] (+ margin).
+LOGLO, LOGHI = mp.mpf("-0.2929"), mp.mpf("0.41422")
+spec("lnQF32", "f32", "log(1+f) = f + f²·Q(f) for f in [√½−1, √2−1]",
+     log_tail, lambda f: abs(f * f / mp.log1p(f)) if f != 0 else mp.mpf("1e-40"),
+     list(range(9)), LOGLO, LOGHI)
+
+
+def log_base_p(base):
+    def p(f):
+        if abs(f) < mp.mpf("1e-30"):
+            return 1 / mp.log(base)
+        return mp.log1p(f) / mp.log(base) / f
+    return p
+
+
+def log_base_w(base):
+    def w(f):
+        if abs(f) < mp.mpf("1e-30"):
+            return mp.log(base)
+        return abs(f * mp.log(base) / mp.log1p(f))
+    return w
+
+
+for name, base in (("log2PF32", 2), ("log10PF32", 10)):
+    spec(name, "f32", "log_%d(1+f) = f·P(f) for f in [√½−1, √2−1]" % base,
+         log_base_p(base), log_base_w(base), list(range(10)), LOGLO, LOGHI)
+
 # sin r = r + r³·S(r²), cos r = 1 − r²/2 + r⁴·C(r²), |r| ≤ π/4 (+ margin).
 ZTRIG = (PI4 * (1 + mp.mpf("1e-6"))) ** 2
 

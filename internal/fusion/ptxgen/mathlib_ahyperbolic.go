@@ -2,8 +2,9 @@ package ptxgen
 
 import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
-// asinh, acosh and atanh through log1p (mathlib_logs.go), with arguments
-// arranged so that nothing cancels (fdlibm's forms):
+// asinh, acosh and atanh through log1p (log1p_f64; float32: log1pPos32,
+// mathlib_log32.go), with arguments arranged so that nothing cancels
+// (fdlibm's forms):
 //
 //	asinh a = log1p(a + a²/(1 + √(1 + a²)))             a < big
 //	        = log1p(2a − 1)  (= ln 2a, exact argument)    big ≤ a < 2^(p−1)

@@ -9,9 +9,12 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // square root's rounding error, from an fma and a reciprocal),
 // asin |x| = π/2 − 2·asin(s + sl), acos x = 2·asin(s + sl) for x > ½ and
 // π − 2·asin(s + sl) for x < −½; asin(s + sl) = s + s·z·P(z) + sl. The
-// constants are double-doubles and every difference is a TwoSum rounded
-// once. float32 acos takes the second form for every x, with a P valid for
-// z up to ½ (acosF32Func). Outside [−1, 1], NaN (√ of a negative).
+// constants are double-doubles and every difference is an exact
+// FastTwoSum (the constant, π/2 or π, is the larger term: |x| ≤ 1, 2s ≤ √2)
+// rounded once. float32 acos takes the second form for every x, with a P
+// valid for z up to ½ (acosF32Func); float32 asin selects the polynomial's
+// argument, one evaluation for both forms (asinF32Func). Outside [−1, 1],
+// NaN (√ of a negative).
 //
 // atan: a = |x| is mapped to u with |u| ≤ tan(π/8) and a constant C:
 // u = a (C = 0) for a ≤ tan(π/8), u = (a − 1)/(a + 1) (C = π/4) up to
@@ -24,7 +27,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // atan2(y, x): t = min(|y|, |x|)/max(|y|, |x|) (0 for two zeros, 1 for
 // two infinities) has atan(t) as above; by whether |y| > |x| and x's sign
 // the result is K ± atan t, K one of 0, π/4, π/2, 3π/4, π combined with
-// atan's C, with y's sign. This gives C99's special values (atan2(±0, −0)
+// atan's C, with y's sign. float32 atan2 takes atan_f32's wide polynomial
+// on t ≤ 1 instead, one division in all (atan2F32Func). This gives C99's special values (atan2(±0, −0)
 // = ±π, atan2(±Inf, −Inf) = ±3π/4, …); NaN in, NaN out.
 
 // recip returns about 1/d (2% relative) for a positive float32 d:
@@ -51,17 +55,17 @@ func acosF32Func() funcDef {
 	sl := f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(twoS))
 	tail := f.fma(t, f.mul(t, s, z), f.poly32(z, mathcoef.AsinWideF32), sl)
 	ypos := f.fma(t, litF32(2), tail, twoS)
-	B, Be := f.twoSum(t, litF32(c.PiHi32), f.neg(t, twoS))
+	B, Be := f.fastTwoSum(t, litF32(c.PiHi32), f.neg(t, twoS))
 	yneg := f.add(t, B, f.fma(t, litF32(-2), tail, f.add(t, Be, litF32(c.PiLo32))))
 	return f.done(f.sel(t, yneg, ypos, f.setp("lt", t, x, litF32(0))))
 }
 
-// asinF32Func is asin_f32 with one polynomial for both ranges: w = |x|
-// and z = x² for |x| ≤ ½, else w = s = √z rounded, z = (1 − |x|)/2; r =
-// w·z·P(z) (mathcoef.AsinPF32) is asin w − w; asin |x| = w + r, or
-// π/2 − 2·(s + r) (a TwoSum with π/2's high part, so the difference is
-// rounded once), with x's sign. s's rounding error (at most 2^−26 where
-// |x| > ½) moves a result of at least π/6 by at most half an ulp.
+// asinF32Func is asin_f32 by one path for every x: with a = |x|, the
+// polynomial's argument w is a itself for a ≤ ½ and s = √((1 − a)/2)
+// rounded above (the same P serves both: its argument squared is at most
+// ¼), then asin a = w + w·z·P(z) or π/2 − 2·(s + s·z·P(z)) by a select,
+// x's sign put on. s's rounding error (at most 2^−26) moves a result of
+// at least π/6 by at most half an ulp.
 func asinF32Func() funcDef {
 	const t = "f32"
 	c := mathcoef.Consts()
@@ -75,18 +79,19 @@ func asinF32Func() funcDef {
 	twoS := f.mul(t, s, litF32(2))
 	w := f.sel(t, a, s, small)
 	z := f.sel(t, f.mul(t, a, a), zl, small)
-	r := f.mul(t, f.mul(t, w, z), f.poly32(z, mathcoef.AsinPF32))
-	ys := f.add(t, a, r)
-	A, Ae := f.twoSum(t, litF32(c.Pio2Hi32), f.neg(t, twoS))
-	yl := f.add(t, A, f.fma(t, litF32(-2), r, f.add(t, Ae, litF32(c.Pio2Lo32))))
+	tail := f.mul(t, f.mul(t, w, z), f.poly32(z, mathcoef.AsinPF32))
+	ys := f.add(t, a, tail)
+	A, Ae := f.fastTwoSum(t, litF32(c.Pio2Hi32), f.neg(t, twoS))
+	yl := f.add(t, A, f.fma(t, litF32(-2), tail, f.add(t, Ae, litF32(c.Pio2Lo32))))
 	return f.done(f.v(t, "copysign.f32", x, f.sel(t, ys, yl, small)))
 }
 
+// asinAcosFunc is asin and acos (float32: asinF32Func, acosF32Func).
 func asinAcosFunc(name, t string) funcDef {
-	if name == "acos" && t == "f32" {
-		return acosF32Func()
-	}
-	if name == "asin" && t == "f32" {
+	if t == "f32" {
+		if name == "acos" {
+			return acosF32Func()
+		}
 		return asinF32Func()
 	}
 	c := mathcoef.Consts()
@@ -94,19 +99,10 @@ func asinAcosFunc(name, t string) funcDef {
 	x := f.newReg(t)
 	f.load(x, 0)
 	a := f.abs(t, x)
-	poly := func(z string) string {
-		if t == "f32" {
-			return f.poly32(z, mathcoef.AsinPF32)
-		}
-		return f.poly64(z, mathcoef.AsinPF64)
-	}
+	poly := func(z string) string { return f.poly64(z, mathcoef.AsinPF64) }
 	dd := func(hi, lo float64) (string, string) { return lit(t, hi), lit(t, lo) }
 	p2h, p2l := dd(c.Pio2Hi, c.Pio2Lo)
 	pih, pil := dd(c.PiHi, c.PiLo)
-	if t == "f32" {
-		p2h, p2l = litF32(c.Pio2Hi32), litF32(c.Pio2Lo32)
-		pih, pil = litF32(c.PiHi32), litF32(c.PiLo32)
-	}
 	two := lit(t, 2)
 
 	// |x| ≤ ½: x·z·P(z), z = x².
@@ -116,28 +112,23 @@ func asinAcosFunc(name, t string) funcDef {
 	z := f.mul(t, f.sub(t, lit(t, 1), a), lit(t, 0.5))
 	s := f.v(t, "sqrt.rn."+t, z)
 	two_s := f.mul(t, s, two)
-	var sl string
-	if t == "f32" {
-		sl = f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(two_s))
-	} else {
-		sl = f.div(t, f.fma(t, f.neg(t, s), s, z), two_s)
-		sl = f.sel(t, litF64(0), sl, f.setp("eq", t, s, litF64(0)))
-	}
+	sl := f.div(t, f.fma(t, f.neg(t, s), s, z), two_s)
+	sl = f.sel(t, litF64(0), sl, f.setp("eq", t, s, litF64(0)))
 	tail := f.fma(t, f.mul(t, s, z), poly(z), sl)
 	small := f.setp("le", t, a, lit(t, 0.5))
 
 	var y string
 	if name == "asin" {
 		ys := f.add(t, x, us)
-		A, Ae := f.twoSum(t, p2h, f.neg(t, two_s))
+		A, Ae := f.fastTwoSum(t, p2h, f.neg(t, two_s))
 		yl := f.add(t, A, f.fma(t, f.neg(t, two), tail, f.add(t, Ae, p2l)))
 		yl = f.v(t, "copysign."+t, x, yl)
 		y = f.sel(t, ys, yl, small)
 	} else {
-		A, Ae := f.twoSum(t, p2h, f.neg(t, x))
+		A, Ae := f.fastTwoSum(t, p2h, f.neg(t, x))
 		ys := f.add(t, A, f.sub(t, f.add(t, Ae, p2l), us))
 		ypos := f.fma(t, two, tail, two_s)
-		B, Be := f.twoSum(t, pih, f.neg(t, two_s))
+		B, Be := f.fastTwoSum(t, pih, f.neg(t, two_s))
 		yneg := f.add(t, B, f.fma(t, f.neg(t, two), tail, f.add(t, Be, pil)))
 		yl := f.sel(t, yneg, ypos, f.setp("lt", t, x, lit(t, 0)))
 		y = f.sel(t, ys, yl, small)
@@ -222,6 +213,37 @@ func atanF32Func() funcDef {
 	return f.done(f.v(t, "copysign.f32", x, y))
 }
 
+// atan2F32Func is atan2_f32 by one path: t = min/max of |y| and |x| (in
+// [0, 1], 0 for two zeros), atan t = t + t³·P(t²) (mathcoef.AtanWideF32,
+// as atan_f32), then K ± atan t with K = 0, π/2 or π by whether |y| > |x|
+// and x's sign (K as hi + lo, so that nothing is lost in the sum:
+// K − atan t ≥ π/4), y's sign put on; two infinities give ±π/4 or ±3π/4
+// by a select, NaN in gives NaN.
+func atan2F32Func() funcDef {
+	const t = "f32"
+	c := mathcoef.Consts()
+	f := newFn("atan2_f32")
+	y, x := f.newReg(t), f.newReg(t)
+	f.load(y, 0)
+	f.load(x, 1)
+	ay, ax := f.abs(t, y), f.abs(t, x)
+	swap := f.setp("gt", t, ay, ax)
+	mn := f.sel(t, ax, ay, swap)
+	mx := f.sel(t, ay, ax, swap)
+	q := f.sel(t, litF32(0), f.div(t, mn, mx), f.setp("eq", t, mx, litF32(0)))
+	z := f.mul(t, q, q)
+	at := f.fma(t, f.mul(t, q, z), f.poly32(z, mathcoef.AtanWideF32), q)
+	xneg := f.v("pred", "setp.lt.s32", f.v("b32", "mov.b32", x), "0")
+	kh := f.sel(t, litF32(c.Pio2Hi32), f.sel(t, litF32(c.PiHi32), litF32(0), xneg), swap)
+	kl := f.sel(t, litF32(c.Pio2Lo32), f.sel(t, litF32(c.PiLo32), litF32(0), xneg), swap)
+	sat := f.sel(t, f.neg(t, at), at, f.v("pred", "xor.pred", swap, xneg))
+	r := f.add(t, kh, f.add(t, sat, kl))
+	// Two infinities: π/4, or 3π/4 for x = −Inf.
+	r = f.sel(t, f.sel(t, litF32(c.Pi3o4Hi32), litF32(c.Pio4Hi32), xneg), r, f.setp("eq", t, mn, "0f7F800000"))
+	r = f.v(t, "copysign.f32", y, r)
+	return f.done(f.sel(t, "0f7FC00000", r, f.setp("nan", t, y, x)))
+}
+
 // atanReduced is atan x through atanCore's reduction, for every x.
 func (f *fnBuilder) atanReduced(t, x string) string {
 	c := mathcoef.Consts()
@@ -236,42 +258,6 @@ func (f *fnBuilder) atanReduced(t, x string) string {
 	s, e := f.fastTwoSum(t, ch, u)
 	y := f.add(t, s, f.add(t, f.add(t, e, cl), tail))
 	return f.v(t, "copysign."+t, x, y)
-}
-
-// atan2F32Func is atan2_f32 with one division: t = min/max of |y| and |x|
-// (0 for two zeros, 1 for two infinities), r = atan t = t + t³·P(t²)
-// (mathcoef.AtanWideF32, t ≤ 1), and the result K ± r with y's sign: r,
-// π/2 − r where |y| > |x|, π − r where x < 0, π/2 + r for both (K as two
-// float32 parts, its low part added to ±r first; π/4 too where t = 1).
-func atan2F32Func() funcDef {
-	const t = "f32"
-	c := mathcoef.Consts()
-	f := newFn("atan2_f32")
-	y, x := f.newReg(t), f.newReg(t)
-	f.load(y, 0)
-	f.load(x, 1)
-	ay, ax := f.abs(t, y), f.abs(t, x)
-	swap := f.setp("gt", t, ay, ax)
-	mn := f.v(t, "min.f32", ay, ax)
-	mx := f.v(t, "max.f32", ay, ax)
-	q := f.div(t, mn, mx)
-	q = f.sel(t, litF32(0), q, f.setp("eq", t, mx, litF32(0)))
-	q = f.sel(t, litF32(1), q, f.setp("eq", t, mn, "0f7F800000"))
-	z := f.mul(t, q, q)
-	r := f.fma(t, f.mul(t, q, z), f.poly32(z, mathcoef.AtanWideF32), q)
-	// |y| = |x|: r = π/4 in two parts, so that π/4 and 3π/4 are exact.
-	one := f.setp("eq", t, q, litF32(1))
-	r = f.sel(t, litF32(c.Pio4Hi32), r, one)
-	xneg := f.v("pred", "setp.lt.s32", f.v("b32", "mov.b32", x), "0")
-	kh := f.sel(t, litF32(c.PiHi32), litF32(0), xneg)
-	kl := f.sel(t, litF32(c.PiLo32), litF32(0), xneg)
-	kh = f.sel(t, litF32(c.Pio2Hi32), kh, swap)
-	kl = f.sel(t, litF32(c.Pio2Lo32), kl, swap)
-	minus := f.v("pred", "xor.pred", swap, xneg)
-	kl = f.add(t, kl, f.sel(t, f.sel(t, litF32(-c.Pio4Lo32), litF32(c.Pio4Lo32), minus), litF32(0), one))
-	sr := f.sel(t, f.neg(t, r), r, minus)
-	res := f.v(t, "copysign.f32", y, f.add(t, kh, f.add(t, kl, sr)))
-	return f.done(f.sel(t, nanLit(t), res, f.setp("nan", t, x, y)))
 }
 
 func atan2Func(t string) funcDef {

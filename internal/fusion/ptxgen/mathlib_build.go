@@ -65,10 +65,14 @@ func (f *fnBuilder) setp(cmp, t, a, b string) string { return f.v("pred", "setp.
 func (f *fnBuilder) isNaN(t, x string) string { return f.setp("nan", t, x, x) }
 
 // poly evaluates c[0] + x·(c[1] + x·(… c[n-1])) by Horner's scheme, one
-// fma per coefficient (the order the accuracy tests assume).
+// fma per coefficient after the highest (the order the accuracy tests
+// assume); the first step multiplies x by the literal c[n-1].
 func (f *fnBuilder) poly32(x string, c []float32) string {
-	p := f.v("f32", "mov.f32", litF32(c[len(c)-1]))
-	for i := len(c) - 2; i >= 0; i-- {
+	if len(c) == 1 {
+		return f.v("f32", "mov.f32", litF32(c[0]))
+	}
+	p := f.fma("f32", x, litF32(c[len(c)-1]), litF32(c[len(c)-2]))
+	for i := len(c) - 3; i >= 0; i-- {
 		p = f.fma("f32", p, x, litF32(c[i]))
 	}
 	return p

@@ -26,7 +26,6 @@ const (
 	// sqrt2Mant is the mantissa field of √2: log reduces to m in
 	// [√½, √2) by halving mantissas above it.
 	sqrt2MantF64 = 0x6A09E667F3BCD
-	sqrt2MantF32 = 0x3504F3
 
 	// tanh_f64 uses a polynomial below tanhSmall (tanh_f32 below 1) and
 	// 1 − 2/(e^{2a}+1) above; a is clamped to tanhClamp, where tanh is 1 in
@@ -85,7 +84,6 @@ var (
 	// log(1+f) = f − (f²/2 − s·(f²/2 + R)), s = f/(2+f), R = Σ_k 2s^{2k}/(2k+1)
 	// = s²·P(s²); |s| ≤ 0.1716.
 	logF64Coef = logSeries(11)
-	logF32Coef = toF32(logSeries(5))
 
 	// sin θ = θ + θ³·S(θ²), cos θ = 1 + θ²·C(θ²) for |θ| ≤ π/4.
 	sinF64Coef = taylorSeries(8, 3, 2, true) // −1/3!, 1/5!, …, 1/17!

@@ -57,8 +57,10 @@ func (f *fnBuilder) erfcLarge(a string) string {
 }
 
 // erfcLarge32 is erfcLarge in float32 arithmetic without double-floats,
-// for a in [0, amax] (a is clamped there). d = 1/(a + 2), as d + dl with
-// the sum a + 2 exact (TwoSum) where exact is set, else rounded; Q(t) by
+// for a ≥ 0 in [0, amax] (a is clamped there; NaN becomes amax). d =
+// 1/(a + 2), as d + dl with the sum a + 2 exact where exact is set (its
+// rounding error a − ((a + 2) − 2): both differences are exact for a in
+// [0, 10.5]), else rounded; Q(t) by
 // Horner's scheme at t = 1 − 4(d + dl); e^{−a²} = 2^n·(1 + em) with
 // r = −zh − n·ln2 − zl (the exact square zh + zl; one rounding) and
 // em = r + r²·(½ + r·G(r)); the result (1 + em)·Q·(d + dl) rounded twice
@@ -68,22 +70,24 @@ func (f *fnBuilder) erfcLarge(a string) string {
 // E ≤ ¼) does not.
 func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	const t = "f32"
-	ac := f.v(t, "max.f32", a, lit(t, 0)) // NaN → 0
-	ac = f.v(t, "min.f32", ac, lit(t, amax))
+	ac := f.v(t, "min.f32", a, lit(t, amax))
 	var d, qd string
 	if exact {
-		den, denl := f.twoSum(t, ac, lit(t, 2))
+		den := f.add(t, ac, lit(t, 2))
+		denl := f.sub(t, ac, f.sub(t, den, lit(t, 2)))
 		d = f.div(t, lit(t, 1), den)
-		dres := f.fma(t, f.neg(t, d), den, lit(t, 1))
-		dl := f.mul(t, f.fma(t, f.neg(t, d), denl, dres), d)
+		nd := f.neg(t, d)
+		dres := f.fma(t, nd, den, lit(t, 1))
+		dl := f.mul(t, f.fma(t, nd, denl, dres), d)
 		q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), mathcoef.ErfcQF32)
 		qd = f.fma(t, q, d, f.mul(t, q, dl))
 	} else {
 		d = f.div(t, lit(t, 1), f.add(t, ac, lit(t, 2)))
 		qd = f.mul(t, f.poly32(f.fma(t, lit(t, -4), d, lit(t, 1)), mathcoef.ErfcQF32), d)
 	}
-	zh, zl := f.twoProd(t, ac, ac)
-	nzh := f.neg(t, zh)
+	// −a² = nzh − zl exactly.
+	nzh := f.neg(t, f.mul(t, ac, ac))
+	zl := f.fma(t, ac, ac, nzh)
 	n := f.v(t, "cvt.rni.f32.f32", f.mul(t, nzh, lit(t, log2E)))
 	r1 := f.fma(t, f.neg(t, n), litF32(ln2HiF32), nzh) // exact
 	r := f.sub(t, r1, f.fma(t, n, litF32(ln2LoF32), zl))

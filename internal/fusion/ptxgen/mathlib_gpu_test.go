@@ -28,6 +28,9 @@ import (
 var mlModels = map[string]func(a, b, c uint64) uint64{
 	"exp_f32":          unaryF32(expF32Model),
 	"log_f32":          unaryF32(logF32Model),
+	"log2_f32":         unaryF32(log2F32Model),
+	"log10_f32":        unaryF32(log10F32Model),
+	"log1p_f32":        unaryF32(log1pF32Model),
 	"tanh_f32":         unaryF32(tanhF32Model),
 	"atan_f32":         unaryF32(atanF32Model),
 	"asinh_f32":        unaryF32(asinhF32Model),

@@ -1,9 +1,10 @@
 package ptxgen
 
-// log: x = 2^e·m with m in [√½, √2) (subnormals scaled up first), f = m−1
-// exact, and log(1+f) = f − (f²/2 − s·(f²/2 + R)) with s = f/(2+f) and
-// R = Σ 2s^{2k}/(2k+1) (fdlibm's arrangement: the leading f is exact, so
-// results near x = 1 keep their relative accuracy), plus e·ln2 (hi/lo).
+// log_f64 (log_f32: mathlib_log32.go): x = 2^e·m with m in [√½, √2)
+// (subnormals scaled up first), f = m−1 exact, and log(1+f) = f − (f²/2 −
+// s·(f²/2 + R)) with s = f/(2+f) and R = Σ 2s^{2k}/(2k+1) (fdlibm's
+// arrangement: the leading f is exact, so results near x = 1 keep their
+// relative accuracy), plus e·ln2 (hi/lo).
 // x < 0 → NaN, 0 → −Inf, +Inf → +Inf, NaN passes through.
 
 func logF64Func() funcDef {
@@ -54,54 +55,5 @@ func logF64Func() funcDef {
 	f.op("selp.f64 %%y, %%x, %%y, %%pq")
 	f.op("setp.nan.f64 %%pq, %%x, %%x")
 	f.op("selp.f64 %%y, %%x, %%y, %%pq")
-	return f.done("%y")
-}
-
-func logF32Func() funcDef {
-	f := newFn("log_f32")
-	f.regs("f32", "%x", "%xs", "%mf", "%f", "%t", "%s", "%ns", "%s2", "%p", "%rr", "%hf", "%corr", "%lm", "%fe", "%y")
-	f.regs("b32", "%e", "%eadj", "%eb", "%bits", "%m", "%mb", "%mh")
-	f.regs("pred", "%psub", "%pbig", "%pq")
-	f.load("%x", 0)
-	f.op("setp.lt.f32 %%psub, %%x, %s", litF32(0x1p-126))
-	f.op("mul.rn.f32 %%xs, %%x, %s", litF32(0x1p24))
-	f.op("selp.f32 %%xs, %%xs, %%x, %%psub")
-	f.op("selp.s32 %%eadj, -24, 0, %%psub")
-	f.op("mov.b32 %%bits, %%xs")
-	f.op("shr.u32 %%e, %%bits, 23")
-	f.op("and.b32 %%e, %%e, 255")
-	f.op("and.b32 %%m, %%bits, 8388607") // 2²³−1
-	f.op("setp.gt.u32 %%pbig, %%m, %d", uint32(sqrt2MantF32))
-	f.op("or.b32 %%mb, %%m, 0x3F800000")
-	f.op("or.b32 %%mh, %%m, 0x3F000000")
-	f.op("selp.b32 %%mb, %%mh, %%mb, %%pbig")
-	f.op("selp.s32 %%eb, -126, -127, %%pbig")
-	f.op("add.s32 %%e, %%e, %%eb")
-	f.op("add.s32 %%e, %%e, %%eadj")
-	f.op("mov.b32 %%mf, %%mb")
-	f.op("sub.rn.f32 %%f, %%mf, %s", litF32(1))
-	f.op("add.rn.f32 %%t, %%f, %s", litF32(2))
-	f.op("div.rn.f32 %%s, %%f, %%t")
-	f.op("mul.rn.f32 %%s2, %%s, %%s")
-	f.horner32("%p", "%s2", logF32Coef)
-	f.op("mul.rn.f32 %%rr, %%s2, %%p")
-	f.op("mul.rn.f32 %%hf, %%f, %%f")
-	f.op("mul.rn.f32 %%hf, %%hf, %s", litF32(0.5))
-	f.op("add.rn.f32 %%t, %%hf, %%rr")
-	f.op("neg.f32 %%ns, %%s")
-	f.op("fma.rn.f32 %%corr, %%ns, %%t, %%hf")
-	f.op("sub.rn.f32 %%lm, %%f, %%corr")
-	f.op("cvt.rn.f32.s32 %%fe, %%e")
-	f.op("fma.rn.f32 %%t, %%fe, %s, %%lm", litF32(ln2LoF32))
-	f.op("fma.rn.f32 %%y, %%fe, %s, %%t", litF32(ln2HiF32))
-	// Special values.
-	f.op("setp.lt.f32 %%pq, %%x, %s", litF32(0))
-	f.op("selp.f32 %%y, 0f7FC00000, %%y, %%pq")
-	f.op("setp.eq.f32 %%pq, %%x, %s", litF32(0))
-	f.op("selp.f32 %%y, 0fFF800000, %%y, %%pq")
-	f.op("setp.eq.f32 %%pq, %%x, 0f7F800000")
-	f.op("selp.f32 %%y, %%x, %%y, %%pq")
-	f.op("setp.nan.f32 %%pq, %%x, %%x")
-	f.op("selp.f32 %%y, %%x, %%y, %%pq")
 	return f.done("%y")
 }

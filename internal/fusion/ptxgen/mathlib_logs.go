@@ -2,7 +2,8 @@ package ptxgen
 
 import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
-// log2, log10 and log1p.
+// log2, log10 and log1p (float64), and the float32 reduction that
+// asinh's wide path uses.
 //
 // float64: x = 2^e·m with m in [√½, √2) (subnormals scaled by 2^54 first)
 // and f = m − 1 exact, as log_f64 does; log(1+f) is kept as a
@@ -14,11 +15,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // reduces u = 1 + x with the rounding error c of that sum (TwoSum) added as
 // c/u.
 //
-// float32: x = 2^e·m with m in [⅔, 4/3) and f = m − 1 exact, log(1+f) =
-// f + f²·Q(f) (minimax, mathlib_coef.go), assembled with e in float32
-// double-double steps (TwoSum/TwoProd) and rounded once; log1p likewise
-// with f = x on [−⅓, ⅓] and the correction c/u ≈ c·2^−e·(1 − f + f² − f³)
-// elsewhere (it is a few ulps at most, so 2% accuracy suffices).
+// float32: mathlib_log32.go. logReduceNormal32 and log1pTail32 below
+// serve asinh_f32's wide path (x = 2^e·m with m in [⅔, 4/3), log(1+f) =
+// f + f²·Q(f), mathcoef.LogQF32).
 //
 // Special values: x < 0 (log1p: x < −1) → NaN, 0 (−1) → −Inf, +Inf → +Inf,
 // ±0 → ±0 for log1p, NaN → NaN.
@@ -131,20 +130,8 @@ func log1pF64Func() funcDef {
 	return f.done(f.sel(t, x, y, f.setp("equ", t, x, litF64(0))))
 }
 
-// logReduce32 returns e (as a float32) and f with x = 2^e·(1+f), 1+f in
-// [⅔, 4/3), for finite x > 0.
-func (f *fnBuilder) logReduce32(x string) (e, fr string) {
-	const t = "f32"
-	psub := f.setp("lt", t, x, litF32(0x1p-126))
-	xs := f.sel(t, f.mul(t, x, litF32(0x1p24)), x, psub)
-	eadj := f.v("b32", "selp.s32", "-24", "0", psub)
-	ei, fr := f.logReduceNormal32(xs)
-	ei = f.v("b32", "add.s32", ei, eadj)
-	return f.v(t, "cvt.rn.f32.s32", ei), fr
-}
-
-// logReduceNormal32 is logReduce32 for a normal x > 0 (or +Inf, which gives
-// e = 128, f = 0), e an s32.
+// logReduceNormal32 returns e (s32) and f with x = 2^e·(1+f), 1+f in
+// [⅔, 4/3), for a normal x > 0 (or +Inf, which gives e = 128, f = 0).
 func (f *fnBuilder) logReduceNormal32(x string) (ei, fr string) {
 	bits := f.v("b32", "mov.b32", x)
 	ei = f.v("b32", "shr.u32", bits, "23")
@@ -159,85 +146,4 @@ func (f *fnBuilder) logReduceNormal32(x string) (ei, fr string) {
 // log1pTail32 is f²·Q(f) = log(1+f) − f for f in [−⅓, ⅓].
 func (f *fnBuilder) log1pTail32(fr string) string {
 	return f.mul("f32", f.mul("f32", fr, fr), f.poly32(fr, mathcoef.LogQF32))
-}
-
-func log2F32Func() funcDef {
-	const t = "f32"
-	c := mathcoef.Consts()
-	f := newFn("log2_f32")
-	x := f.newReg(t)
-	f.load(x, 0)
-	e, fr := f.logReduce32(x)
-	rest := f.log1pTail32(fr)
-	ph, pl := f.twoProd(t, fr, litF32(c.Log2eHi32))
-	a, ae := f.fastTwoSum(t, e, ph)
-	tail := f.fma(t, rest, litF32(c.Log2eHi32), f.fma(t, fr, litF32(c.Log2eLo32), f.add(t, pl, ae)))
-	y := f.add(t, a, tail)
-	return f.done(f.logSpecials(t, x, y))
-}
-
-func log10F32Func() funcDef {
-	const t = "f32"
-	c := mathcoef.Consts()
-	f := newFn("log10_f32")
-	x := f.newReg(t)
-	f.load(x, 0)
-	e, fr := f.logReduce32(x)
-	rest := f.log1pTail32(fr)
-	A := f.mul(t, e, litF32(c.Log10of2Hi32)) // exact: 12 × 8 bits
-	ph, pl := f.twoProd(t, fr, litF32(c.Log10eHi32))
-	a, ae := f.fastTwoSum(t, A, ph)
-	tail := f.fma(t, e, litF32(c.Log10of2Lo32), f.add(t, pl, ae))
-	tail = f.fma(t, rest, litF32(c.Log10eHi32), f.fma(t, fr, litF32(c.Log10eLo32), tail))
-	y := f.add(t, a, tail)
-	return f.done(f.logSpecials(t, x, y))
-}
-
-func log1pF32Func() funcDef {
-	const t = "f32"
-	f := newFn("log1p_f32")
-	x := f.newReg(t)
-	f.load(x, 0)
-	small := f.v("pred", "and.pred", f.setp("ge", t, x, litF32(-1.0/3)), f.setp("le", t, x, litF32(1.0/3)))
-	u, cu := f.twoSum(t, litF32(1), x)
-	// u ≥ 2^-24 where it is used (x ≥ −1 + 2^-24): normal; elsewhere
-	// clamp it, to keep the reduction's arithmetic tame.
-	uc := f.v(t, "max.f32", u, litF32(0x1p-30))
-	ei, fu := f.logReduceNormal32(uc)
-	fr := f.sel(t, x, fu, small)
-	e := f.sel(t, litF32(0), f.v(t, "cvt.rn.f32.s32", ei), small)
-	// c/u ≈ c·2^−e·(1 − f + f² − f³), e clamped where c/u is negligible.
-	inv := f.poly32(fu, []float32{1, -1, 1, -1})
-	corr := f.mul(t, f.mul(t, cu, f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "min.s32", ei, "100")))), inv)
-	corr = f.sel(t, litF32(0), corr, small)
-	rest := f.log1pTail32(fr)
-	A := f.mul(t, e, litF32(ln2HiF32))
-	a, ae := f.fastTwoSum(t, A, fr)
-	tail := f.add(t, f.add(t, ae, rest), f.fma(t, e, litF32(ln2LoF32), corr))
-	y := f.add(t, a, tail)
-	y = f.sel(t, "0f7FC00000", y, f.setp("lt", t, x, litF32(-1)))
-	y = f.sel(t, "0fFF800000", y, f.setp("eq", t, x, litF32(-1)))
-	y = f.sel(t, x, y, f.setp("eq", t, x, "0f7F800000"))
-	return f.done(f.sel(t, x, y, f.setp("equ", t, x, litF32(0))))
-}
-
-// log1pPos32 is log1p(x) for x ≥ 0, +Inf or NaN (NaN → NaN), written
-// inline for asinh, acosh and atanh, whose log1p arguments are never
-// negative: log1p_f32's reduction of u = 1 + x for every x (the sum's
-// error c as c/u; for small x, where c may be most of the result, c/u is
-// as accurate as the rest), without the cases of negative and subnormal u.
-func (f *fnBuilder) log1pPos32(x string) string {
-	const t = "f32"
-	// u + c = 1 + x exactly: the larger operand first (NaN: 1 + 1).
-	u, cu := f.fastTwoSum(t, f.v(t, "max.f32", x, litF32(1)), f.v(t, "min.f32", x, litF32(1)))
-	ei, fr := f.logReduceNormal32(u) // u ≥ 1
-	e := f.v(t, "cvt.rn.f32.s32", ei)
-	// c/u ≈ c·2^−eu·(1 − fu + fu² − fu³), eu clamped where c/u is negligible.
-	inv := f.poly32(fr, []float32{1, -1, 1, -1})
-	corr := f.mul(t, f.mul(t, cu, f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "min.s32", ei, "100")))), inv)
-	rest := f.log1pTail32(fr)
-	a, ae := f.fastTwoSum(t, f.mul(t, e, litF32(ln2HiF32)), fr)
-	tail := f.add(t, f.add(t, ae, rest), f.fma(t, e, litF32(ln2LoF32), corr))
-	y := f.add(t, a, tail)
-	return f.sel(t, x, y, f.setp("geu", t, x, "0f7F800000")) // +Inf, NaN
 }

@@ -144,40 +144,70 @@ func logF64Model(x float64) float64 {
 	return res
 }
 
-func logF32Model(x float32) float32 {
-	xs, eadj := x, int32(0)
+// logCore32Model is logCore32: x = 2^e·(1+f), 1+f in [√½, √2).
+func logCore32Model(x float32) (ef, f float32) {
+	xs, k := x, uint32(logSqrtHalfBits)
 	if x < 0x1p-126 {
-		xs, eadj = x*0x1p24, -24
+		xs, k = x*0x1p23, k+23<<23
 	}
-	b := math.Float32bits(xs)
-	e := int32(b >> 23 & 0xFF)
-	m := b & (1<<23 - 1)
-	mb, eb := m|0x3F800000, int32(-127)
-	if m > sqrt2MantF32 {
-		mb, eb = m|0x3F000000, -126
-	}
-	e += eb
-	e += eadj
-	f := math.Float32frombits(mb) - 1
-	s := f / float32(f+2)
-	s2 := float32(s * s)
-	rr := float32(s2 * horner32(s2, logF32Coef))
-	hf := float32(float32(f*f) * 0.5)
-	corr := fma32(-s, float32(hf+rr), hf)
-	lm := f - corr
-	fe := float32(e)
-	res := fma32(fe, ln2HiF32, fma32(fe, ln2LoF32, lm))
+	tmp := int32(math.Float32bits(xs) - k)
+	mb := uint32(tmp&(1<<23-1)) + logSqrtHalfBits
+	return float32(tmp >> 23), math.Float32frombits(mb) - 1
+}
+
+// logSpecials32Model is logSpecials32.
+func logSpecials32Model(x, y float32) float32 {
 	switch {
-	case x != x:
-		return x
-	case x < 0:
-		return float32(math.NaN())
+	case x > 0 && x < float32(math.Inf(1)):
+		return y
 	case x == 0:
 		return float32(math.Inf(-1))
-	case math.IsInf(float64(x), 1):
-		return x
 	}
-	return res
+	return fma32(x, float32(math.Inf(1)), float32(math.Inf(1)))
+}
+
+func logF32Model(x float32) float32 {
+	e, f := logCore32Model(x)
+	r := fma32(float32(f*f), horner32(f, mathcoef.LnQF32), f)
+	return logSpecials32Model(x, fma32(e, float32(math.Ln2), r))
+}
+
+// logBase32Model is logBase32.
+func logBase32Model(f float32, c []float32) float32 {
+	return fma32(f, c[0], float32(float32(f*f)*horner32(f, c[1:])))
+}
+
+func log2F32Model(x float32) float32 {
+	e, f := logCore32Model(x)
+	return logSpecials32Model(x, e+logBase32Model(f, mathcoef.Log2PF32))
+}
+
+func log10F32Model(x float32) float32 {
+	e, f := logCore32Model(x)
+	u := logBase32Model(f, mathcoef.Log10PF32)
+	return logSpecials32Model(x, fma32(e, log10of2Hi32, fma32(e, log10of2Lo32, u)))
+}
+
+func log1pF32Model(x float32) float32 {
+	u := 1 + x
+	c := x - (u - 1)
+	eb := uint32(int32(math.Float32bits(u)-logSqrtHalfBits)) & 0xFF800000
+	f := math.Float32frombits(math.Float32bits(u)-eb) - 1
+	s := math.Float32frombits(0x40000000 - eb)
+	q := fma32(fma32(f, 0.5, -0.5), f, 0.5)
+	corr := float32(float32(c*s) * q)
+	r := f + fma32(float32(f*f), horner32(f, mathcoef.LnQF32), corr)
+	y := fma32(float32(int32(eb)), float32(math.Ln2*0x1p-23), r)
+	inf := float32(math.Inf(1))
+	switch {
+	case x == 0:
+		return x
+	case x > -1 && x < inf:
+		return y
+	case x == -1:
+		return -inf
+	}
+	return fma32(x, inf, inf)
 }
 
 func tanhF32Model(x float32) float32 {

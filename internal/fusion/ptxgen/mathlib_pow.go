@@ -14,16 +14,17 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // about once. The error is within 1 ulp.
 //
 // float32: log₂|x| = e + s·P(s²) in float64 without double-doubles (P the
-// atanh series times log₂e, 8 terms; s from a refined float32
+// atanh series times log₂e, 7 terms; s from a refined float32
 // reciprocal), t = y·log₂|x| in float64, 2^t = 2^k·(1 + f·Q(f)) with f =
 // t − k in float32, scaled in two steps: within 1 ulp (powMag32).
 //
-// The common case (x > 0 finite, y finite, not 0, ±½ or 1, x not 1) is
-// that, branch-free; anything else branches to math.Pow's special cases,
-// applied as selects in the order of its switch, the highest priority
-// last: the sign by y's parity for x < 0 (NaN for x < 0 and non-integer
-// y), y = ±½ (sqrt), x = ±Inf, y = ±Inf, x = ±0, NaN, y = 1, then y = 0
-// or x = 1.
+// The common case (float64: x > 0 finite, y finite, not 0, ±½ or 1, x not
+// 1; float32: x > 0 finite, y finite, not ±½ or 1, where y = 0 and x = 1
+// come out as 1 exactly) is that, branch-free; anything else branches to
+// math.Pow's special cases, applied as selects in the order of its
+// switch, the highest priority last: the sign by y's parity for x < 0
+// (NaN for x < 0 and non-integer y), y = ±½ (sqrt), x = ±Inf, y = ±Inf,
+// x = ±0, NaN, y = 1, then y = 0 or x = 1.
 
 // powSeries are atanh's coefficients 2/(2k+1), k = 1…14.
 var powSeries = logSeries(14)
@@ -88,13 +89,13 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 
 // powMag32 returns |x|^y rounded to float32 (within 2 ulp), for float32
 // arguments x (finite, not 0) and y widened to float64 (yd): log₂|x| = e +
-// s·P(s²) in float64 from logReduce32's e and f (1+f in [⅔, 4/3)), s =
+// s·P(s²) in float64 from logReduceBits32's e and f (1+f in [√½, √2)), s =
 // f/(2+f) from a float32 reciprocal refined once (no float64 division),
 // t = y·log₂|x| clamped to ±200, and 2^(t−k) (|t − k| ≤ ½) by a float32
 // polynomial, scaled by 2^k in two steps (a subnormal result rounded once).
 func (f *fnBuilder) powMag32(ax, yd string) string {
 	const t = "f64"
-	e32, fr32 := f.logReduce32(ax)
+	e32, fr32, _ := f.logReduceBits32(ax)
 	fr := f.v(t, "cvt.f64.f32", fr32)
 	den := f.add(t, fr, litF64(2)) // exact
 	d0 := f.v(t, "cvt.f64.f32", f.v("f32", "rcp.rn.f32", f.v("f32", "cvt.rn.f32.f64", den)))
@@ -114,9 +115,11 @@ func (f *fnBuilder) powMag32(ax, yd string) string {
 // powExp2QF32 is Exp2QF32in64 rounded to float32: 2^f = 1 + f·Q(f).
 var powExp2QF32 = toF32(mathcoef.Exp2QF32in64)
 
-// powLog2F32in64 are log₂e·2/(2k+1), k = 0…7: log₂(1+f) = s·P(s²).
+// powLog2F32in64 are log₂e·2/(2k+1), k = 0…6: log₂(1+f) = s·P(s²), the
+// series' truncation below 2^-39 relative for |s| ≤ 3 − 2√2 (1+f in
+// [√½, √2)).
 var powLog2F32in64 = func() []float64 {
-	c := make([]float64, 8)
+	c := make([]float64, 7)
 	for k := range c {
 		c[k] = 2 * log2E / float64(2*k+1)
 	}
@@ -164,6 +167,19 @@ func (f *fnBuilder) powSpecials(x, y, mag string) string {
 	return f.sel(t, litF64(1), r, one)
 }
 
+// powCommon32 is the predicate of the float32 arguments that need no
+// special case: x > 0 finite (subnormal included), y finite, not ±½ or 1.
+// (y = 0 and x = 1 give 1 exactly on the common path: 2^(y·log₂x) with a
+// zero exponent.)
+func (f *fnBuilder) powCommon32(x, y string) string {
+	const t = "f32"
+	ok := f.v("pred", "setp.lt.u32", f.v("b32", "sub.s32", f.v("b32", "mov.b32", x), "1"), "0x7F7FFFFF")
+	ay := f.abs(t, y)
+	ok = f.v("pred", "and.pred", ok, f.setp("lt", t, ay, "0f7F800000"))
+	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, litF32(1)))
+	return f.v("pred", "and.pred", ok, f.setp("ne", t, ay, litF32(0.5)))
+}
+
 // powSpecialCase is the predicate of the arguments that need
 // powSpecials: not (x > 0 finite, y finite, y not 0, ±½ or 1, x ≠ 1).
 // x and y are of type t (float32 arguments are tested as they are).
@@ -192,7 +208,7 @@ func powFunc(t string) funcDef {
 		yd := f.v("f64", "cvt.f64.f32", y)
 		res := f.newReg("f32")
 		f.set(res, "mov.f32", f.powMag32(f.abs(t, x), yd))
-		f.branch(f.powSpecialCase(t, x, y), true, done)
+		f.branch(f.powCommon32(x, y), false, done)
 		xd := f.v("f64", "cvt.f64.f32", x)
 		f.set(res, "cvt.rn.f32.f64", f.powSpecials(xd, yd, f.v("f64", "cvt.f64.f32", res)))
 		f.place(done)

@@ -8,30 +8,27 @@ import (
 	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 )
 
-// sin, cos and tan.
+// sin, cos and tan in float64 (float32: mathlib_trig32.go).
 //
 // Reduction: x = q·π/2 + r + rl with |r| ≤ π/4 (a bit more after
-// rounding), r + rl a double-double. Below a threshold (float64:
-// |x| < 1.6e6, so that k = rint(x·2/π) < 2^20; float32: |x| < 2^17),
-// Cody–Waite with π/2 in three parts: x − k·A is exact (A has 33 bits,
-// float32: 24, and the difference is representable), k·(B + C) is taken
-// as a double-double (TwoProd) and subtracted with TwoSum. Above it (a
-// branch), Payne–Hanek: |x| = m·2^e with a 53-bit integer m, the 192 bits
-// of 2/π from position e − 1 on (a .const table of 2/π's bits, computed
-// with math/big: mathlib_bigconst.go) times m in 64-bit integer
+// rounding), r + rl a double-double. Below |x| < 1.6e6 (so that k =
+// rint(x·2/π) < 2^20), Cody–Waite with π/2 in three parts: x − k·A is
+// exact (A has 33 bits, and the difference is representable), k·(B + C)
+// is taken as a double-double (TwoProd) and subtracted with TwoSum. Above
+// it (a branch), Payne–Hanek: |x| = m·2^e with a 53-bit integer m, the
+// 192 bits of 2/π from position e − 1 on (a .const table of 2/π's bits,
+// computed with math/big: mathlib_bigconst.go) times m in 64-bit integer
 // arithmetic give x·2/π modulo 4 as a 128-bit fixed-point fraction: its
-// top two bits are q, the rest (rounded to the nearest quadrant, with
-// its sign) times π/2 is r + rl (float32 arguments are reduced in float64
-// and rounded back to a float32 double-double).
+// top two bits are q, the rest (rounded to the nearest quadrant, with its
+// sign) times π/2 is r + rl (float32 arguments beyond 2^17 are reduced
+// the same way and rounded to a float32).
 //
 // Kernels on |r| ≤ π/4: sin = r + r³·S(r²) + rl·(1 − r²/2) and cos = 1 −
 // r²/2 + r⁴·C(r²) − r·rl (S and C minimax), cos's 1 − r²/2 split exactly
-// (fdlibm's w = 1 − r²/2, ((1 − w) − r²/2)); both as double-doubles in
-// float64. The float32 functions round r² and sum in plain float32
-// (sinCosKernel32: sin and cos within 1.4 ulp, their bound 2; tan, their
-// quotient, within 3, its bound 4). By q mod 4: sin x = (s, c, −s, −c), cos x = (c, −s, −c, s),
-// tan x = s/c or −c/s (float64: a double-double quotient, corrected by
-// its residual). sin and tan keep ±0; ±Inf and NaN give NaN.
+// (fdlibm's w = 1 − r²/2, ((1 − w) − r²/2)); both as double-doubles. By q
+// mod 4: sin x = (s, c, −s, −c), cos x = (c, −s, −c, s), tan x = s/c or
+// −c/s (a double-double quotient, corrected by its residual). sin and tan
+// keep ±0; ±Inf and NaN give NaN.
 
 // twoOverPiSym is the .const table of 2/π's bits.
 const twoOverPiSym = "gpuarr_two_over_pi"
@@ -53,20 +50,15 @@ func twoOverPiTable() funcDef {
 	return funcDef{text: b.String()}
 }
 
-// trigReduce returns (r, rl, q) for x of type t (see above); q is an s32.
+// trigReduce returns (r, rl, q) for float64 x (t = "f64"; see above); q is
+// an s32.
 func (f *fnBuilder) trigReduce(t, x string) (r, rl, q string) {
 	c := mathcoef.Consts()
 	r, rl, q = f.newReg(t), f.newReg(t), f.newReg("b32")
 	// Cody–Waite, computed for every x (its result is replaced on the
 	// slow path).
-	var a, b, cc, twoOverPi, thresh, inf string
-	if t == "f32" {
-		a, b, cc = litF32(c.Pio2A32), litF32(c.Pio2B32), litF32(c.Pio2C32)
-		twoOverPi, thresh, inf = litF32(c.TwoOverPi32), litF32(0x1p17), "0f7F800000"
-	} else {
-		a, b, cc = litF64(c.Pio2A), litF64(c.Pio2B), litF64(c.Pio2C)
-		twoOverPi, thresh, inf = litF64(2/math.Pi), litF64(1.6e6), "0d7FF0000000000000"
-	}
+	a, b, cc := litF64(c.Pio2A), litF64(c.Pio2B), litF64(c.Pio2C)
+	twoOverPi, thresh, inf := litF64(2/math.Pi), litF64(1.6e6), "0d7FF0000000000000"
 	k := f.v(t, "cvt.rni."+t+"."+t, f.mul(t, x, twoOverPi))
 	r1 := f.fma(t, f.neg(t, k), a, x)
 	th, tl := f.twoProd(t, k, b)
@@ -80,18 +72,9 @@ func (f *fnBuilder) trigReduce(t, x string) (r, rl, q string) {
 	slow := f.v("pred", "and.pred", f.setp("ge", t, ax, thresh), f.setp("lt", t, ax, inf))
 	done := f.label("reduced")
 	f.branch(slow, true, done)
-	// Payne–Hanek, in float64.
-	axd := ax
-	if t == "f32" {
-		axd = f.v("f64", "cvt.f64.f32", ax)
-	}
-	ph, pl, pq := f.payneHanek(axd)
+	// Payne–Hanek.
+	ph, pl, pq := f.payneHanek(ax)
 	neg := f.setp("lt", t, x, lit(t, 0))
-	if t == "f32" {
-		h32 := f.v("f32", "cvt.rn.f32.f64", ph)
-		l := f.add("f64", f.sub("f64", ph, f.v("f64", "cvt.f64.f32", h32)), pl)
-		ph, pl = h32, f.v("f32", "cvt.rn.f32.f64", l)
-	}
 	f.set(r, "selp."+t, f.neg(t, ph), ph, neg)
 	f.set(rl, "selp."+t, f.neg(t, pl), pl, neg)
 	f.set(q, "selp.b32", f.v("b32", "neg.s32", pq), pq, neg)
@@ -167,15 +150,10 @@ func (f *fnBuilder) payneHanek(ax string) (r, rl, q string) {
 }
 
 // sinCosKernel returns sin(r+rl) and cos(r+rl) for |r| ≤ π/4, each as a
-// double-double (float32: the low parts are for tan's quotient only).
+// double-double (float64: t = "f64").
 func (f *fnBuilder) sinCosKernel(t, r, rl string) (sh, sl, ch, cl string) {
 	zh, zl := f.twoProd(t, r, r)
-	var S, C string
-	if t == "f32" {
-		S, C = f.poly32(zh, mathcoef.SinSF32), f.poly32(zh, mathcoef.CosCF32)
-	} else {
-		S, C = f.poly64(zh, mathcoef.SinSF64), f.poly64(zh, mathcoef.CosCF64)
-	}
+	S, C := f.poly64(zh, mathcoef.SinSF64), f.poly64(zh, mathcoef.CosCF64)
 	half := lit(t, 0.5)
 	hz := f.mul(t, zh, half)
 	// sin: r + (r·z·S + rl·(1 − z/2)).
@@ -189,29 +167,12 @@ func (f *fnBuilder) sinCosKernel(t, r, rl string) (sh, sl, ch, cl string) {
 	return sh, sl, ch, cl
 }
 
-// sinCosKernel32 returns sin(r+rl) and cos(r+rl) rounded to float32 for
-// |r| ≤ π/4, for sin_f32 and cos_f32: sin = r + (r·z·S + rl) and cos =
-// 1 + (z·(C·z − ½) − r·rl), z = r² rounded (within 1.2 ulp).
-func (f *fnBuilder) sinCosKernel32(r, rl string) (s, c string) {
-	const t = "f32"
-	z := f.mul(t, r, r)
-	s = f.add(t, r, f.fma(t, f.mul(t, r, z), f.poly32(z, mathcoef.SinSF32), rl))
-	h := f.fma(t, z, f.poly32(z, mathcoef.CosCF32), litF32(-0.5))
-	c = f.add(t, litF32(1), f.fma(t, f.neg(t, r), rl, f.mul(t, z, h)))
-	return s, c
-}
-
 func trigFunc(name, t string) funcDef {
 	f := newFn(name + "_" + t)
 	x := f.newReg(t)
 	f.load(x, 0)
 	r, rl, q := f.trigReduce(t, x)
-	var sh, sl, ch, cl string
-	if t == "f32" {
-		sh, ch = f.sinCosKernel32(r, rl)
-	} else {
-		sh, sl, ch, cl = f.sinCosKernel(t, r, rl)
-	}
+	sh, sl, ch, cl := f.sinCosKernel(t, r, rl)
 	if name == "cos" {
 		q = f.v("b32", "add.s32", q, "1")
 	}
@@ -220,13 +181,11 @@ func trigFunc(name, t string) funcDef {
 	if name == "tan" {
 		nh, dh := f.sel(t, ch, sh, odd), f.sel(t, f.neg(t, sh), ch, odd)
 		y = f.div(t, nh, dh)
-		if t == "f64" {
-			nl, dl := f.sel(t, cl, sl, odd), f.sel(t, f.neg(t, sl), cl, odd)
-			// One correction: y += (nh − y·dh + nl − y·dl)/dh.
-			res := f.fma(t, f.neg(t, y), dh, nh)
-			res = f.add(t, res, f.fma(t, f.neg(t, y), dl, nl))
-			y = f.add(t, y, f.div(t, res, dh))
-		}
+		nl, dl := f.sel(t, cl, sl, odd), f.sel(t, f.neg(t, sl), cl, odd)
+		// One correction: y += (nh − y·dh + nl − y·dl)/dh.
+		res := f.fma(t, f.neg(t, y), dh, nh)
+		res = f.add(t, res, f.fma(t, f.neg(t, y), dl, nl))
+		y = f.add(t, y, f.div(t, res, dh))
 	} else {
 		y = f.sel(t, ch, sh, odd)
 		neg := f.v("pred", "setp.ne.u32", f.v("b32", "and.b32", q, "2"), "0")
