@@ -133,8 +133,7 @@ func (j *Handoffs) retry(done int, err error) bool {
 	if err == nil || done < 0 || done >= j.n || !closed(err) || !j.from[done].Closed() {
 		return false
 	}
-	counters.eventRecords.Add(uint64(done))
-	counters.streamWaits.Add(uint64(done))
+	countHandoffs(uint64(done))
 	for range done {
 		j.remove(0)
 	}
@@ -169,8 +168,7 @@ func (j *Handoffs) remove(i int) {
 // empties j.
 func (j *Handoffs) finish(done int, err error) error {
 	done = min(max(done, 0), j.n)
-	counters.eventRecords.Add(uint64(done))
-	counters.streamWaits.Add(uint64(done))
+	countHandoffs(uint64(done))
 	for i := done; i < j.n; i++ {
 		// The record and the wait may not exist: the work on from that
 		// the tracking now takes as ordered before j.to must be done.

@@ -175,6 +175,12 @@ func (t *State) recordReaderFor(r *reader, s *device.Stream, j *Handoffs) (ev *e
 	if r.ev != nil && r.fresh {
 		return r.ev, false, nil
 	}
+	if r.ev != nil && (r.ev.refs.Load() != 1 || r.ev.pool.dev != r.s.Device()) {
+		// A kept event (dropReaders) that another holder still has, or
+		// of another device: it cannot mark this read.
+		r.ev.drop()
+		r.ev = nil
+	}
 	if r.ev == nil {
 		ev, err := poolOf(r.s.Device()).get()
 		if err != nil {
@@ -206,14 +212,13 @@ func record(on *device.Stream, ev *event, waiter *device.Stream, j *Handoffs) (w
 		if err := on.Record(ev.use()); err != nil {
 			return false, err
 		}
-		counters.eventRecords.Add(1)
+		countRecords(1)
 		return false, nil
 	}
 	if err := on.RecordWait(ev.use(), waiter); err != nil {
 		return false, err
 	}
-	counters.eventRecords.Add(1)
-	counters.streamWaits.Add(1)
+	countHandoffs(1)
 	return true, nil
 }
 
@@ -246,7 +251,7 @@ func waitOn(s *device.Stream, ev *event) error {
 	if err := s.Wait(ev.use()); err != nil {
 		return err
 	}
-	counters.streamWaits.Add(1)
+	countWaits(1)
 	return nil
 }
 
@@ -292,7 +297,7 @@ func (t *State) UseLockedInto(s *device.Stream, m Mode, j *Handoffs) error {
 		if err := t.waitWriterLocked(s, j); err != nil {
 			return err
 		}
-		t.readers = append(t.readers, reader{s: s})
+		t.addReader(s)
 		return nil
 	}
 
@@ -336,19 +341,56 @@ func (t *State) UseLockedInto(s *device.Stream, m Mode, j *Handoffs) error {
 	return nil
 }
 
+// addReader records s as a reader. A slot past the readers' end keeps
+// the event of an earlier reader (dropReaders), which s's read re-records
+// when another stream must wait for it (recordReaderFor).
+func (t *State) addReader(s *device.Stream) {
+	if n := len(t.readers); n < cap(t.readers) {
+		t.readers = t.readers[:n+1]
+		t.readers[n].s, t.readers[n].fresh = s, false
+		return
+	}
+	t.readers = append(t.readers, reader{s: s})
+}
+
+// dropReaders forgets the readers. One of their events stays in the first
+// slot for the next reader (addReader): a buffer handed back and forth
+// between two streams then takes no event from the pool and gives none
+// back. kept reports it; reset gives it back. Every other slot past the
+// readers' end holds no event.
 func (t *State) dropReaders() {
+	var keep *event
 	for i := range t.readers {
 		if ev := t.readers[i].ev; ev != nil {
-			ev.drop()
+			if keep == nil && !noReuse {
+				keep = ev
+			} else {
+				ev.drop()
+			}
 		}
 	}
 	clear(t.readers)
 	t.readers = t.readers[:0]
+	if keep != nil {
+		t.readers[:1][0].ev = keep
+	}
+}
+
+// kept is the event dropReaders kept for the next reader, or nil.
+func (t *State) kept() *event {
+	if len(t.readers) > 0 || cap(t.readers) == 0 {
+		return nil
+	}
+	return t.readers[:1][0].ev
 }
 
 // reset forgets everything.
 func (t *State) reset() {
 	t.dropReaders()
+	if ev := t.kept(); ev != nil {
+		ev.drop()
+		t.readers[:1][0].ev = nil
+	}
 	if t.wev != nil {
 		t.wev.drop()
 	}
