@@ -325,11 +325,13 @@ func (t *State) UseLockedInto(s *device.Stream, m Mode, j *Handoffs) error {
 			}
 		}
 		// Every earlier use is now ordered before s: forget them.
-		t.dropReaders()
+		t.dropReadersFor(j)
 		if t.writer != s && t.wev != nil {
 			// A new writer gets a new event: a host read may still be
 			// waiting on this one for the old write.
-			t.wev.drop()
+			if !j.adopt(t.wev) {
+				t.wev.drop()
+			}
 			t.wev = nil
 		}
 		t.writer = s
@@ -358,13 +360,17 @@ func (t *State) addReader(s *device.Stream) {
 // between two streams then takes no event from the pool and gives none
 // back. kept reports it; reset gives it back. Every other slot past the
 // readers' end holds no event.
-func (t *State) dropReaders() {
+func (t *State) dropReaders() { t.dropReadersFor(nil) }
+
+// dropReadersFor is dropReaders in an ordering that holds hand-offs in j:
+// an event given up that a hand-off borrowed goes to the hand-off.
+func (t *State) dropReadersFor(j *Handoffs) {
 	var keep *event
 	for i := range t.readers {
 		if ev := t.readers[i].ev; ev != nil {
 			if keep == nil && !noReuse {
 				keep = ev
-			} else {
+			} else if !j.adopt(ev) {
 				ev.drop()
 			}
 		}

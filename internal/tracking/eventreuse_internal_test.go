@@ -100,3 +100,59 @@ func TestCountingStartsWithCounts(t *testing.T) {
 	assert.Equal(t, uint64(2), r2-r1, "a record per hand-off")
 	st.reset()
 }
+
+// A hand-off borrows its event from the record, which keeps it until the
+// launch; when the same ordering gives the event up (a new writer drops
+// the old writer's event, a write forgets readers beyond the first), the
+// hand-off takes the record's reference over and gives it back once
+// issued, so the event is neither lost nor reused before its record.
+func TestHandoffAdoptsEventsGivenUp(t *testing.T) {
+	if noReuse {
+		t.Skip("GPUARR_DEBUG=events: events are destroyed, not counted")
+	}
+	dev, err := device.Default()
+	require.NoError(t, err)
+	ss := make([]*device.Stream, 3)
+	for i := range ss {
+		ss[i], err = dev.NewStream()
+		require.NoError(t, err)
+		defer ss[i].Close()
+	}
+	p, c, d := ss[0], ss[1], ss[2]
+
+	// A new writer: c writes what p wrote.
+	var st State
+	st.Start(p)
+	var j Handoffs
+	st.Lock()
+	require.NoError(t, st.UseLockedInto(c, Write, &j))
+	require.Equal(t, 1, j.Len())
+	ev := j.ev[0]
+	assert.Nil(t, st.wev, "the new writer has no event yet")
+	assert.True(t, j.own[0], "the hand-off took the old writer's event over")
+	assert.Equal(t, int32(1), ev.refs.Load())
+	require.NoError(t, j.Flush())
+	st.Unlock()
+	assert.Equal(t, int32(0), ev.refs.Load(), "given back once issued")
+
+	// Two readers, then a write: the first reader's event stays with the
+	// record, the second goes to the hand-off.
+	for _, s := range []*device.Stream{p, d} {
+		st.Lock()
+		require.NoError(t, st.UseLocked(s, Read))
+		st.Unlock()
+	}
+	st.Lock()
+	require.NoError(t, st.UseLockedInto(c, Write, &j))
+	require.Equal(t, 2, j.Len())
+	first, second := j.ev[0], j.ev[1]
+	assert.False(t, j.own[0], "the first reader's event is kept by the record")
+	assert.True(t, j.own[1], "the second reader's event was given up to the hand-off")
+	assert.Same(t, first, st.kept())
+	require.NoError(t, j.Flush())
+	st.Unlock()
+	assert.Equal(t, int32(1), first.refs.Load(), "kept by the record")
+	assert.Equal(t, int32(0), second.refs.Load(), "given back once issued")
+	st.reset()
+	assert.Equal(t, int32(0), first.refs.Load())
+}
