@@ -24,7 +24,10 @@ type State struct {
 	wev    *event         // event of writer's device; nil when none yet
 	wseq   uint64         // counts writes, so a host wait knows it is still current
 
-	readers []reader // streams other than writer that read since the last write
+	// readers are the streams other than writer that read since the last
+	// write; the first slot past them may keep an event for the next
+	// reader (dropReaders).
+	readers []reader
 
 	// The flags last, together: a buffer then fits the allocator's
 	// 128-byte size class.
