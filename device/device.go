@@ -134,7 +134,8 @@ func (d *Device) newStream(isDefault bool) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{dev: d, drv: s, isDefault: isDefault}, nil
+	hl, _ := s.(driver.HandoffLauncher)
+	return &Stream{dev: d, drv: s, hl: hl, isDefault: isDefault}, nil
 }
 
 // NewEvent creates an event without timing (the cheap kind used for

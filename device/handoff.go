@@ -86,8 +86,8 @@ func (s *Stream) launchAfter(h0, h1 Handoff, k *Kernel, cfg LaunchConfig, a *Arg
 		d[i] = driver.Handoff{From: h.From.drv, Event: h.Event.drv}
 	}
 	grid, block := cfg.Grid.Norm(), cfg.Block.Norm()
-	if hl, ok := s.drv.(driver.HandoffLauncher); ok {
-		return hl.LaunchAfter(d[0], d[1], k.drv, grid, block, cfg.SharedBytes, a)
+	if s.hl != nil {
+		return s.hl.LaunchAfter(d[0], d[1], k.drv, grid, block, cfg.SharedBytes, a)
 	}
 	for _, h := range [2]Handoff{h0, h1} {
 		if h.IsZero() {

@@ -14,6 +14,7 @@ import (
 type Stream struct {
 	dev       *Device
 	drv       driver.Stream
+	hl        driver.HandoffLauncher // drv, when it launches after hand-offs in one call
 	isDefault bool
 	closed    atomic.Bool
 	closeErr  error // set when the stream could not be created

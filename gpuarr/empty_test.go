@@ -93,3 +93,28 @@ func TestEmptyViewsAreContiguous(t *testing.T) {
 	require.NoError(t, gpuarr.Launch(ks.Fill, device.Linear(1, 32), gpuarr.Out(none), uint32(7), uint64(0)))
 	assert.Equal(t, make([]uint32, 24), values(t, u))
 }
+
+// Empty + Release of a small array allocates one Go object, the array
+// itself: the buffer object is reused, the memory comes from the pool, and
+// the cleanup is registered only for arrays that live long (on rank 1
+// to 4). The host backend's checking mode (GPUARR_HOST_CHECK) allocates
+// its own bookkeeping per block, so it is not measured there.
+func TestEmptyReleaseAllocatesOnlyTheArray(t *testing.T) {
+	if _, on := testDevice(t).Checking(); on {
+		t.Skip("the host backend's checking mode allocates per block")
+	}
+	for _, sh := range []gpuarr.Shape{{1}, {2, 3}, {2, 3, 4, 5}} {
+		a := must(gpuarr.Empty[float32](sh)) // the pool holds a block of the size
+		require.NoError(t, a.Release())
+		allocs := testing.AllocsPerRun(1000, func() {
+			a, err := gpuarr.Empty[float32](sh)
+			if err == nil {
+				err = a.Release()
+			}
+			if err != nil {
+				panic(err)
+			}
+		})
+		assert.LessOrEqual(t, allocs, 1.0, "shape %v", sh)
+	}
+}

@@ -13,7 +13,7 @@ import (
 type batchStack[T any] struct {
 	head   atomic.Pointer[T]
 	next   func(*T) **T     // the link field of an entry
-	depth  func(*T) *uint32 // an entry's position from the bottom, when counted (nil: not counted)
+	depth  func(*T) *uint16 // an entry's position from the bottom modulo 1<<16, when counted (nil: not counted)
 	handle func(*T)         // called for each entry, its link cleared first
 	wake   chan struct{}    // the goroutine's doorbell, buffered 1
 	mu     sync.Mutex       // one drain at a time, so drain waits for one in progress
@@ -29,11 +29,12 @@ func newBatchStack[T any](next func(*T) **T, handle func(*T)) *batchStack[T] {
 }
 
 // push adds x and returns the entry it went on top of (nil: the stack
-// was empty) and, when the stack counts, x's depth (1 at the bottom): a
+// was empty) and, when the stack counts, x's depth (1 at the bottom,
+// modulo 1<<16, so a period that divides 1<<16 can be told from it): a
 // stack that rings every so many entries needs no counter of its own,
 // which would cost every push a second atomic operation. The first push
 // starts the goroutine.
-func (s *batchStack[T]) push(x *T) (below *T, depth uint32) {
+func (s *batchStack[T]) push(x *T) (below *T, depth uint16) {
 	s.start.Do(func() { go s.loop() })
 	for {
 		h := s.head.Load()

@@ -10,7 +10,7 @@ import (
 
 type stacked struct {
 	next  *stacked
-	depth uint32
+	depth uint16
 }
 
 // A counting stack gives each entry its depth, so pushes from many
@@ -19,7 +19,7 @@ type stacked struct {
 func TestBatchStackDepths(t *testing.T) {
 	var handled []*stacked
 	s := newBatchStack(func(x *stacked) **stacked { return &x.next }, func(x *stacked) { handled = append(handled, x) })
-	s.depth = func(x *stacked) *uint32 { return &x.depth }
+	s.depth = func(x *stacked) *uint16 { return &x.depth }
 	s.start.Do(func() {}) // no goroutine: the test drains
 
 	const pushers, each = 8, 200
@@ -45,7 +45,7 @@ func TestBatchStackDepths(t *testing.T) {
 	assert.Len(t, handled, pushers*each)
 	below, d := s.push(new(stacked))
 	assert.Nil(t, below)
-	assert.Equal(t, uint32(1), d, "the count starts again after a drain")
+	assert.Equal(t, uint16(1), d, "the count starts again after a drain")
 }
 
 // A drain handles what was on the stack when it began, and no more: an

@@ -57,24 +57,17 @@ func (h *Handle) Release() error {
 	if h.buf == nil {
 		return fmt.Errorf("gpuarr.Release: %w", arg.ErrZeroArray)
 	}
-	st := &h.released.v
-	for {
-		switch st.Load() {
-		case stateReleased:
-			return nil
-		case statePending: // the registrar will skip it
-			if st.CompareAndSwap(statePending, stateReleased) {
-				h.endLease()
-				return h.buf.Unref()
-			}
-		case stateTracked:
-			if st.CompareAndSwap(stateTracked, stateReleased) {
-				h.cleanup.Stop()
-				h.endLease()
-				return h.buf.Unref()
-			}
-		}
+	switch h.released.v.Swap(stateReleased) {
+	case stateReleased:
+		return nil
+	case stateTracked:
+		// Set before the registrar's compare-and-swap made the handle
+		// tracked. From pending the registrar skips the handle, or its
+		// compare-and-swap fails and it stops the cleanup itself.
+		h.cleanup.Stop()
 	}
+	h.endLease()
+	return h.buf.Unref()
 }
 
 // dropBuffer is a handle's cleanup: it drops the handle's reference, and
@@ -92,6 +85,9 @@ func dropBuffer(b *Buffer) {
 // anyway).
 const pendingBatch = 4096
 
+// Every pendingBatch-th push rings, counted in Handle.pendingDepth (modulo 1<<16).
+var _ = [1]struct{}{}[(1<<16)%pendingBatch]
+
 // cleanupRegistrar is the list of handles waiting for their cleanup, a
 // stack linked through Handle.pendingNext, and the goroutine that works it.
 type cleanupRegistrar struct {
@@ -102,7 +98,7 @@ var registrar = newCleanupRegistrar()
 
 func newCleanupRegistrar() *cleanupRegistrar {
 	r := &cleanupRegistrar{batchStack: newBatchStack(func(h *Handle) **Handle { return &h.pendingNext }, (*Handle).register)}
-	r.depth = func(h *Handle) *uint32 { return &h.pendingDepth }
+	r.depth = func(h *Handle) *uint16 { return &h.pendingDepth }
 	cleanups.BeforeCollect(r.flush)
 	r.watchGC()
 	return r
@@ -140,7 +136,7 @@ func (h *Handle) register() {
 		return
 	}
 	c := runtime.AddCleanup(h, dropBuffer, h.buf)
-	h.cleanup = c
+	h.cleanup = &c
 	if !h.released.v.CompareAndSwap(statePending, stateTracked) {
 		c.Stop() // Release won the race: it dropped the reference itself
 		return

@@ -2,6 +2,7 @@ package lifetime
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
@@ -9,6 +10,7 @@ import (
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/layout"
 )
 
 // Handle is an array handle without its element type: what a
@@ -39,15 +41,20 @@ type Handle struct {
 	// operand allocates nothing. Opaque here.
 	leaf unsafe.Pointer
 	// released is the handle's state (cleanup.go): its Load reports
-	// whether Release was called. cleanup is valid once it is tracked;
-	// pendingNext links it into the registrar's list until then.
+	// whether Release was called. cleanup is set once it is tracked (a
+	// separate allocation: few handles live that long, and the handle's
+	// size class is part of what every array costs); pendingNext links it
+	// into the registrar's list until then.
 	released     handleState
-	pendingDepth uint32 // its depth in the registrar's list (batchStack.push)
-	rank         uint32 // the shape's length
+	pendingDepth uint16 // its depth in the registrar's list, modulo 1<<16 (batchStack.push)
+	rank         uint16 // the shape's length, at most layout.MaxRank
 	lease        Lease  // direct CPU access (lease.go)
-	cleanup      runtime.Cleanup
+	cleanup      *runtime.Cleanup
 	pendingNext  *Handle
 }
+
+// The rank fits Handle.rank.
+var _ [math.MaxUint16 - layout.MaxRank]struct{}
 
 // bind points the handle at p in b, whose reference it owns.
 func (h *Handle) bind(b *Buffer, p device.Ptr) { h.buf, h.p = b, p }
@@ -75,7 +82,7 @@ func (h *Handle) extra() *handleMore {
 
 // setShape stores a copy of sh.
 func (h *Handle) setShape(sh []int) {
-	h.rank = uint32(len(sh))
+	h.rank = uint16(len(sh))
 	if len(sh) <= len(h.dims) {
 		copy(h.dims[:], sh)
 		return

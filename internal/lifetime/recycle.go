@@ -32,7 +32,10 @@ func (st *devState) newBuffer() *Buffer {
 
 // recycle gives b, freed and with no references, to its device's spares.
 func (b *Buffer) recycle() {
-	b.block, b.ptr, b.size, b.res = nil, 0, 0, nil
+	b.block, b.ptr, b.size = nil, 0, 0
+	if b.res != nil {
+		b.res = nil
+	}
 	b.st.spare.Put(b)
 }
 

@@ -14,14 +14,18 @@ import (
 // neither captures, and there is room (two); any other hand-off is issued
 // at once, as UseLocked does. The records do not exist until the launch
 // (or Flush) issues them, so the buffers' locks must be held until then:
-// the owner calls LaunchArgs, Launch or Flush before unlocking. Each
-// hand-off holds its event, so an event the record gives back meanwhile is
-// not reused elsewhere before it is recorded here. The zero Handoffs holds
-// none; it lives on its owner's stack.
+// the owner calls LaunchArgs, Launch or Flush before unlocking. A
+// hand-off borrows its event from the record that owns it, which keeps it
+// while the lock is held; a record that gives the event up meanwhile (its
+// ordering in the same operation drops it) hands its reference to the
+// hand-off instead (adopt), so the event is not reused elsewhere before it
+// is recorded here. The zero Handoffs holds none; it lives on its owner's
+// stack.
 type Handoffs struct {
 	n    int
 	from [2]*device.Stream
 	ev   [2]*event
+	own  [2]bool // the hand-off holds a reference to ev (adopt)
 	to   *device.Stream
 }
 
@@ -35,10 +39,32 @@ func (j *Handoffs) add(from *device.Stream, ev *event, waiter *device.Stream) bo
 		waiter.IsCapturing() || from.Device() != waiter.Device() {
 		return false
 	}
-	ev.hold()
-	j.from[j.n], j.ev[j.n], j.to = from, ev, waiter
+	j.from[j.n], j.ev[j.n], j.own[j.n], j.to = from, ev, false, waiter
 	j.n++
 	return true
+}
+
+// adopt takes over the caller's reference to ev when a held hand-off
+// borrowed ev, and reports whether it did; the caller, which was about to
+// give ev back, then lets it be. j may be nil.
+func (j *Handoffs) adopt(ev *event) bool {
+	if j == nil {
+		return false
+	}
+	for i := range j.n {
+		if j.ev[i] == ev && !j.own[i] {
+			j.own[i] = true
+			return true
+		}
+	}
+	return false
+}
+
+// let gives hand-off i's event back if the hand-off holds a reference.
+func (j *Handoffs) let(i int) {
+	if j.own[i] {
+		j.ev[i].drop()
+	}
 }
 
 // device returns the held hand-offs as the launch takes them.
@@ -133,8 +159,7 @@ func (j *Handoffs) retry(done int, err error) bool {
 	if err == nil || done < 0 || done >= j.n || !closed(err) || !j.from[done].Closed() {
 		return false
 	}
-	counters.eventRecords.Add(uint64(done))
-	counters.streamWaits.Add(uint64(done))
+	countHandoffs(uint64(done))
 	for range done {
 		j.remove(0)
 	}
@@ -154,23 +179,23 @@ func (j *Handoffs) dropClosed() {
 
 // remove lets go of hand-off i.
 func (j *Handoffs) remove(i int) {
-	j.ev[i].drop()
+	j.let(i)
 	copy(j.from[i:j.n], j.from[i+1:j.n])
 	copy(j.ev[i:j.n], j.ev[i+1:j.n])
+	copy(j.own[i:j.n], j.own[i+1:j.n])
 	j.n--
-	j.from[j.n], j.ev[j.n] = nil, nil
+	j.from[j.n], j.ev[j.n], j.own[j.n] = nil, nil, false
 	if j.n == 0 {
 		j.to = nil
 	}
 }
 
 // finish counts the first done hand-offs as issued, has the host wait for
-// the recording streams of the rest, gives back the events held and
+// the recording streams of the rest, gives back the events it holds and
 // empties j.
 func (j *Handoffs) finish(done int, err error) error {
 	done = min(max(done, 0), j.n)
-	counters.eventRecords.Add(uint64(done))
-	counters.streamWaits.Add(uint64(done))
+	countHandoffs(uint64(done))
 	for i := done; i < j.n; i++ {
 		// The record and the wait may not exist: the work on from that
 		// the tracking now takes as ordered before j.to must be done.
@@ -180,8 +205,8 @@ func (j *Handoffs) finish(done int, err error) error {
 		counters.hostSyncs.Add(1)
 	}
 	for i := range j.n {
-		j.ev[i].drop()
-		j.from[i], j.ev[i] = nil, nil
+		j.let(i)
+		j.from[i], j.ev[i], j.own[i] = nil, nil, false
 	}
 	j.n, j.to = 0, nil
 	return err

@@ -141,7 +141,7 @@ func migrateLocked(s *device.Stream, migrate func(s *device.Stream) (bool, error
 		}
 		return nil, err
 	}
-	counters.eventRecords.Add(1)
+	countRecords(1)
 	return ev, nil
 }
 
@@ -270,7 +270,7 @@ func WaitStream(s *device.Stream) error {
 		}
 		return err
 	}
-	counters.eventRecords.Add(1)
+	countRecords(1)
 	if err := hostWait(s.Device(), ev.use().Synchronize); err != nil && !closed(err) {
 		return err
 	}

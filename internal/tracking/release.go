@@ -35,7 +35,7 @@ func (t *State) Release(res memory.Resource, blk *memory.Block) error {
 // last write, or an event of the record is still held: whether Release
 // has anything to do for a block of stream bs.
 func (t *State) Shared(bs *device.Stream) bool {
-	return t.writer != bs && t.writer != nil || len(t.readers) > 0 || t.wev != nil
+	return t.writer != bs && t.writer != nil || len(t.readers) > 0 || t.wev != nil || t.kept() != nil
 }
 
 // declareUsers declares to res (or, for another device's stream, to the
@@ -64,7 +64,7 @@ func (t *State) declareUsers(res memory.Resource, blk *memory.Block, bs *device.
 		if err := bs.Wait(ev.use()); err != nil {
 			keep(ev.use().Synchronize()) // no stream to order by: wait here
 		} else {
-			counters.streamWaits.Add(1)
+			countWaits(1)
 		}
 	}
 	users(t.writer, t.recordWriterLocked)
@@ -126,7 +126,6 @@ func LaunchJoined(g *device.Graph, on, s *device.Stream) error {
 		}
 		return err
 	}
-	counters.eventRecords.Add(2)
-	counters.streamWaits.Add(2)
+	countHandoffs(2)
 	return nil
 }

@@ -24,7 +24,10 @@ type State struct {
 	wev    *event         // event of writer's device; nil when none yet
 	wseq   uint64         // counts writes, so a host wait knows it is still current
 
-	readers []reader // streams other than writer that read since the last write
+	// readers are the streams other than writer that read since the last
+	// write; the first slot past them may keep an event for the next
+	// reader (dropReaders).
+	readers []reader
 
 	// The flags last, together: a buffer then fits the allocator's
 	// 128-byte size class.
@@ -175,6 +178,12 @@ func (t *State) recordReaderFor(r *reader, s *device.Stream, j *Handoffs) (ev *e
 	if r.ev != nil && r.fresh {
 		return r.ev, false, nil
 	}
+	if r.ev != nil && (r.ev.refs.Load() != 1 || r.ev.pool.dev != r.s.Device()) {
+		// A kept event (dropReaders) that another holder still has, or
+		// of another device: it cannot mark this read.
+		r.ev.drop()
+		r.ev = nil
+	}
 	if r.ev == nil {
 		ev, err := poolOf(r.s.Device()).get()
 		if err != nil {
@@ -206,14 +215,13 @@ func record(on *device.Stream, ev *event, waiter *device.Stream, j *Handoffs) (w
 		if err := on.Record(ev.use()); err != nil {
 			return false, err
 		}
-		counters.eventRecords.Add(1)
+		countRecords(1)
 		return false, nil
 	}
 	if err := on.RecordWait(ev.use(), waiter); err != nil {
 		return false, err
 	}
-	counters.eventRecords.Add(1)
-	counters.streamWaits.Add(1)
+	countHandoffs(1)
 	return true, nil
 }
 
@@ -246,7 +254,7 @@ func waitOn(s *device.Stream, ev *event) error {
 	if err := s.Wait(ev.use()); err != nil {
 		return err
 	}
-	counters.streamWaits.Add(1)
+	countWaits(1)
 	return nil
 }
 
@@ -292,7 +300,7 @@ func (t *State) UseLockedInto(s *device.Stream, m Mode, j *Handoffs) error {
 		if err := t.waitWriterLocked(s, j); err != nil {
 			return err
 		}
-		t.readers = append(t.readers, reader{s: s})
+		t.addReader(s)
 		return nil
 	}
 
@@ -320,11 +328,13 @@ func (t *State) UseLockedInto(s *device.Stream, m Mode, j *Handoffs) error {
 			}
 		}
 		// Every earlier use is now ordered before s: forget them.
-		t.dropReaders()
+		t.dropReadersFor(j)
 		if t.writer != s && t.wev != nil {
 			// A new writer gets a new event: a host read may still be
 			// waiting on this one for the old write.
-			t.wev.drop()
+			if !j.adopt(t.wev) {
+				t.wev.drop()
+			}
 			t.wev = nil
 		}
 		t.writer = s
@@ -336,19 +346,60 @@ func (t *State) UseLockedInto(s *device.Stream, m Mode, j *Handoffs) error {
 	return nil
 }
 
-func (t *State) dropReaders() {
+// addReader records s as a reader. A slot past the readers' end keeps
+// the event of an earlier reader (dropReaders), which s's read re-records
+// when another stream must wait for it (recordReaderFor).
+func (t *State) addReader(s *device.Stream) {
+	if n := len(t.readers); n < cap(t.readers) {
+		t.readers = t.readers[:n+1]
+		t.readers[n].s, t.readers[n].fresh = s, false
+		return
+	}
+	t.readers = append(t.readers, reader{s: s})
+}
+
+// dropReaders forgets the readers. One of their events stays in the first
+// slot for the next reader (addReader): a buffer handed back and forth
+// between two streams then takes no event from the pool and gives none
+// back. kept reports it; reset gives it back. Every other slot past the
+// readers' end holds no event.
+func (t *State) dropReaders() { t.dropReadersFor(nil) }
+
+// dropReadersFor is dropReaders in an ordering that holds hand-offs in j:
+// an event given up that a hand-off borrowed goes to the hand-off.
+func (t *State) dropReadersFor(j *Handoffs) {
+	var keep *event
 	for i := range t.readers {
 		if ev := t.readers[i].ev; ev != nil {
-			ev.drop()
+			if keep == nil && !noReuse {
+				keep = ev
+			} else if !j.adopt(ev) {
+				ev.drop()
+			}
 		}
 	}
 	clear(t.readers)
 	t.readers = t.readers[:0]
+	if keep != nil {
+		t.readers[:1][0].ev = keep
+	}
+}
+
+// kept is the event dropReaders kept for the next reader, or nil.
+func (t *State) kept() *event {
+	if len(t.readers) > 0 || cap(t.readers) == 0 {
+		return nil
+	}
+	return t.readers[:1][0].ev
 }
 
 // reset forgets everything.
 func (t *State) reset() {
 	t.dropReaders()
+	if ev := t.kept(); ev != nil {
+		ev.drop()
+		t.readers[:1][0].ev = nil
+	}
 	if t.wev != nil {
 		t.wev.drop()
 	}
