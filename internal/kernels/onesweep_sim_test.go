@@ -1,10 +1,14 @@
 package kernels
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/internal/ptxsim"
@@ -137,6 +141,119 @@ func TestSimOnesweepPass(t *testing.T) {
 				s.compare(t, variant{kind: kOnesweep, a: int32(tt), b: int32(c.flags), c: onesweepItems}, what, rng.Uint64())
 				clear(s.arena.Slice(counter))
 				clear(s.arena.Slice(status))
+			}
+		}
+	}
+}
+
+// simOnesweep sorts the n keys of type t at keys (in arena) with the
+// one-sweep kernels run in the PTX interpreter, as Sort.onesweep queues
+// them (grid blocks per pass, resident of them at once), and returns the
+// sorted values' bits and the indices.
+func simOnesweep(t *testing.T, arena *ptxsim.Arena, tt dtype.DType, keys uint64, n int, desc bool, grid, resident int, seed uint64) ([]uint64, []int64) {
+	t.Helper()
+	w := 8 * tt.Size()
+	passes := w / 8
+	tileSize := sortBlock * onesweepItems
+	tiles := (n + tileSize - 1) / tileSize
+	run := func(v variant, g int, params ...uint64) {
+		t.Helper()
+		mod, err := ptxsim.Parse(v.source(simHeader))
+		require.NoError(t, err)
+		err = mod.Run(v.entry(), ptxsim.Launch{Grid: ptxsim.Dim3{X: uint32(g)}, Block: ptxsim.Dim3{X: sortBlock},
+			Params: params, Mem: arena, Seed: seed | 1, Resident: resident})
+		require.NoError(t, err, "%s", generators[v.kind].name)
+	}
+	state := arena.Alloc(4 * (passes*radixBins + onesweepCounters + tiles*radixBins))
+	clear(arena.Slice(state))
+	status := state + uint64(4*(passes*radixBins+onesweepCounters))
+	descFlag := 0
+	if desc {
+		descFlag = sfDesc
+	}
+	run(variant{kind: kRadixHist, a: int32(tt), b: int32(descFlag)}, min(tiles, 2), keys, state, uint64(n))
+	var kb, vb [2]uint64
+	for i := range kb {
+		kb[i], vb[i] = arena.Alloc(n*w/8), arena.Alloc(4*n)
+	}
+	keysOut, idxOut := arena.Alloc(n*tt.Size()), arena.Alloc(8*n)
+	for pass := range passes {
+		flags := descFlag | sfVals
+		kin, vin := keys, uint64(0)
+		if pass == 0 {
+			flags |= sfRawIn | sfGenVals
+		} else {
+			kin, vin = kb[(pass-1)%2], vb[(pass-1)%2]
+		}
+		kout, vout := kb[pass%2], vb[pass%2]
+		if pass == passes-1 {
+			flags |= sfKeysOut | sfKeysDecoded | sfValsFinal
+			kout, vout = keysOut, idxOut
+		} else {
+			flags |= sfKeysOut | sfValsOut
+		}
+		sb, err := arena.Bytes(status, uint64(4*tiles*radixBins))
+		require.NoError(t, err)
+		clear(sb)
+		run(variant{kind: kOnesweep, a: int32(tt), b: int32(flags), c: onesweepItems}, grid,
+			kin, vin, kout, vout, state+uint64(4*pass*radixBins), state+uint64(4*(passes*radixBins+pass)), status,
+			uint64(n), uint64(n), uint64(8*pass))
+	}
+	vals := make([]uint64, n)
+	idx := make([]int64, n)
+	ko, io := arena.Slice(keysOut), arena.Slice(idxOut)
+	for i := range n {
+		vals[i] = readBits(ko, uint64(i), tt.Size())
+		idx[i] = int64(binary.LittleEndian.Uint64(io[8*i:]))
+	}
+	return vals, idx
+}
+
+// TestSimOnesweepSorts runs whole one-sweep sorts in the PTX interpreter
+// and checks them against a stable sort on the host: several tiles (with
+// every block resident, and with two resident blocks taking many tiles
+// each), one tile and one element, a size that is not a multiple of the
+// tile, all keys equal, NaNs (last, in order), descending.
+func TestSimOnesweepSorts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	tileSize := sortBlock * onesweepItems
+	types := []dtype.DType{dtype.Float32, dtype.Int16, dtype.Float64, dtype.Uint8}
+	if testutil.RaceEnabled {
+		types = types[:1]
+	}
+	for _, tt := range types {
+		for _, c := range []struct {
+			name           string
+			n              int
+			equal, desc    bool
+			grid, resident int
+		}{
+			{"tiles", 5*tileSize + 123, false, false, 6, 0},
+			{"tiles_desc_two_resident", 4*tileSize + 1, false, true, 5, 2},
+			{"just_above_block", blockSortMax + 1, false, false, 2, 0},
+			{"equal", 3*tileSize + 7, true, false, 4, 0},
+			{"equal_desc", 3 * tileSize, true, true, 2, 1},
+		} {
+			arena := new(ptxsim.Arena)
+			s := &simLaunch{arena: arena}
+			keys := keyValues(s, tt, c.n, rng)
+			kb := arena.Slice(keys)
+			if c.equal {
+				for i := range c.n {
+					writeBits(kb, uint64(i), tt.Size(), readBits(kb, 0, tt.Size()))
+				}
+			}
+			ks := simKeys(kb, tt, true, c.desc, c.n)
+			want := make([]int64, c.n)
+			for i := range want {
+				want[i] = int64(i)
+			}
+			slices.SortStableFunc(want, func(x, y int64) int { return cmp.Compare(ks[x], ks[y]) })
+			vals, idx := simOnesweep(t, arena, tt, keys, c.n, c.desc, c.grid, c.resident, rng.Uint64())
+			what := fmt.Sprintf("%s %s n %d", tt, c.name, c.n)
+			require.Equal(t, want, idx, "%s: indices", what)
+			for i, j := range want {
+				require.Equal(t, decodeKey(ks[j], tt, c.desc), vals[i], "%s: value %d", what, i)
 			}
 		}
 	}
