@@ -22,6 +22,11 @@
 //	go run ./bench/sortscan -quick            (small sizes, a smoke test)
 //
 // On the host backend it uses small sizes automatically and says so.
+//
+// GPUARR_SORT_ONESWEEP=0 in the environment sorts one long row (Sort and
+// Argsort of 2²⁶) with the reduce-then-scan radix passes (an upsweep, a
+// scan and a downsweep per digit) instead of the one-sweep sort, so one
+// bundle can time both paths side by side.
 package main
 
 import (
@@ -35,6 +40,7 @@ import (
 	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/kernels"
 )
 
 // Row names sortscan_peers.py matches against.
@@ -66,6 +72,10 @@ func main() {
 	flag.IntVar(&cfg.samples, "samples", cfg.samples, "device-timed samples per path")
 	flag.IntVar(&cfg.batch, "batch", cfg.batch, "operations per sample")
 	flag.Parse()
+	if os.Getenv("GPUARR_SORT_ONESWEEP") == "0" {
+		kernels.SortOnesweep = false
+		fmt.Println("sortscan: GPUARR_SORT_ONESWEEP=0: long rows sort with the reduce-then-scan radix passes")
+	}
 	if err := run(*out, cfg, *quick); err != nil {
 		fmt.Fprintln(os.Stderr, "sortscan:", err)
 		os.Exit(1)

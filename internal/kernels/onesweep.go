@@ -88,6 +88,8 @@ func radixHistPTX(v variant, entry, header string) string {
 	g.op("add.u64 %s, %s, %d", tiles, n, sortTile-1)
 	g.op("shr.u64 %s, %s, %d", tiles, tiles, log2(sortTile))
 	t64 := g.wide(g.tid)
+	one := g.r32()
+	g.op("mov.u32 %s, 1", one)
 	loop, done := g.label("tile"), g.label("tiles_done")
 	g.at(loop)
 	p := g.pred()
@@ -107,7 +109,7 @@ func radixHistPTX(v variant, entry, header string) string {
 		for pass := range passes {
 			d := g.emitDigit(ks[r], g.w, 8*pass)
 			a := g.at32(hist, d, 4)
-			g.op("@%s red.shared.add.u32 [%s+%d], 1", valid[r], a, 4*radixBins*pass)
+			g.op("@%s red.shared.add.u32 [%s+%d], %s", valid[r], a, 4*radixBins*pass, one)
 		}
 	}
 	g.op("add.u64 %s, %s, %s", tile, tile, stride)
@@ -227,7 +229,7 @@ func onesweepPTX(v variant, entry, header string) string {
 	first := g.pred()
 	g.op("setp.eq.u32 %s, %s, 0", first, tile32)
 	word := g.r32()
-	g.op("selp.b32 %s, %d, %d, %s", word, osInclusive, osAggregate, first)
+	g.op("selp.b32 %s, %s, %s, %s", word, hex(osInclusive), hex(osAggregate), first)
 	g.op("or.b32 %s, %s, %s", word, word, cnt)
 	g.op("st.volatile.global.u32 [%s], %s", me, word)
 
@@ -260,12 +262,12 @@ func onesweepPTX(v variant, entry, header string) string {
 	g.op("setp.eq.u32 %s, %s, 0", pending, fl)
 	g.op("@%s bra %s", pending, spin)
 	c := g.r32()
-	g.op("and.b32 %s, %s, %d", c, sw, osCountMask)
+	g.op("and.b32 %s, %s, %s", c, sw, hex(osCountMask))
 	g.op("add.u32 %s, %s, %s", prefix, prefix, c)
 	g.op("setp.eq.u32 %s, %s, 2", inc, fl)
 	g.op("@!%s bra %s", inc, lb)
 	g.op("add.u32 %s, %s, %s", word, prefix, cnt)
-	g.op("or.b32 %s, %s, %d", word, word, osInclusive)
+	g.op("or.b32 %s, %s, %s", word, word, hex(osInclusive))
 	g.op("st.volatile.global.u32 [%s], %s", me, word)
 	g.at(lbDone)
 
@@ -500,7 +502,7 @@ func (a *Sort) onesweep(call string, s *device.Stream) error {
 	}
 	err = s.Memset32(state.Ptr(), 0, uint64(histWords+onesweepCounters+statusWords))
 	if err == nil {
-		hcfg := device.LaunchConfig{Grid: device.Dim3{X: uint32(min(tiles, maxBlocks(dev)))}, Block: device.Dim3{X: sortBlock}}
+		hcfg := device.LaunchConfig{Grid: device.Dim3{X: uint32(blocks)}, Block: device.Dim3{X: sortBlock}}
 		err = s.Launch(hk, hcfg, a.Keys.Ptr(), state.Ptr(), uint64(n))
 	}
 	o.End()
