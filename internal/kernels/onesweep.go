@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/gpuarr/gpuarr/device"
@@ -50,14 +51,40 @@ const (
 	// onesweepMax bounds the one-sweep sort's elements (the status
 	// words' counts).
 	onesweepMax = 1 << 30
-	// onesweepItems is the elements per thread of a pass's tile.
+	// onesweepItems is the default elements per thread of a pass's tile.
 	onesweepItems = sortItems
 )
 
-// SortOnesweep selects the one-sweep radix sort for one long row (true);
-// false keeps the reduce-then-scan passes (radix), so benchmarks can time
-// both. It is read when a sort is queued.
-var SortOnesweep = true
+// The one-sweep sort's switches, for benchmarks (read when a sort is
+// queued; set them before sorting, not while a sort is being queued).
+var (
+	// SortOnesweep selects the one-sweep radix sort for one long row
+	// (true); false takes the reduce-then-scan passes (radix) instead.
+	SortOnesweep = true
+	// SortOnesweepItems is the elements per thread of a pass's tile: 1,
+	// 2, 4, 8 or 16 (another value counts as 8; 64-bit keys take at most
+	// 8, for the tile's shared memory).
+	SortOnesweepItems = onesweepItems
+	// SortOnesweepBlocksPerSM is the blocks per multiprocessor of a
+	// pass's grid, which its kernel is compiled to fit at once
+	// (.minnctapersm: registers).
+	SortOnesweepBlocksPerSM = radixBlocksPerSM
+)
+
+// onesweepConfig is the passes' items per thread and blocks per
+// multiprocessor for w-bit keys.
+func onesweepConfig(w int) (items, perSM int) {
+	items = SortOnesweepItems
+	switch items {
+	case 1, 2, 4, 8, 16:
+	default:
+		items = onesweepItems
+	}
+	if w == 64 {
+		items = min(items, 8)
+	}
+	return items, max(1, SortOnesweepBlocksPerSM)
+}
 
 func init() {
 	generators[kRadixHist] = generator{name: "radix_hist", ptx: radixHistPTX, host: radixHistHost}
@@ -131,10 +158,14 @@ func radixHistPTX(v variant, entry, header string) string {
 // keys_out, vals_out, hist (the pass's 256 digit counts, u32), counter
 // (u32, zero), status (u32, tiles × 256, zero), n, L (n: the row's
 // length, for sfValsFinal), shift. Variant: a = element type, b = flags
-// (as the downsweep's, without sfSegDigit), c = items per thread.
+// (as the downsweep's, without sfSegDigit), c = items per thread, d =
+// blocks per multiprocessor to fit (0: no directive).
 func onesweepPTX(v variant, entry, header string) string {
 	g := newSortGen(entry, dtype.DType(v.a), int(v.b), int(v.c))
-	g.tuning = radixTuning
+	g.tuning = fmt.Sprintf(".maxntid %d, 1, 1", sortBlock)
+	if v.d > 0 {
+		g.tuning += fmt.Sprintf("\n.minnctapersm %d", v.d)
+	}
 	keysIn, valsIn, keysOut, valsOut := g.global("keys_in"), g.global("vals_in"), g.global("keys_out"), g.global("vals_out")
 	histP, counter, status := g.global("hist"), g.global("counter"), g.global("status")
 	n, rowLen, shift := g.param("u64", "n"), g.param("u32", "L"), g.param("u32", "shift")
@@ -443,9 +474,10 @@ func (a *Sort) onesweep(call string, s *device.Stream) error {
 	w, _ := keyBits(a.T)
 	n := a.L
 	passes := w / 8
-	tileSize := sortBlock * onesweepItems
+	items, perSM := onesweepConfig(w)
+	tileSize := sortBlock * items
 	tiles := (n + tileSize - 1) / tileSize
-	blocks := min(tiles, max(1, s.Device().Info().Multiprocessors)*radixBlocksPerSM)
+	blocks := min(tiles, max(1, s.Device().Info().Multiprocessors)*perSM)
 	needVals := a.OutIdx != nil
 
 	var temps []*lifetime.Handle
@@ -550,7 +582,7 @@ func (a *Sort) onesweep(call string, s *device.Stream) error {
 				valsOut = valBuf[pass%2]
 			}
 		}
-		k, err := kernel(dev, variant{kind: kOnesweep, a: int32(a.T), b: int32(flags), c: onesweepItems})
+		k, err := kernel(dev, variant{kind: kOnesweep, a: int32(a.T), b: int32(flags), c: int32(items), d: int32(perSM)})
 		if err != nil {
 			return wrap(call, err)
 		}

@@ -139,7 +139,7 @@ func TestSimOnesweepPass(t *testing.T) {
 			for _, g := range []struct{ grid, resident int }{{tiles, 0}, {3, 1 + rng.IntN(2)}} {
 				s.grid, s.resident = ptxsim.Dim3{X: uint32(g.grid)}, g.resident
 				what := fmt.Sprintf("one-sweep pass %s flags %#x shift %d n %d grid %d resident %d", tt, c.flags, c.shift, n, g.grid, g.resident)
-				s.compare(t, variant{kind: kOnesweep, a: int32(tt), b: int32(c.flags), c: onesweepItems}, what, rng.Uint64())
+				s.compare(t, variant{kind: kOnesweep, a: int32(tt), b: int32(c.flags), c: onesweepItems, d: radixBlocksPerSM}, what, rng.Uint64())
 				clear(s.arena.Slice(counter))
 				clear(s.arena.Slice(status))
 			}
@@ -151,11 +151,11 @@ func TestSimOnesweepPass(t *testing.T) {
 // one-sweep kernels run in the PTX interpreter, as Sort.onesweep queues
 // them (grid blocks per pass, resident of them at once), and returns the
 // sorted values' bits and the indices.
-func simOnesweep(t *testing.T, arena *ptxsim.Arena, tt dtype.DType, keys uint64, n int, desc bool, grid, resident int, seed uint64) ([]uint64, []int64) {
+func simOnesweep(t *testing.T, arena *ptxsim.Arena, tt dtype.DType, keys uint64, n int, desc bool, items, grid, resident int, seed uint64) ([]uint64, []int64) {
 	t.Helper()
 	w := 8 * tt.Size()
 	passes := w / 8
-	tileSize := sortBlock * onesweepItems
+	tileSize := sortBlock * items
 	tiles := (n + tileSize - 1) / tileSize
 	run := func(v variant, g int, params ...uint64) {
 		t.Helper()
@@ -196,7 +196,7 @@ func simOnesweep(t *testing.T, arena *ptxsim.Arena, tt dtype.DType, keys uint64,
 		sb, err := arena.Bytes(status, uint64(4*tiles*radixBins))
 		require.NoError(t, err)
 		clear(sb)
-		run(variant{kind: kOnesweep, a: int32(tt), b: int32(flags), c: onesweepItems}, grid,
+		run(variant{kind: kOnesweep, a: int32(tt), b: int32(flags), c: int32(items), d: radixBlocksPerSM}, grid,
 			kin, vin, kout, vout, state+uint64(4*pass*radixBins), state+uint64(4*(passes*radixBins+pass)), status,
 			uint64(n), uint64(n), uint64(8*pass))
 	}
@@ -214,7 +214,8 @@ func simOnesweep(t *testing.T, arena *ptxsim.Arena, tt dtype.DType, keys uint64,
 // and checks them against a stable sort on the host: several tiles (with
 // every block resident, and with two resident blocks taking many tiles
 // each), one tile and one element, a size that is not a multiple of the
-// tile, all keys equal, NaNs (last, in order), descending.
+// tile, all keys equal, NaNs (last, in order), descending, tiles of 2 and
+// 16 elements per thread.
 func TestSimOnesweepSorts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	tileSize := sortBlock * onesweepItems
@@ -228,15 +229,22 @@ func TestSimOnesweepSorts(t *testing.T) {
 			n              int
 			equal, desc    bool
 			grid, resident int
+			items          int // 0: onesweepItems
 		}{
-			{"tiles", 5*tileSize + 123, false, false, 6, 0},
-			{"tiles_desc_two_resident", 4*tileSize + 1, false, true, 5, 2},
-			{"just_above_block", blockSortMax + 1, false, false, 2, 0},
-			{"equal", 3*tileSize + 7, true, false, 4, 0},
-			{"equal_desc", 3 * tileSize, true, true, 2, 1},
+			{"tiles", 5*tileSize + 123, false, false, 6, 0, 0},
+			{"tiles_desc_two_resident", 4*tileSize + 1, false, true, 5, 2, 0},
+			{"just_above_block", blockSortMax + 1, false, false, 2, 0, 0},
+			{"equal", 3*tileSize + 7, true, false, 4, 0, 0},
+			{"equal_desc", 3 * tileSize, true, true, 2, 1, 0},
+			{"items16", 3*tileSize + 5, false, false, 2, 0, 16},
+			{"items2", tileSize + 3, false, true, 4, 0, 2},
 		} {
 			if testutil.RaceEnabled && c.name != "tiles_desc_two_resident" && c.name != "equal" {
 				continue // the runs without -race check every case
+			}
+			items := cmp.Or(c.items, onesweepItems)
+			if 8*tt.Size() == 64 {
+				items = min(items, 8) // as onesweepConfig
 			}
 			arena := new(ptxsim.Arena)
 			s := &simLaunch{arena: arena}
@@ -253,8 +261,8 @@ func TestSimOnesweepSorts(t *testing.T) {
 				want[i] = int64(i)
 			}
 			slices.SortStableFunc(want, func(x, y int64) int { return cmp.Compare(ks[x], ks[y]) })
-			vals, idx := simOnesweep(t, arena, tt, keys, c.n, c.desc, c.grid, c.resident, rng.Uint64())
-			what := fmt.Sprintf("%s %s n %d", tt, c.name, c.n)
+			vals, idx := simOnesweep(t, arena, tt, keys, c.n, c.desc, items, c.grid, c.resident, rng.Uint64())
+			what := fmt.Sprintf("%s %s n %d items %d", tt, c.name, c.n, items)
 			require.Equal(t, want, idx, "%s: indices", what)
 			for i, j := range want {
 				require.Equal(t, decodeKey(ks[j], tt, c.desc), vals[i], "%s: value %d", what, i)
