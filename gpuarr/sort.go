@@ -19,12 +19,15 @@ import (
 //
 // Rows of up to 2048 elements sort in one kernel, a row per block in
 // shared memory (a radix sort of the whole key in registers and shared
-// memory). Longer rows take a least-significant-digit radix sort of the
-// whole array, 8 bits per pass (4 passes for 32-bit keys, 8 for 64-bit),
-// each pass counting, scanning and scattering, plus a pass per byte of the
-// row number when there are several rows; its temporaries (two copies of
-// the keys and of 32-bit positions) come from the pool on the call's
-// stream. Along an axis other than the last, the array is transposed into
+// memory). Longer rows take a least-significant-digit radix sort, 8 bits
+// per pass (4 passes for 32-bit keys, 8 for 64-bit). One row of fewer
+// than 2³⁰ elements is counted once for every pass, then each pass reads
+// and scatters the keys once (a single-pass scan with decoupled
+// look-back); several rows, or 2³⁰ elements and more, take a
+// count-scan-scatter sort of the whole array, plus a pass per byte of the
+// row number when there are several rows. Their temporaries (two copies
+// of the keys and of 32-bit positions, and the passes' counts) come from
+// the pool on the call's stream. Along an axis other than the last, the array is transposed into
 // a temporary first and the result transposed back. At most 2³²-1
 // elements are sorted at once.
 //

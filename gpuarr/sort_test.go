@@ -1,6 +1,7 @@
 package gpuarr_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gpuarr/gpuarr/gpuarr"
+	ikernels "github.com/gpuarr/gpuarr/internal/kernels"
 )
 
 // numpyLess is NumPy's sort order: numbers ascending, NaN after
@@ -166,6 +168,38 @@ func TestSortEveryType(t *testing.T) {
 	t.Run("uint64", testSortType[uint64])
 	t.Run("float32", testSortType[float32])
 	t.Run("float64", testSortType[float64])
+}
+
+// One long row sorts the same by the one-sweep passes and by the
+// count-scan-scatter passes (kernels.SortOnesweep picks; benchmarks time
+// both): stable, NaNs last, descending, equal keys.
+func TestSortLongRowBothRadixPaths(t *testing.T) {
+	defer func(v bool) { ikernels.SortOnesweep = v }(ikernels.SortOnesweep)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, n := range []int{2049, 9000} {
+		if testing.Short() && n > 5000 {
+			continue
+		}
+		xs := sortValues[float32](rng, n)
+		same := make([]uint16, n)
+		for i := range same {
+			same[i] = 7
+		}
+		for _, onesweep := range []bool{true, false} {
+			ikernels.SortOnesweep = onesweep
+			for _, desc := range []bool{false, true} {
+				var opts []gpuarr.Option
+				if desc {
+					opts = append(opts, gpuarr.Descending())
+				}
+				what := fmt.Sprintf("n %d one-sweep %v descending %v", n, onesweep, desc)
+				x := must(gpuarr.FromSlice(xs, gpuarr.Shape{n}))
+				checkSorted(t, xs, gpuarr.Shape{n}, 0, desc, values(t, must(gpuarr.Sort(x, opts...))), values(t, must(gpuarr.Argsort(x, opts...))), what)
+				y := must(gpuarr.FromSlice(same, gpuarr.Shape{n}))
+				checkSorted(t, same, gpuarr.Shape{n}, 0, desc, values(t, must(gpuarr.Sort(y, opts...))), values(t, must(gpuarr.Argsort(y, opts...))), what+" equal keys")
+			}
+		}
+	}
 }
 
 // Many long rows: the row number takes two radix passes.

@@ -22,6 +22,13 @@
 //	go run ./bench/sortscan -quick            (small sizes, a smoke test)
 //
 // On the host backend it uses small sizes automatically and says so.
+//
+// GPUARR_SORT_ONESWEEP in the environment picks how one long row (Sort
+// and Argsort of 2²⁶) sorts, so one bundle can time the paths side by
+// side: 0 takes the reduce-then-scan radix passes (an upsweep, a scan and
+// a downsweep per digit) instead of the one-sweep sort; ITEMS/BLOCKS
+// (e.g. 16/3) sets the one-sweep passes' elements per thread and blocks
+// per multiprocessor.
 package main
 
 import (
@@ -35,6 +42,7 @@ import (
 	"github.com/gpuarr/gpuarr/bench/report"
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
+	"github.com/gpuarr/gpuarr/internal/kernels"
 )
 
 // Row names sortscan_peers.py matches against.
@@ -66,6 +74,10 @@ func main() {
 	flag.IntVar(&cfg.samples, "samples", cfg.samples, "device-timed samples per path")
 	flag.IntVar(&cfg.batch, "batch", cfg.batch, "operations per sample")
 	flag.Parse()
+	if err := sortPath(os.Getenv("GPUARR_SORT_ONESWEEP")); err != nil {
+		fmt.Fprintln(os.Stderr, "sortscan:", err)
+		os.Exit(2)
+	}
 	if err := run(*out, cfg, *quick); err != nil {
 		fmt.Fprintln(os.Stderr, "sortscan:", err)
 		os.Exit(1)
@@ -433,5 +445,24 @@ func benchTopK(rep *report.Report, s *device.Stream, t *timer, cfg config) error
 		return err
 	}
 	add(rep, caseTopK, "gpuarr.TopK(x, 100)", sizeLabel(cfg.topN), got[0], 4*float64(cfg.topN))
+	return nil
+}
+
+// sortPath applies GPUARR_SORT_ONESWEEP's value v (see the command's doc).
+func sortPath(v string) error {
+	switch {
+	case v == "":
+		return nil
+	case v == "0":
+		kernels.SortOnesweep = false
+		fmt.Println("sortscan: GPUARR_SORT_ONESWEEP=0: long rows sort with the reduce-then-scan radix passes")
+		return nil
+	}
+	var items, perSM int
+	if _, err := fmt.Sscanf(v, "%d/%d", &items, &perSM); err != nil || items <= 0 || items > 16 || items&(items-1) != 0 || perSM <= 0 {
+		return fmt.Errorf("GPUARR_SORT_ONESWEEP=%q: want 0, or ITEMS/BLOCKS with ITEMS 1, 2, 4, 8 or 16 and BLOCKS > 0", v)
+	}
+	kernels.SortOnesweepItems, kernels.SortOnesweepBlocksPerSM = items, perSM
+	fmt.Printf("sortscan: GPUARR_SORT_ONESWEEP=%s: one-sweep passes of %d elements per thread, %d blocks per multiprocessor\n", v, items, perSM)
 	return nil
 }

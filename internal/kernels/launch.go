@@ -26,6 +26,8 @@ const (
 	kTopKPass
 	kTopKCollect
 	kTopKFinish
+	kRadixHist
+	kOnesweep
 	numKinds
 )
 

@@ -35,6 +35,7 @@ type simLaunch struct {
 	args        hostkernel.Args
 	raw         []uint64
 	grid, block ptxsim.Dim3
+	resident    int // blocks running at once (0: all)
 }
 
 func newSimLaunch() *simLaunch { return &simLaunch{arena: new(ptxsim.Arena)} }
@@ -83,7 +84,7 @@ func (s *simLaunch) compare(t *testing.T, v variant, what string, seed uint64) {
 	src := v.source(simHeader)
 	mod, err := ptxsim.Parse(src)
 	require.NoError(t, err, "%s\n%s", what, src)
-	err = mod.Run(v.entry(), ptxsim.Launch{Grid: s.grid, Block: s.block, Params: s.raw, Mem: s.arena, Seed: seed | 1})
+	err = mod.Run(v.entry(), ptxsim.Launch{Grid: s.grid, Block: s.block, Params: s.raw, Mem: s.arena, Seed: seed | 1, Resident: s.resident})
 	require.NoError(t, err, "%s", what)
 	for i, p := range s.ptrs {
 		want, got := twin.Slice(p), s.arena.Slice(p)

@@ -42,9 +42,10 @@ type Sort struct {
 const MaxSortElements = 1<<32 - 1
 
 // Run queues the sort on s: one block-sort kernel when a row fits a block
-// (up to blockSortMax elements), else a radix sort of the whole array
-// whose passes cover the key's bytes, then, with several rows, the row
-// number's bytes (its temporaries from the pool on s).
+// (up to blockSortMax elements); else, for one row, the one-sweep radix
+// sort (onesweep.go); else a radix sort of the whole array whose passes
+// cover the key's bytes, then the row number's bytes (its temporaries
+// from the pool on s).
 func (a *Sort) Run(call string, s *device.Stream) error {
 	n := a.Rows * a.L
 	if n == 0 || a.OutKeys == nil && a.OutIdx == nil {
@@ -58,6 +59,9 @@ func (a *Sort) Run(call string, s *device.Stream) error {
 	}
 	if a.L <= blockSortMax {
 		return a.blockSort(call, s)
+	}
+	if a.Rows == 1 && n < onesweepMax && SortOnesweep {
+		return a.onesweep(call, s)
 	}
 	return a.radix(call, s)
 }
