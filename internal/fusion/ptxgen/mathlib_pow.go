@@ -13,10 +13,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // double-double in two steps, so that even a subnormal result is rounded
 // about once. The error is within 1 ulp.
 //
-// float32: log₂|x| = e + s·P(s²) in float64 without double-doubles (P the
-// atanh series times log₂e, 7 terms; s from a refined float32
-// reciprocal), t = y·log₂|x| in float64, 2^t = 2^k·(1 + f·Q(f)) with f =
-// t − k in float32, scaled in two steps: within 1 ulp (powMag32).
+// float32: in float32 arithmetic only, log₂|x| as a double-float (about
+// 2^-31 relative), t = y·log₂|x| as a double-float, 2^t = 2^k·(1 + r·Q(r))
+// with r = t − k, scaled in two steps: within 2 ulp (powMag32).
 //
 // The common case (float64: x > 0 finite, y finite, not 0, ±½ or 1, x not
 // 1; float32: x > 0 finite, y finite, not ±½ or 1, where y = 0 and x = 1
@@ -87,41 +86,72 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 	return f.sel(t, low, high, f.v("pred", "setp.lt.s32", ki, "0"))
 }
 
-// powMag32 returns |x|^y rounded to float32 (within 2 ulp), for float32
-// arguments x (finite, not 0) and y widened to float64 (yd): log₂|x| = e +
-// s·P(s²) in float64 from logReduceBits32's e and f (1+f in [√½, √2)), s =
-// f/(2+f) from a float32 reciprocal refined once (no float64 division),
-// t = y·log₂|x| clamped to ±200, and 2^(t−k) (|t − k| ≤ ½) by a float32
-// polynomial, scaled by 2^k in two steps (a subnormal result rounded once).
-func (f *fnBuilder) powMag32(ax, yd string) string {
-	const t = "f64"
-	e32, fr32, _ := f.logReduceBits32(ax)
-	fr := f.v(t, "cvt.f64.f32", fr32)
-	den := f.add(t, fr, litF64(2)) // exact
-	d0 := f.v(t, "cvt.f64.f32", f.v("f32", "rcp.rn.f32", f.v("f32", "cvt.rn.f32.f64", den)))
-	s0 := f.mul(t, fr, d0)
-	s := f.fma(t, d0, f.fma(t, f.neg(t, den), s0, fr), s0) // relative error ≤ 2^-45
-	z := f.mul(t, s, s)
-	l2 := f.add(t, f.v(t, "cvt.f64.f32", e32), f.mul(t, s, f.poly64(z, powLog2F32in64)))
-	tt := f.mul(t, yd, l2)
-	tt = f.v(t, "max.f64", tt, litF64(-200))
-	tt = f.v(t, "min.f64", tt, litF64(200))
-	k := f.v(t, "cvt.rni.f64.f64", tt)
-	fk := f.v("f32", "cvt.rn.f32.f64", f.sub(t, tt, k))
-	p := f.fma("f32", fk, f.poly32(fk, powExp2QF32), litF32(1))
-	return f.ldexp("f32", p, f.v("b32", "cvt.rni.s32.f64", k))
+// powMag32 sets dst to |x|^y rounded to float32, for float32 arguments x
+// (finite, not 0) and y (finite), in float32 arithmetic only:
+//
+//   - log₂|x| = e + log₂(1+f) (logReduceBits32: 1+f in [√½, √2), f
+//     exact) as a double-float Lh + Ll, relative error about 2^-31:
+//     log₂(1+f) = C·s + C·s³·R(s²) with s = f/(2+f) (|s| ≤ 0.1716) as
+//     sh + sl (an approximate reciprocal, its error taken up by the exact
+//     residual f − sh·(2+f), 2+f itself as a rounded sum plus its exact
+//     error), C = 2·log₂e as Chi + Clo with sh·Chi by TwoProd, the
+//     rest (about 1% of it) in plain float32, then e added by FastTwoSum;
+//   - t = y·(Lh + Ll) as ph + pl (TwoProd), ph clamped to ±200;
+//   - 2^t = 2^n·2^r with n = rint(ph), r = (ph − n) + pl (the difference
+//     exact; r clamped to ±1, which only the clamped cases reach),
+//     2^r = 1 + r·Q(r) (mathcoef.Exp2QF32), scaled by ldexp in two steps
+//     (a subnormal result rounded once, overflow to +Inf).
+func (f *fnBuilder) powMag32(dst, ax, y string) {
+	const t = "f32"
+	e, fr, _ := f.logReduceBits32(ax)
+	// s = fr/(2+fr) = sh + sl; 2 + fr = den + denl exactly.
+	den := f.add(t, fr, litF32(2))
+	denl := f.sub(t, fr, f.sub(t, den, litF32(2)))
+	rc := f.v(t, "rcp.approx.f32", den)
+	sh := f.mul(t, fr, rc)
+	nsh := f.neg(t, sh)
+	res := f.fma(t, nsh, denl, f.fma(t, nsh, den, fr))
+	sl := f.mul(t, res, rc)
+	// log₂(1+f) = sh·Chi + (sh·w + sl·Chi), w = C·z·R(z) + Clo, z = sh².
+	z := f.mul(t, sh, sh)
+	w := f.fma(t, z, f.poly32(z, powLog2R32), litF32(powLog2CLo))
+	// p1 = sh·Chi = −np1, e1 its exact error; e + p1 = lh − (np1 + d) (FastTwoSum: |e| ≥ 1 > |p1|, or e = 0).
+	np1 := f.mul(t, sh, litF32(-powLog2CHi))
+	e1 := f.fma(t, sh, litF32(powLog2CHi), np1)
+	tail := f.fma(t, sh, w, f.fma(t, sl, litF32(powLog2CHi), e1))
+	lh := f.sub(t, e, np1)
+	ll := f.sub(t, tail, f.add(t, np1, f.sub(t, lh, e)))
+	// t = y·(lh + ll) = ph + pl.
+	ph, pe := f.twoProd(t, y, lh)
+	pl := f.fma(t, y, ll, pe)
+	th := f.v(t, "max.f32", f.fma(t, y, ll, ph), litF32(-200)) // not ph + pl: NaN where ph overflowed
+	th = f.v(t, "min.f32", th, litF32(200))
+	n := f.v(t, "cvt.rni.f32.f32", th)
+	r := f.add(t, f.sub(t, ph, n), pl)
+	r = f.v(t, "max.f32", r, litF32(-1)) // ±Inf, NaN or huge where th was clamped
+	r = f.v(t, "min.f32", r, litF32(1))
+	q := f.fma(t, r, f.poly32(r, mathcoef.Exp2QF32), litF32(1))
+	// q·2^n1·2^n2, n1 = ⌊n/2⌋ (ldexp's two steps), into dst.
+	ni := f.v("b32", "cvt.rni.s32.f32", n)
+	n1 := f.v("b32", "shr.s32", ni, "1")
+	s1 := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", n1, "8388608", "1065353216"))
+	s2 := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "sub.s32", ni, n1), "8388608", "1065353216"))
+	f.set(dst, "mul.rn.f32", f.mul(t, q, s1), s2)
 }
 
-// powExp2QF32 is Exp2QF32in64 rounded to float32: 2^f = 1 + f·Q(f).
-var powExp2QF32 = toF32(mathcoef.Exp2QF32in64)
+// powLog2C is C = 2·log₂e as float32 Chi + Clo: log₂(1+f) = C·atanh(s).
+var (
+	powLog2CHi = float32(2 * log2E)
+	powLog2CLo = float32(2*log2E - float64(powLog2CHi))
+)
 
-// powLog2F32in64 are log₂e·2/(2k+1), k = 0…6: log₂(1+f) = s·P(s²), the
-// series' truncation below 2^-39 relative for |s| ≤ 3 − 2√2 (1+f in
-// [√½, √2)).
-var powLog2F32in64 = func() []float64 {
-	c := make([]float64, 7)
+// powLog2R32 is C·R with C·s·(1 + z·R(z)) = log₂((1+s)/(1−s)), z = s²:
+// C/(2k+1), k = 1…5, the series' truncation below 2^-34 relative for
+// |s| ≤ 3 − 2√2.
+var powLog2R32 = func() []float32 {
+	c := make([]float32, 5)
 	for k := range c {
-		c[k] = 2 * log2E / float64(2*k+1)
+		c[k] = float32(2 * log2E / float64(2*k+3))
 	}
 	return c
 }()
@@ -204,11 +234,11 @@ func powFunc(t string) funcDef {
 	f.load(y, 1)
 	done := f.label("pow_done")
 	if t == "f32" {
+		res := f.newReg("f32")
+		f.powMag32(res, f.abs(t, x), y)
+		f.branch(f.powCommon32(x, y), false, done)
 		// The special cases in float64 (exact for float32 arguments).
 		yd := f.v("f64", "cvt.f64.f32", y)
-		res := f.newReg("f32")
-		f.set(res, "mov.f32", f.powMag32(f.abs(t, x), yd))
-		f.branch(f.powCommon32(x, y), false, done)
 		xd := f.v("f64", "cvt.f64.f32", x)
 		f.set(res, "cvt.rn.f32.f64", f.powSpecials(xd, yd, f.v("f64", "cvt.f64.f32", res)))
 		f.place(done)
