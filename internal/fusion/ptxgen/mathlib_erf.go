@@ -22,7 +22,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // 1 − E, E ≤ ¼, hides E's error (erf within 1.6 ulp over every float32),
 // and erfc, E(x) for x ≥ 0 and 2 − E(−x) below on the whole line (no
 // small-argument path to pay for as well), keeps 1/(a + 2) as a
-// double-float (within 3 ulp, its bound 4).
+// double-float (within 3 ulp, its bound 4), from an approximate
+// reciprocal: no division.
 //
 // erf(±0) = ±0, erf(±Inf) = ±1, erfc(+Inf) = 0, erfc(−Inf) = 2, NaN → NaN.
 
@@ -60,7 +61,8 @@ func (f *fnBuilder) erfcLarge(a string) string {
 // for a ≥ 0 in [0, amax] (a is clamped there; NaN becomes amax). d =
 // 1/(a + 2), as d + dl with the sum a + 2 exact where exact is set (its
 // rounding error a − ((a + 2) − 2): both differences are exact for a in
-// [0, 10.5]), else rounded; Q(t) by
+// [0, 10.5]), d an approximate reciprocal whose error dl takes up (from
+// the exact residual 1 − d·(a + 2)), else d = 1/(a + 2) rounded; Q(t) by
 // Horner's scheme at t = 1 − 4(d + dl); e^{−a²} = 2^n·(1 + em) with
 // r = −zh − n·ln2 − zl (the exact square zh + zl; one rounding) and
 // em = r + r²·(½ + r·G(r)); the result (1 + em)·Q·(d + dl) rounded twice
@@ -75,7 +77,7 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	if exact {
 		den := f.add(t, ac, lit(t, 2))
 		denl := f.sub(t, ac, f.sub(t, den, lit(t, 2)))
-		d = f.div(t, lit(t, 1), den)
+		d = f.v(t, "rcp.approx.ftz.f32", den) // den in [2, 12.5]; its error is in dl
 		nd := f.neg(t, d)
 		dres := f.fma(t, nd, den, lit(t, 1))
 		dl := f.mul(t, f.fma(t, nd, denl, dres), d)
@@ -98,7 +100,8 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	if amax <= 9 {
 		return f.mul(t, m, f.pow2(t, ni))
 	}
-	return f.ldexp(t, m, ni)
+	u, s2 := f.ldexpHalf32(m, ni)
+	return f.mul(t, u, s2)
 }
 
 // erfF32Func is erf_f32: x + x·P(x²) on its common path |x| < 1 (and

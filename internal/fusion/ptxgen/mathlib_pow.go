@@ -107,7 +107,7 @@ func (f *fnBuilder) powMag32(dst, ax, y string) {
 	// s = fr/(2+fr) = sh + sl; 2 + fr = den + denl exactly.
 	den := f.add(t, fr, litF32(2))
 	denl := f.sub(t, fr, f.sub(t, den, litF32(2)))
-	rc := f.v(t, "rcp.approx.f32", den)
+	rc := f.v(t, "rcp.approx.ftz.f32", den) // den in [1.7, 2.5]
 	sh := f.mul(t, fr, rc)
 	nsh := f.neg(t, sh)
 	res := f.fma(t, nsh, denl, f.fma(t, nsh, den, fr))
@@ -131,12 +131,20 @@ func (f *fnBuilder) powMag32(dst, ax, y string) {
 	r = f.v(t, "max.f32", r, litF32(-1)) // ±Inf, NaN or huge where th was clamped
 	r = f.v(t, "min.f32", r, litF32(1))
 	q := f.fma(t, r, f.poly32(r, mathcoef.Exp2QF32), litF32(1))
-	// q·2^n1·2^n2, n1 = ⌊n/2⌋ (ldexp's two steps), into dst.
-	ni := f.v("b32", "cvt.rni.s32.f32", n)
-	n1 := f.v("b32", "shr.s32", ni, "1")
+	u, s2 := f.ldexpHalf32(q, f.v("b32", "cvt.rni.s32.f32", n))
+	f.set(dst, "mul.rn.f32", u, s2)
+}
+
+// ldexpHalf32 is ldexp's two steps for float32 x and an s32 n within
+// ±252 less the last multiplication: x·2^⌊n/2⌋ and 2^(n−⌊n/2⌋), whose
+// product (rounded once where it is subnormal) is x·2^n. The powers of
+// two are built by one integer multiply-add each.
+func (f *fnBuilder) ldexpHalf32(x, n string) (u, s2 string) {
+	const t = "f32"
+	n1 := f.v("b32", "shr.s32", n, "1")
 	s1 := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", n1, "8388608", "1065353216"))
-	s2 := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "sub.s32", ni, n1), "8388608", "1065353216"))
-	f.set(dst, "mul.rn.f32", f.mul(t, q, s1), s2)
+	s2 = f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "sub.s32", n, n1), "8388608", "1065353216"))
+	return f.mul(t, x, s1), s2
 }
 
 // powLog2C is C = 2·log₂e as float32 Chi + Clo: log₂(1+f) = C·atanh(s).
