@@ -1,6 +1,10 @@
 package ptxgen
 
-import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+import (
+	"strconv"
+
+	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+)
 
 // pow(x, y) = ±|x|^y, |x|^y = 2^k·e^r from y·ln|x|.
 //
@@ -86,24 +90,34 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 	return f.sel(t, low, high, f.v("pred", "setp.lt.s32", ki, "0"))
 }
 
-// powMag32 sets dst to |x|^y rounded to float32, for float32 arguments x
-// (finite, not 0) and y (finite), in float32 arithmetic only:
+// powMag32 sets dst to |x|^y rounded to float32, for float32 arguments
+// ax = |x| (positive and normal; where subnormal is set, finite and not 0)
+// and y (finite), in float32 arithmetic only:
 //
-//   - log₂|x| = e + log₂(1+f) (logReduceBits32: 1+f in [√½, √2), f
-//     exact) as a double-float Lh + Ll, relative error about 2^-31:
-//     log₂(1+f) = C·s + C·s³·R(s²) with s = f/(2+f) (|s| ≤ 0.1716) as
-//     sh + sl (an approximate reciprocal, its error taken up by the exact
-//     residual f − sh·(2+f), 2+f itself as a rounded sum plus its exact
-//     error), C = 2·log₂e as Chi + Clo with sh·Chi by TwoProd, the
-//     rest (about 1% of it) in plain float32, then e added by FastTwoSum;
-//   - t = y·(Lh + Ll) as ph + pl (TwoProd), ph clamped to ±200;
-//   - 2^t = 2^n·2^r with n = rint(ph), r = (ph − n) + pl (the difference
-//     exact; r clamped to ±1, which only the clamped cases reach),
-//     2^r = 1 + r·Q(r) (mathcoef.Exp2QF32), scaled by ldexp in two steps
-//     (a subnormal result rounded once, overflow to +Inf).
-func (f *fnBuilder) powMag32(dst, ax, y string) {
+//   - log₂|x| = e + log₂(1+f) (x = 2^e·(1+f), 1+f in [√½, √2), f exact:
+//     logSplit32, or logReduceBits32 where x may be subnormal) as a
+//     double-float lh + ll (ll up to 1% of lh), relative error about
+//     2^-31: log₂(1+f) = C·s + C·s³·R(s²) with s = f/(2+f) (|s| ≤
+//     0.1716) as sh + sl (an approximate reciprocal, its error taken up
+//     by the exact residual f − sh·(2+f), 2+f as a rounded sum plus its
+//     exact error), C = 2·log₂e as Chi + Clo with sh·Chi by TwoProd, the
+//     rest in plain float32 (sl's share of s³ included), e added by
+//     FastTwoSum;
+//   - t = y·(lh + ll) as ph + pl (TwoProd);
+//   - 2^t = 2^n·2^r with n = rint(y·ll + ph) clamped to ±200, r = (ph −
+//     n) + pl (the difference exact; r clamped to ±1, which only the
+//     clamped cases reach), 2^r = 1 + r·Q(r) (mathcoef.Exp2QF32), scaled
+//     in ldexp's two steps (a subnormal result rounded once, overflow to
+//     +Inf).
+func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
 	const t = "f32"
-	e, fr, _ := f.logReduceBits32(ax)
+	var e, fr string
+	if subnormal {
+		e, fr, _ = f.logReduceBits32(ax)
+	} else {
+		ei, frn := f.logSplit32(f.v("b32", "mov.b32", ax), strconv.Itoa(logSqrtHalfBits))
+		e, fr = f.v(t, "cvt.rn.f32.s32", ei), frn
+	}
 	// s = fr/(2+fr) = sh + sl; 2 + fr = den + denl exactly.
 	den := f.add(t, fr, litF32(2))
 	denl := f.sub(t, fr, f.sub(t, den, litF32(2)))
@@ -112,13 +126,16 @@ func (f *fnBuilder) powMag32(dst, ax, y string) {
 	nsh := f.neg(t, sh)
 	res := f.fma(t, nsh, denl, f.fma(t, nsh, den, fr))
 	sl := f.mul(t, res, rc)
-	// log₂(1+f) = sh·Chi + (sh·w + sl·Chi), w = C·z·R(z) + Clo, z = sh².
+	// log₂(1+f) = sh·Chi + (sh·w + sl·(Chi + C·z)), w = C·z·R(z) + Clo,
+	// z = sh².
 	z := f.mul(t, sh, sh)
 	w := f.fma(t, z, f.poly32(z, powLog2R32), litF32(powLog2CLo))
-	// p1 = sh·Chi = −np1, e1 its exact error; e + p1 = lh − (np1 + d) (FastTwoSum: |e| ≥ 1 > |p1|, or e = 0).
+	// p1 = sh·Chi = −np1, e1 its exact error; e + p1 = lh + ll's
+	// −(np1 + (lh − e)) (FastTwoSum: |e| ≥ 1 > |p1|, or e = 0).
 	np1 := f.mul(t, sh, litF32(-powLog2CHi))
 	e1 := f.fma(t, sh, litF32(powLog2CHi), np1)
-	tail := f.fma(t, sh, w, f.fma(t, sl, litF32(powLog2CHi), e1))
+	cz := f.fma(t, z, litF32(powLog2CHi), litF32(powLog2CHi))
+	tail := f.fma(t, sh, w, f.fma(t, sl, cz, e1))
 	lh := f.sub(t, e, np1)
 	ll := f.sub(t, tail, f.add(t, np1, f.sub(t, lh, e)))
 	// t = y·(lh + ll) = ph + pl.
@@ -206,12 +223,12 @@ func (f *fnBuilder) powSpecials(x, y, mag string) string {
 }
 
 // powCommon32 is the predicate of the float32 arguments that need no
-// special case: x > 0 finite (subnormal included), y finite, not ±½ or 1.
+// special case: x > 0 normal and finite, y finite, not ±½ or 1.
 // (y = 0 and x = 1 give 1 exactly on the common path: 2^(y·log₂x) with a
 // zero exponent.)
 func (f *fnBuilder) powCommon32(x, y string) string {
 	const t = "f32"
-	ok := f.v("pred", "setp.lt.u32", f.v("b32", "sub.s32", f.v("b32", "mov.b32", x), "1"), "0x7F7FFFFF")
+	ok := f.normal32(f.v("b32", "mov.b32", x))
 	ay := f.abs(t, y)
 	ok = f.v("pred", "and.pred", ok, f.setp("lt", t, ay, "0f7F800000"))
 	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, litF32(1)))
@@ -243,9 +260,11 @@ func powFunc(t string) funcDef {
 	done := f.label("pow_done")
 	if t == "f32" {
 		res := f.newReg("f32")
-		f.powMag32(res, f.abs(t, x), y)
+		f.powMag32(res, x, y, false)
 		f.branch(f.powCommon32(x, y), false, done)
-		// The special cases in float64 (exact for float32 arguments).
+		// |x|^y again for x < 0 or subnormal, then the special cases in
+		// float64 (exact for float32 arguments).
+		f.powMag32(res, f.abs(t, x), y, true)
 		yd := f.v("f64", "cvt.f64.f32", y)
 		xd := f.v("f64", "cvt.f64.f32", x)
 		f.set(res, "cvt.rn.f32.f64", f.powSpecials(xd, yd, f.v("f64", "cvt.f64.f32", res)))
