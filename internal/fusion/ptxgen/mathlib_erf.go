@@ -1,6 +1,10 @@
 package ptxgen
 
-import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+import (
+	"strconv"
+
+	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+)
 
 // erf and erfc.
 //
@@ -65,9 +69,10 @@ func (f *fnBuilder) erfcLarge(a string) string {
 // the exact residual 1 − d·(a + 2)), else d = 1/(a + 2) rounded; Q(t) by
 // Horner's scheme at t = 1 − 4(d + dl); e^{−a²} = 2^n·(1 + em) with
 // r = −zh − n·ln2 − zl (the exact square zh + zl; one rounding) and
-// em = r + r²·(½ + r·G(r)); the result (1 + em)·Q·(d + dl) rounded twice
-// (fma), then scaled: in one step where amax ≤ 9 (2^n normal), else in
-// two so that a subnormal result is rounded once. Plain d costs erfc's
+// em = r + r²·(½ + r·G(r)) (n by the 1.5·2^23 shifter, whose bits give
+// 2^n); the result (1 + em)·Q·(d + dl) rounded twice (fma), then scaled:
+// in one step where amax ≤ 9 (2^n normal), else (amax ≤ 10.1) by 2^(n+32)
+// and then 2^−32, so that a subnormal result is rounded once. Plain d costs erfc's
 // accuracy up to 2 ulp of the result, so erfc sets exact; erf (1 − E,
 // E ≤ ¼) does not.
 func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
@@ -90,18 +95,25 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	// −a² = nzh − zl exactly.
 	nzh := f.neg(t, f.mul(t, ac, ac))
 	zl := f.fma(t, ac, ac, nzh)
-	n := f.v(t, "cvt.rni.f32.f32", f.mul(t, nzh, lit(t, log2E)))
+	// j = rint(nzh·log₂e) + 1.5·2^23 (one rounding): n = j − 1.5·2^23
+	// exactly, and j's bits are 0x4B400000 + n.
+	j := f.fma(t, nzh, lit(t, log2E), litF32(0x1.8p23))
+	n := f.sub(t, j, litF32(0x1.8p23))
 	r1 := f.fma(t, f.neg(t, n), litF32(ln2HiF32), nzh) // exact
 	r := f.sub(t, r1, f.fma(t, n, litF32(ln2LoF32), zl))
 	h := f.fma(t, r, f.poly32(r, mathcoef.ExpGF32), lit(t, 0.5))
 	em := f.fma(t, f.mul(t, r, r), h, r)
 	m := f.fma(t, em, qd, qd)
-	ni := f.v("b32", "cvt.rni.s32.f32", n)
-	if amax <= 9 {
-		return f.mul(t, m, f.pow2(t, ni))
+	// 2^(n+b) from j's bits: j·2^23 + b'·2^23 mod 2^32 = (n + b')·2^23.
+	pow2 := func(bias int) string {
+		return f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "mov.b32", j), "8388608", strconv.Itoa(bias<<23)))
 	}
-	u, s2 := f.ldexpHalf32(m, ni)
-	return f.mul(t, u, s2)
+	if amax <= 9 {
+		return f.mul(t, m, pow2(127)) // 2^n normal
+	}
+	// n ≥ −147 (a ≤ 10.1): 2^(n+32) is normal, and so is m·2^(n+32); the
+	// multiplication by 2^−32 rounds a subnormal result once.
+	return f.mul(t, f.mul(t, m, pow2(127+32)), litF32(0x1p-32))
 }
 
 // erfF32Func is erf_f32: x + x·P(x²) on its common path |x| < 1 (and
@@ -136,7 +148,7 @@ func erfFunc(name, t string) funcDef {
 	}
 	var e string
 	if t == "f32" {
-		e = f.erfcLarge32(a, 10.5, true)
+		e = f.erfcLarge32(a, 10.1, true) // erfc(10.1) < 2^−150: rounds to 0
 	} else {
 		e = f.erfcLarge(a)
 	}
