@@ -97,8 +97,8 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 //   - log₂|x| = e + log₂(1+f) (x = 2^e·(1+f), 1+f in [√½, √2), f exact:
 //     logSplit32, or logReduceBits32 where x may be subnormal) as a
 //     double-float lh + ll (ll up to 1% of lh), relative error about
-//     2^-31: log₂(1+f) = C·s + C·s³·R(s²) with s = f/(2+f) (|s| ≤
-//     0.1716) as sh + sl (an approximate reciprocal, its error taken up
+//     2^-31: log₂(1+f) = C·s + s³·R(s²) (mathcoef.PowLog2RF32) with
+//     s = f/(2+f) (|s| ≤ 0.1716) as sh + sl (an approximate reciprocal, its error taken up
 //     by the exact residual f − sh·(2+f), 2+f as a rounded sum plus its
 //     exact error), C = 2·log₂e as Chi + Clo with sh·Chi by TwoProd, the
 //     rest in plain float32 (sl's share of s³ included), e added by
@@ -126,10 +126,10 @@ func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
 	nsh := f.neg(t, sh)
 	res := f.fma(t, nsh, denl, f.fma(t, nsh, den, fr))
 	sl := f.mul(t, res, rc)
-	// log₂(1+f) = sh·Chi + (sh·w + sl·(Chi + C·z)), w = C·z·R(z) + Clo,
+	// log₂(1+f) = sh·Chi + (sh·w + sl·(Chi + C·z)), w = z·R(z) + Clo,
 	// z = sh².
 	z := f.mul(t, sh, sh)
-	w := f.fma(t, z, f.poly32(z, powLog2R32), litF32(powLog2CLo))
+	w := f.fma(t, z, f.poly32(z, mathcoef.PowLog2RF32), litF32(powLog2CLo))
 	// p1 = sh·Chi = −np1, e1 its exact error; e + p1 = lh + ll's
 	// −(np1 + (lh − e)) (FastTwoSum: |e| ≥ 1 > |p1|, or e = 0).
 	np1 := f.mul(t, sh, litF32(-powLog2CHi))
@@ -169,17 +169,6 @@ var (
 	powLog2CHi = float32(2 * log2E)
 	powLog2CLo = float32(2*log2E - float64(powLog2CHi))
 )
-
-// powLog2R32 is C·R with C·s·(1 + z·R(z)) = log₂((1+s)/(1−s)), z = s²:
-// C/(2k+1), k = 1…5, the series' truncation below 2^-34 relative for
-// |s| ≤ 3 − 2√2.
-var powLog2R32 = func() []float32 {
-	c := make([]float32, 5)
-	for k := range c {
-		c[k] = float32(2 * log2E / float64(2*k+3))
-	}
-	return c
-}()
 
 // powSpecials applies math.Pow's special cases (see above) to mag =
 // |x|^y, in float64.
