@@ -98,11 +98,10 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 //     logSplit32, or logReduceBits32 where x may be subnormal) as a
 //     double-float lh + ll (ll up to 1% of lh), relative error about
 //     2^-31: log₂(1+f) = C·s + s³·R(s²) (mathcoef.PowLog2RF32) with
-//     s = f/(2+f) (|s| ≤ 0.1716) as sh + sl (an approximate reciprocal, its error taken up
-//     by the exact residual f − sh·(2+f), 2+f as a rounded sum plus its
-//     exact error), C = 2·log₂e as Chi + Clo with sh·Chi by TwoProd, the
-//     rest in plain float32 (sl's share of s³ included), e added by
-//     FastTwoSum;
+//     s = f/(2+f) (|s| ≤ 0.1716) as sh + sl (an approximate reciprocal,
+//     its error taken up by the residual f − sh·(2+f), rounded once),
+//     C = 2·log₂e as Chi + Clo with sh·Chi by TwoProd, the rest in plain
+//     float32 (sl's share of s³ included), e added by FastTwoSum;
 //   - t = y·(lh + ll) as ph + pl (TwoProd);
 //   - 2^t = 2^n·2^r with n = rint(y·ll + ph) clamped to ±200, r = (ph −
 //     n) + pl (the difference exact; r clamped to ±1, which only the
@@ -118,13 +117,13 @@ func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
 		ei, frn := f.logSplit32(f.v("b32", "mov.b32", ax), strconv.Itoa(logSqrtHalfBits))
 		e, fr = f.v(t, "cvt.rn.f32.s32", ei), frn
 	}
-	// s = fr/(2+fr) = sh + sl; 2 + fr = den + denl exactly.
-	den := f.add(t, fr, litF32(2))
-	denl := f.sub(t, fr, f.sub(t, den, litF32(2)))
-	rc := f.v(t, "rcp.approx.ftz.f32", den) // den in [1.7, 2.5]
+	// s = fr/(2+fr) = sh + sl: sl from the residual fr − sh·(2+fr) =
+	// (fr − 2sh) − sh·fr, rounded once (fr − 2sh is exact: 2sh is within
+	// a factor 2 of fr).
+	rc := f.v(t, "rcp.approx.ftz.f32", f.add(t, fr, litF32(2))) // in [0.41, 0.59]
 	sh := f.mul(t, fr, rc)
 	nsh := f.neg(t, sh)
-	res := f.fma(t, nsh, denl, f.fma(t, nsh, den, fr))
+	res := f.fma(t, nsh, fr, f.fma(t, nsh, litF32(2), fr))
 	sl := f.mul(t, res, rc)
 	// log₂(1+f) = sh·Chi + (sh·w + sl·(Chi + C·z)), w = z·R(z) + Clo,
 	// z = sh².
