@@ -135,7 +135,7 @@ func TestMathlibPowF32Cost(t *testing.T) {
 
 // TestMathlibErfcF32Cost: erfc_f32 takes one path for every x and divides
 // nowhere (a div.rn.f32 is a dozen instructions and a branch on the GPU):
-// 1/(x + 2) comes from an approximate reciprocal and its exact residual.
+// 1/(x + 2) comes from a reciprocal (rcp.rn) and its exact residual.
 func TestMathlibErfcF32Cost(t *testing.T) {
 	text := libFuncs()["erfc_f32"].text
 	assert.False(t, strings.Contains(text, " bra "), "erfc_f32 branches")

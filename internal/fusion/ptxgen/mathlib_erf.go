@@ -26,8 +26,8 @@ import (
 // 1 − E, E ≤ ¼, hides E's error (erf within 1.6 ulp over every float32),
 // and erfc, E(x) for x ≥ 0 and 2 − E(−x) below on the whole line (no
 // small-argument path to pay for as well), keeps 1/(a + 2) as a
-// double-float (within 3 ulp, its bound 4), from an approximate
-// reciprocal: no division.
+// double-float (within 3 ulp, its bound 4), from a correctly rounded
+// reciprocal (rcp.rn): no division.
 //
 // erf(±0) = ±0, erf(±Inf) = ±1, erfc(+Inf) = 0, erfc(−Inf) = 2, NaN → NaN.
 
@@ -63,18 +63,17 @@ func (f *fnBuilder) erfcLarge(a string) string {
 
 // erfcLarge32 is erfcLarge in float32 arithmetic without double-floats,
 // for a ≥ 0 in [0, amax] (a is clamped there; NaN becomes amax). d =
-// 1/(a + 2), as d + dl with the sum a + 2 exact where exact is set (its
-// rounding error a − ((a + 2) − 2): both differences are exact for a in
-// [0, 10.5]), d an approximate reciprocal whose error dl takes up (from
-// the exact residual 1 − d·(a + 2)), else d = 1/(a + 2) rounded; Q(t) by
-// Horner's scheme at t = 1 − 4(d + dl); e^{−a²} = 2^n·(1 + em) with
-// r = −zh − n·ln2 − zl (the exact square zh + zl; one rounding) and
-// em = r + r²·(½ + r·G(r)) (n by the 1.5·2^23 shifter, whose bits give
-// 2^n); the result (1 + em)·Q·(d + dl) rounded twice (fma), then scaled:
-// in one step where amax ≤ 9 (2^n normal), else (amax ≤ 10.1) by 2^(n+32)
-// and then 2^−32, so that a subnormal result is rounded once. Plain d costs erfc's
-// accuracy up to 2 ulp of the result, so erfc sets exact; erf (1 − E,
-// E ≤ ¼) does not.
+// 1/(a + 2) by a reciprocal (rcp.rn, cheaper than a division), as d + dl
+// where exact is set: the sum a + 2 as den + denl (denl = a − ((a + 2) −
+// 2): both differences are exact for a in [0, 10.5]) and dl from the
+// exact residual 1 − d·(den + denl); Q(t) by Horner's scheme at t = 1 −
+// 4(d + dl); e^{−a²} = 2^n·(1 + em) with r = −zh − n·ln2 − zl (the exact
+// square zh + zl; one rounding) and em = r + r²·(½ + r·G(r)) (n by the
+// 1.5·2^23 shifter, whose bits give 2^n); the result (1 + em)·Q·(d + dl)
+// rounded twice (fma), then scaled: in one step where amax ≤ 9 (2^n
+// normal), else (amax ≤ 10.1) by 2^(n+32) and then 2^−32, so that a
+// subnormal result is rounded once. Plain d costs erfc's accuracy up to
+// 2 ulp of the result, so erfc sets exact; erf (1 − E, E ≤ ¼) does not.
 func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	const t = "f32"
 	ac := f.v(t, "min.f32", a, lit(t, amax))
@@ -82,14 +81,14 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	if exact {
 		den := f.add(t, ac, lit(t, 2))
 		denl := f.sub(t, ac, f.sub(t, den, lit(t, 2)))
-		d = f.v(t, "rcp.approx.ftz.f32", den) // den in [2, 12.5]; its error is in dl
+		d = f.v(t, "rcp.rn.f32", den) // den in [2, 12.1]
 		nd := f.neg(t, d)
 		dres := f.fma(t, nd, den, lit(t, 1))
 		dl := f.mul(t, f.fma(t, nd, denl, dres), d)
 		q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), mathcoef.ErfcQF32)
 		qd = f.fma(t, q, d, f.mul(t, q, dl))
 	} else {
-		d = f.div(t, lit(t, 1), f.add(t, ac, lit(t, 2)))
+		d = f.v(t, "rcp.rn.f32", f.add(t, ac, lit(t, 2)))
 		qd = f.mul(t, f.poly32(f.fma(t, lit(t, -4), d, lit(t, 1)), mathcoef.ErfcQF32), d)
 	}
 	// −a² = nzh − zl exactly.

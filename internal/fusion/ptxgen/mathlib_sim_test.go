@@ -581,16 +581,11 @@ func (c *simCompiler) compileOp(opc, rest string) (simIns, error) {
 		return un(typ, func(a uint64) uint64 { return a &^ (1 << (w - 1)) })
 	case isF && opc == "rcp.rn."+typ: // correctly rounded: 1/x in float64 rounds once more harmlessly
 		return un(typ, func(a uint64) uint64 { return fromF(1 / asF(a)) })
-	case opc == "rcp.approx.f32" || opc == "rcp.approx.ftz.f32":
+	case opc == "rcp.approx.f32":
 		// Within one ulp of 1/x (PTX's bound): the correctly rounded
 		// value moved one ulp toward zero or away from it by a bit of x,
-		// so that code relying on the bound sees both errors. .ftz
-		// flushes a subnormal x to a zero of its sign.
-		ftz := opc == "rcp.approx.ftz.f32"
+		// so that code relying on the bound sees both errors.
 		return un(typ, func(a uint64) uint64 {
-			if ftz && a&0x7F800000 == 0 {
-				a &= 0x80000000
-			}
 			r := float32(1 / f32of(a))
 			if r == 0 || math.IsInf(float64(r), 0) || r != r {
 				return bitsOf32(r)
