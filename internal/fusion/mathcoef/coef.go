@@ -419,3 +419,11 @@ var RcbrtRF64 = []float64{
 	0x1.77f8babe4b129p-5,
 	-0x1.4e17b33874143p-9,
 }
+
+// PowLog2RF32: log₂((1+s)/(1−s)) = C·s + s·z·R(z) for z = s² ≤ (3−2√2)², C = 2·log₂e; error 2^-36.4.
+var PowLog2RF32 = []float32{
+	0x1.ec709ep-1,
+	0x1.2776ep-1,
+	0x1.a5d048p-2,
+	0x1.58901ep-2,
+}

@@ -385,6 +385,14 @@ for kind in ("f32", "f64"):
     spec("rcbrtR" + kind.upper(), kind, "m^(−1/3) ≈ R(m) for m in [1, 8] (a first guess)",
          lambda m: m ** (-mp.mpf(1) / 3), lambda m: m ** (mp.mpf(1) / 3), list(range(4)), 1, 8)
 
+# pow_f32's log₂: log₂((1+s)/(1−s)) = C·s + s·z·R(z), z = s², C = 2·log₂e,
+# |s| ≤ 3 − 2√2 (+ margin); the error relative to log₂((1+s)/(1−s)).
+LOG2C = 2 / mp.log(2)
+spec("powLog2RF32", "f32", "log₂((1+s)/(1−s)) = C·s + s·z·R(z) for z = s² ≤ (3−2√2)², C = 2·log₂e",
+     lambda z: LOG2C * odd_tail(mp.atanh)(z), lambda z: odd_weight(mp.atanh)(z) / LOG2C,
+     list(range(4)), 0, (3 - 2 * mp.sqrt(2)) ** 2 * (1 + mp.mpf("1e-6")))
+
+
 
 def go_float(x, kind):
     """x as an exact hexadecimal Go literal, trailing zero digits dropped."""

@@ -1,6 +1,10 @@
 package ptxgen
 
-import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+import (
+	"strconv"
+
+	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+)
 
 // erf and erfc.
 //
@@ -22,7 +26,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // 1 − E, E ≤ ¼, hides E's error (erf within 1.6 ulp over every float32),
 // and erfc, E(x) for x ≥ 0 and 2 − E(−x) below on the whole line (no
 // small-argument path to pay for as well), keeps 1/(a + 2) as a
-// double-float (within 3 ulp, its bound 4).
+// double-float (within 3 ulp, its bound 4), from a correctly rounded
+// reciprocal (rcp.rn): no division.
 //
 // erf(±0) = ±0, erf(±Inf) = ±1, erfc(+Inf) = 0, erfc(−Inf) = 2, NaN → NaN.
 
@@ -58,16 +63,17 @@ func (f *fnBuilder) erfcLarge(a string) string {
 
 // erfcLarge32 is erfcLarge in float32 arithmetic without double-floats,
 // for a ≥ 0 in [0, amax] (a is clamped there; NaN becomes amax). d =
-// 1/(a + 2), as d + dl with the sum a + 2 exact where exact is set (its
-// rounding error a − ((a + 2) − 2): both differences are exact for a in
-// [0, 10.5]), else rounded; Q(t) by
-// Horner's scheme at t = 1 − 4(d + dl); e^{−a²} = 2^n·(1 + em) with
-// r = −zh − n·ln2 − zl (the exact square zh + zl; one rounding) and
-// em = r + r²·(½ + r·G(r)); the result (1 + em)·Q·(d + dl) rounded twice
-// (fma), then scaled: in one step where amax ≤ 9 (2^n normal), else in
-// two so that a subnormal result is rounded once. Plain d costs erfc's
-// accuracy up to 2 ulp of the result, so erfc sets exact; erf (1 − E,
-// E ≤ ¼) does not.
+// 1/(a + 2) by a reciprocal (rcp.rn, cheaper than a division), as d + dl
+// where exact is set: the sum a + 2 as den + denl (denl = a − ((a + 2) −
+// 2): both differences are exact for a in [0, 10.5]) and dl from the
+// exact residual 1 − d·(den + denl); Q(t) by Horner's scheme at t = 1 −
+// 4(d + dl); e^{−a²} = 2^n·(1 + em) with r = −zh − n·ln2 − zl (the exact
+// square zh + zl; one rounding) and em = r + r²·(½ + r·G(r)) (n by the
+// 1.5·2^23 shifter, whose bits give 2^n); the result (1 + em)·Q·(d + dl)
+// rounded twice (fma), then scaled: in one step where amax ≤ 9 (2^n
+// normal), else (amax ≤ 10.1) by 2^(n+32) and then 2^−32, so that a
+// subnormal result is rounded once. Plain d costs erfc's accuracy up to
+// 2 ulp of the result, so erfc sets exact; erf (1 − E, E ≤ ¼) does not.
 func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	const t = "f32"
 	ac := f.v(t, "min.f32", a, lit(t, amax))
@@ -75,30 +81,38 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	if exact {
 		den := f.add(t, ac, lit(t, 2))
 		denl := f.sub(t, ac, f.sub(t, den, lit(t, 2)))
-		d = f.div(t, lit(t, 1), den)
+		d = f.v(t, "rcp.rn.f32", den) // den in [2, 12.1]
 		nd := f.neg(t, d)
 		dres := f.fma(t, nd, den, lit(t, 1))
 		dl := f.mul(t, f.fma(t, nd, denl, dres), d)
 		q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), mathcoef.ErfcQF32)
 		qd = f.fma(t, q, d, f.mul(t, q, dl))
 	} else {
-		d = f.div(t, lit(t, 1), f.add(t, ac, lit(t, 2)))
+		d = f.v(t, "rcp.rn.f32", f.add(t, ac, lit(t, 2)))
 		qd = f.mul(t, f.poly32(f.fma(t, lit(t, -4), d, lit(t, 1)), mathcoef.ErfcQF32), d)
 	}
 	// −a² = nzh − zl exactly.
 	nzh := f.neg(t, f.mul(t, ac, ac))
 	zl := f.fma(t, ac, ac, nzh)
-	n := f.v(t, "cvt.rni.f32.f32", f.mul(t, nzh, lit(t, log2E)))
+	// j = rint(nzh·log₂e) + 1.5·2^23 (one rounding): n = j − 1.5·2^23
+	// exactly, and j's bits are 0x4B400000 + n.
+	j := f.fma(t, nzh, lit(t, log2E), litF32(0x1.8p23))
+	n := f.sub(t, j, litF32(0x1.8p23))
 	r1 := f.fma(t, f.neg(t, n), litF32(ln2HiF32), nzh) // exact
 	r := f.sub(t, r1, f.fma(t, n, litF32(ln2LoF32), zl))
 	h := f.fma(t, r, f.poly32(r, mathcoef.ExpGF32), lit(t, 0.5))
 	em := f.fma(t, f.mul(t, r, r), h, r)
 	m := f.fma(t, em, qd, qd)
-	ni := f.v("b32", "cvt.rni.s32.f32", n)
-	if amax <= 9 {
-		return f.mul(t, m, f.pow2(t, ni))
+	// 2^(n+b) from j's bits: j·2^23 + b'·2^23 mod 2^32 = (n + b')·2^23.
+	pow2 := func(bias int) string {
+		return f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "mov.b32", j), "8388608", strconv.Itoa(bias<<23)))
 	}
-	return f.ldexp(t, m, ni)
+	if amax <= 9 {
+		return f.mul(t, m, pow2(127)) // 2^n normal
+	}
+	// n ≥ −147 (a ≤ 10.1): 2^(n+32) is normal, and so is m·2^(n+32); the
+	// multiplication by 2^−32 rounds a subnormal result once.
+	return f.mul(t, f.mul(t, m, pow2(127+32)), litF32(0x1p-32))
 }
 
 // erfF32Func is erf_f32: x + x·P(x²) on its common path |x| < 1 (and
@@ -133,7 +147,7 @@ func erfFunc(name, t string) funcDef {
 	}
 	var e string
 	if t == "f32" {
-		e = f.erfcLarge32(a, 10.5, true)
+		e = f.erfcLarge32(a, 10.1, true) // erfc(10.1) < 2^−150: rounds to 0
 	} else {
 		e = f.erfcLarge(a)
 	}

@@ -1,6 +1,10 @@
 package ptxgen
 
-import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+import (
+	"strconv"
+
+	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+)
 
 // pow(x, y) = ±|x|^y, |x|^y = 2^k·e^r from y·ln|x|.
 //
@@ -13,10 +17,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // double-double in two steps, so that even a subnormal result is rounded
 // about once. The error is within 1 ulp.
 //
-// float32: log₂|x| = e + s·P(s²) in float64 without double-doubles (P the
-// atanh series times log₂e, 7 terms; s from a refined float32
-// reciprocal), t = y·log₂|x| in float64, 2^t = 2^k·(1 + f·Q(f)) with f =
-// t − k in float32, scaled in two steps: within 1 ulp (powMag32).
+// float32: in float32 arithmetic only, log₂|x| as a double-float (about
+// 2^-31 relative), t = y·log₂|x| as a double-float, 2^t = 2^k·(1 + r·Q(r))
+// with r = t − k, scaled in two steps: within 2 ulp (powMag32).
 //
 // The common case (float64: x > 0 finite, y finite, not 0, ±½ or 1, x not
 // 1; float32: x > 0 finite, y finite, not ±½ or 1, where y = 0 and x = 1
@@ -87,44 +90,85 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 	return f.sel(t, low, high, f.v("pred", "setp.lt.s32", ki, "0"))
 }
 
-// powMag32 returns |x|^y rounded to float32 (within 2 ulp), for float32
-// arguments x (finite, not 0) and y widened to float64 (yd): log₂|x| = e +
-// s·P(s²) in float64 from logReduceBits32's e and f (1+f in [√½, √2)), s =
-// f/(2+f) from a float32 reciprocal refined once (no float64 division),
-// t = y·log₂|x| clamped to ±200, and 2^(t−k) (|t − k| ≤ ½) by a float32
-// polynomial, scaled by 2^k in two steps (a subnormal result rounded once).
-func (f *fnBuilder) powMag32(ax, yd string) string {
-	const t = "f64"
-	e32, fr32, _ := f.logReduceBits32(ax)
-	fr := f.v(t, "cvt.f64.f32", fr32)
-	den := f.add(t, fr, litF64(2)) // exact
-	d0 := f.v(t, "cvt.f64.f32", f.v("f32", "rcp.rn.f32", f.v("f32", "cvt.rn.f32.f64", den)))
-	s0 := f.mul(t, fr, d0)
-	s := f.fma(t, d0, f.fma(t, f.neg(t, den), s0, fr), s0) // relative error ≤ 2^-45
-	z := f.mul(t, s, s)
-	l2 := f.add(t, f.v(t, "cvt.f64.f32", e32), f.mul(t, s, f.poly64(z, powLog2F32in64)))
-	tt := f.mul(t, yd, l2)
-	tt = f.v(t, "max.f64", tt, litF64(-200))
-	tt = f.v(t, "min.f64", tt, litF64(200))
-	k := f.v(t, "cvt.rni.f64.f64", tt)
-	fk := f.v("f32", "cvt.rn.f32.f64", f.sub(t, tt, k))
-	p := f.fma("f32", fk, f.poly32(fk, powExp2QF32), litF32(1))
-	return f.ldexp("f32", p, f.v("b32", "cvt.rni.s32.f64", k))
+// powMag32 sets dst to |x|^y rounded to float32, for float32 arguments
+// ax = |x| (positive and normal; where subnormal is set, finite and not 0)
+// and y (finite), in float32 arithmetic only:
+//
+//   - log₂|x| = e + log₂(1+f) (x = 2^e·(1+f), 1+f in [√½, √2), f exact:
+//     logSplit32, or logReduceBits32 where x may be subnormal) as a
+//     double-float lh + ll (ll up to 1% of lh), relative error about
+//     2^-31: log₂(1+f) = C·s + s³·R(s²) (mathcoef.PowLog2RF32) with
+//     s = f/(2+f) (|s| ≤ 0.1716) as sh + sl (sh from the rounded
+//     reciprocal of the rounded 2+f, sl from the residual f − sh·(2+f),
+//     rounded once),
+//     C = 2·log₂e as Chi + Clo with sh·Chi by TwoProd, the rest in plain
+//     float32 (sl's share of s³ included), e added by FastTwoSum;
+//   - t = y·(lh + ll) as ph + pl (TwoProd);
+//   - 2^t = 2^n·2^r with n = rint(y·ll + ph) clamped to ±200, r = (ph −
+//     n) + pl (the difference exact; r clamped to ±1, which only the
+//     clamped cases reach), 2^r = 1 + r·Q(r) (mathcoef.Exp2QF32), scaled
+//     in ldexp's two steps (a subnormal result rounded once, overflow to
+//     +Inf).
+func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
+	const t = "f32"
+	var e, fr string
+	if subnormal {
+		e, fr, _ = f.logReduceBits32(ax)
+	} else {
+		ei, frn := f.logSplit32(f.v("b32", "mov.b32", ax), strconv.Itoa(logSqrtHalfBits))
+		e, fr = f.v(t, "cvt.rn.f32.s32", ei), frn
+	}
+	// s = fr/(2+fr) = sh + sl: sl from the residual fr − sh·(2+fr) =
+	// (fr − 2sh) − sh·fr, rounded once (fr − 2sh is exact: 2sh is within
+	// a factor 2 of fr).
+	rc := f.v(t, "rcp.rn.f32", f.add(t, fr, litF32(2))) // in [0.41, 0.59]
+	sh := f.mul(t, fr, rc)
+	nsh := f.neg(t, sh)
+	res := f.fma(t, nsh, fr, f.fma(t, nsh, litF32(2), fr))
+	sl := f.mul(t, res, rc)
+	// log₂(1+f) = sh·Chi + (sh·w + sl·(Chi + C·z)), w = z·R(z) + Clo,
+	// z = sh².
+	z := f.mul(t, sh, sh)
+	w := f.fma(t, z, f.poly32(z, mathcoef.PowLog2RF32), litF32(powLog2CLo))
+	// p1 = sh·Chi = −np1, e1 its exact error; e + p1 = lh + ll's
+	// −(np1 + (lh − e)) (FastTwoSum: |e| ≥ 1 > |p1|, or e = 0).
+	np1 := f.mul(t, sh, litF32(-powLog2CHi))
+	e1 := f.fma(t, sh, litF32(powLog2CHi), np1)
+	cz := f.fma(t, z, litF32(powLog2CHi), litF32(powLog2CHi))
+	tail := f.fma(t, sh, w, f.fma(t, sl, cz, e1))
+	lh := f.sub(t, e, np1)
+	ll := f.sub(t, tail, f.add(t, np1, f.sub(t, lh, e)))
+	// t = y·(lh + ll) = ph + pl.
+	ph, pe := f.twoProd(t, y, lh)
+	pl := f.fma(t, y, ll, pe)
+	th := f.v(t, "max.f32", f.fma(t, y, ll, ph), litF32(-200)) // not ph + pl: NaN where ph overflowed
+	th = f.v(t, "min.f32", th, litF32(200))
+	n := f.v(t, "cvt.rni.f32.f32", th)
+	r := f.add(t, f.sub(t, ph, n), pl)
+	r = f.v(t, "max.f32", r, litF32(-1)) // ±Inf, NaN or huge where th was clamped
+	r = f.v(t, "min.f32", r, litF32(1))
+	q := f.fma(t, r, f.poly32(r, mathcoef.Exp2QF32), litF32(1))
+	u, s2 := f.ldexpHalf32(q, f.v("b32", "cvt.rni.s32.f32", n))
+	f.set(dst, "mul.rn.f32", u, s2)
 }
 
-// powExp2QF32 is Exp2QF32in64 rounded to float32: 2^f = 1 + f·Q(f).
-var powExp2QF32 = toF32(mathcoef.Exp2QF32in64)
+// ldexpHalf32 is ldexp's two steps for float32 x and an s32 n within
+// ±252 less the last multiplication: x·2^⌊n/2⌋ and 2^(n−⌊n/2⌋), whose
+// product (rounded once where it is subnormal) is x·2^n. The powers of
+// two are built by one integer multiply-add each.
+func (f *fnBuilder) ldexpHalf32(x, n string) (u, s2 string) {
+	const t = "f32"
+	n1 := f.v("b32", "shr.s32", n, "1")
+	s1 := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", n1, "8388608", "1065353216"))
+	s2 = f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "sub.s32", n, n1), "8388608", "1065353216"))
+	return f.mul(t, x, s1), s2
+}
 
-// powLog2F32in64 are log₂e·2/(2k+1), k = 0…6: log₂(1+f) = s·P(s²), the
-// series' truncation below 2^-39 relative for |s| ≤ 3 − 2√2 (1+f in
-// [√½, √2)).
-var powLog2F32in64 = func() []float64 {
-	c := make([]float64, 7)
-	for k := range c {
-		c[k] = 2 * log2E / float64(2*k+1)
-	}
-	return c
-}()
+// powLog2C is C = 2·log₂e as float32 Chi + Clo: log₂(1+f) = C·atanh(s).
+var (
+	powLog2CHi = float32(2 * log2E)
+	powLog2CLo = float32(2*log2E - float64(powLog2CHi))
+)
 
 // powSpecials applies math.Pow's special cases (see above) to mag =
 // |x|^y, in float64.
@@ -168,12 +212,12 @@ func (f *fnBuilder) powSpecials(x, y, mag string) string {
 }
 
 // powCommon32 is the predicate of the float32 arguments that need no
-// special case: x > 0 finite (subnormal included), y finite, not ±½ or 1.
+// special case: x > 0 normal and finite, y finite, not ±½ or 1.
 // (y = 0 and x = 1 give 1 exactly on the common path: 2^(y·log₂x) with a
 // zero exponent.)
 func (f *fnBuilder) powCommon32(x, y string) string {
 	const t = "f32"
-	ok := f.v("pred", "setp.lt.u32", f.v("b32", "sub.s32", f.v("b32", "mov.b32", x), "1"), "0x7F7FFFFF")
+	ok := f.normal32(f.v("b32", "mov.b32", x))
 	ay := f.abs(t, y)
 	ok = f.v("pred", "and.pred", ok, f.setp("lt", t, ay, "0f7F800000"))
 	ok = f.v("pred", "and.pred", ok, f.setp("ne", t, y, litF32(1)))
@@ -204,11 +248,13 @@ func powFunc(t string) funcDef {
 	f.load(y, 1)
 	done := f.label("pow_done")
 	if t == "f32" {
-		// The special cases in float64 (exact for float32 arguments).
-		yd := f.v("f64", "cvt.f64.f32", y)
 		res := f.newReg("f32")
-		f.set(res, "mov.f32", f.powMag32(f.abs(t, x), yd))
+		f.powMag32(res, x, y, false)
 		f.branch(f.powCommon32(x, y), false, done)
+		// |x|^y again for x < 0 or subnormal, then the special cases in
+		// float64 (exact for float32 arguments).
+		f.powMag32(res, f.abs(t, x), y, true)
+		yd := f.v("f64", "cvt.f64.f32", y)
 		xd := f.v("f64", "cvt.f64.f32", x)
 		f.set(res, "cvt.rn.f32.f64", f.powSpecials(xd, yd, f.v("f64", "cvt.f64.f32", res)))
 		f.place(done)
