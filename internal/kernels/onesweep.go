@@ -51,8 +51,12 @@ const (
 	// onesweepMax bounds the one-sweep sort's elements (the status
 	// words' counts).
 	onesweepMax = 1 << 30
-	// onesweepItems is the default elements per thread of a pass's tile.
-	onesweepItems = sortItems
+	// onesweepItems is the default elements per thread of a pass's tile
+	// and onesweepBlocksPerSM the default blocks per multiprocessor (the
+	// fastest of 8/5, 8/4, 16/4 and 16/3 for 2^26 float32 keys on an
+	// H100: BENCHMARKS.md).
+	onesweepItems       = 16
+	onesweepBlocksPerSM = 3
 )
 
 // The one-sweep sort's switches, for benchmarks (read when a sort is
@@ -68,7 +72,7 @@ var (
 	// SortOnesweepBlocksPerSM is the blocks per multiprocessor of a
 	// pass's grid, which its kernel is compiled to fit at once
 	// (.minnctapersm: registers).
-	SortOnesweepBlocksPerSM = radixBlocksPerSM
+	SortOnesweepBlocksPerSM = onesweepBlocksPerSM
 )
 
 // onesweepConfig is the passes' items per thread and blocks per
