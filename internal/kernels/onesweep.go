@@ -186,14 +186,7 @@ func onesweepPTX(v variant, entry, header string) string {
 	// pass's counts over the block (once per block).
 	hc := g.r32()
 	g.op("ld.global.u32 %s, [%s]", hc, g.addr(histP, t64, 4))
-	incl := g.r32()
-	g.op("mov.u32 %s, %s", incl, hc)
-	for d := 1; d < 32; d *= 2 {
-		o, in := g.r32(), g.pred()
-		g.op("shfl.sync.up.b32 %s, %s, %d, 0, -1", o, incl, d)
-		g.op("setp.ge.u32 %s, %s, %d", in, g.lane, d)
-		g.op("@%s add.u32 %s, %s, %s", in, incl, incl, o)
-	}
+	incl := g.warpScan(hc, g.lane)
 	last := g.pred()
 	g.op("setp.eq.u32 %s, %s, 31", last, g.lane)
 	g.op("@%s st.shared.u32 [%s], %s", last, g.at32(g.sh.wsum, g.warp, 4), incl)
@@ -484,31 +477,12 @@ func (a *Sort) onesweep(call string, s *device.Stream) error {
 	blocks := min(tiles, max(1, s.Device().Info().Multiprocessors)*perSM)
 	needVals := a.OutIdx != nil
 
-	var temps []*lifetime.Handle
-	defer func() {
-		for _, h := range temps {
-			h.Done()
-		}
-	}()
-	temp := func(t dtype.DType, count int) (*lifetime.Handle, error) {
-		h, err := lifetime.Temp(call, s, t, []int{count})
-		if err == nil {
-			temps = append(temps, h)
-		}
-		return h, err
-	}
-	keyT := map[int]dtype.DType{8: dtype.Uint8, 16: dtype.Uint16, 32: dtype.Uint32, 64: dtype.Uint64}[w]
-	var keyBuf, valBuf [2]*lifetime.Handle
-	for i := range min(passes-1, 2) {
-		var err error
-		if keyBuf[i], err = temp(keyT, n); err != nil {
-			return err
-		}
-		if needVals {
-			if valBuf[i], err = temp(dtype.Uint32, n); err != nil {
-				return err
-			}
-		}
+	tmp := sortTemps{call: call, s: s}
+	defer tmp.done()
+	temp := tmp.get
+	keyBuf, valBuf, err := tmp.passBuffers(w, n, passes, needVals)
+	if err != nil {
+		return err
 	}
 	histWords := passes * radixBins
 	statusWords := tiles * radixBins
@@ -555,37 +529,9 @@ func (a *Sort) onesweep(call string, s *device.Stream) error {
 	}
 	for pass := range passes {
 		flags := descFlag
-		keysIn, valsIn := a.Keys, (*lifetime.Handle)(nil)
-		if pass == 0 {
-			flags |= sfRawIn
-			if needVals {
-				flags |= sfVals | sfGenVals
-			}
-		} else {
-			keysIn = keyBuf[(pass-1)%2]
-			if needVals {
-				flags |= sfVals
-				valsIn = valBuf[(pass-1)%2]
-			}
-		}
-		var keysOut, valsOut *lifetime.Handle
-		if pass == passes-1 {
-			if a.OutKeys != nil {
-				flags |= sfKeysOut | sfKeysDecoded
-				keysOut = a.OutKeys
-			}
-			if a.OutIdx != nil {
-				flags |= sfValsFinal
-				valsOut = a.OutIdx
-			}
-		} else {
-			flags |= sfKeysOut
-			keysOut = keyBuf[pass%2]
-			if needVals {
-				flags |= sfValsOut
-				valsOut = valBuf[pass%2]
-			}
-		}
+		io, ioFlags := a.passBuffers(pass, passes, keyBuf, valBuf, needVals)
+		flags |= ioFlags
+		keysIn, valsIn, keysOut, valsOut := io[0], io[1], io[2], io[3]
 		k, err := kernel(dev, variant{kind: kOnesweep, a: int32(a.T), b: int32(flags), c: int32(items), d: int32(perSM)})
 		if err != nil {
 			return wrap(call, err)

@@ -196,3 +196,17 @@ func sortedKeys(m map[string]string) []string {
 	}
 	return ks
 }
+
+// warpScan returns the inclusive sum of the u32 v over the warp's lanes
+// up to this one (lane is the thread's lane, u32): five shuffles up.
+func (p *ptx) warpScan(v, lane string) string {
+	incl := p.r32()
+	p.op("mov.u32 %s, %s", incl, v)
+	for d := 1; d < 32; d *= 2 {
+		o, in := p.r32(), p.pred()
+		p.op("shfl.sync.up.b32 %s, %s, %d, 0, -1", o, incl, d)
+		p.op("setp.ge.u32 %s, %s, %d", in, lane, d)
+		p.op("@%s add.u32 %s, %s, %s", in, incl, incl, o)
+	}
+	return incl
+}

@@ -170,14 +170,7 @@ func (g *sortGen) rank(digits, valid []string) []string {
 	}
 	g.op("st.shared.u32 [%s], %s", g.at32(g.sh.dcount, g.tid, 4), run)
 	// Exclusive scan of the digits' counts over the block.
-	incl := g.r32()
-	g.op("mov.u32 %s, %s", incl, run)
-	for d := 1; d < 32; d *= 2 {
-		o, in := g.r32(), g.pred()
-		g.op("shfl.sync.up.b32 %s, %s, %d, 0, -1", o, incl, d)
-		g.op("setp.ge.u32 %s, %s, %d", in, g.lane, d)
-		g.op("@%s add.u32 %s, %s, %s", in, incl, incl, o)
-	}
+	incl := g.warpScan(run, g.lane)
 	last := g.pred()
 	g.op("setp.eq.u32 %s, %s, 31", last, g.lane)
 	g.op("@%s st.shared.u32 [%s], %s", last, g.at32(g.sh.wsum, g.warp, 4), incl)

@@ -127,31 +127,12 @@ func (a *Sort) radix(call string, s *device.Stream) error {
 	passes := p.keyPasses + p.segPasses
 	needVals := a.OutIdx != nil || p.segPasses > 0
 
-	var temps []*lifetime.Handle
-	defer func() {
-		for _, h := range temps {
-			h.Done()
-		}
-	}()
-	temp := func(t dtype.DType, count int) (*lifetime.Handle, error) {
-		h, err := lifetime.Temp(call, s, t, []int{count})
-		if err == nil {
-			temps = append(temps, h)
-		}
-		return h, err
-	}
-	keyT := map[int]dtype.DType{8: dtype.Uint8, 16: dtype.Uint16, 32: dtype.Uint32, 64: dtype.Uint64}[w]
-	var keyBuf, valBuf [2]*lifetime.Handle
-	for i := range min(passes-1, 2) {
-		var err error
-		if keyBuf[i], err = temp(keyT, n); err != nil {
-			return err
-		}
-		if needVals {
-			if valBuf[i], err = temp(dtype.Uint32, n); err != nil {
-				return err
-			}
-		}
+	tmp := sortTemps{call: call, s: s}
+	defer tmp.done()
+	temp := tmp.get
+	keyBuf, valBuf, err := tmp.passBuffers(w, n, passes, needVals)
+	if err != nil {
+		return err
 	}
 	counts, err := temp(dtype.Uint32, radixBins*nb)
 	if err != nil {
@@ -173,42 +154,53 @@ func (a *Sort) radix(call string, s *device.Stream) error {
 			flags |= sfSegDigit
 			shift = 8 * (pass - p.keyPasses)
 		}
-		keysIn, valsIn := a.Keys, (*lifetime.Handle)(nil)
-		if pass == 0 {
-			flags |= sfRawIn
-			if needVals {
-				flags |= sfVals | sfGenVals
-			}
-		} else {
-			keysIn = keyBuf[(pass-1)%2]
-			if needVals {
-				flags |= sfVals
-				valsIn = valBuf[(pass-1)%2]
-			}
-		}
-		var keysOut, valsOut *lifetime.Handle
-		if pass == passes-1 {
-			if a.OutKeys != nil {
-				flags |= sfKeysOut | sfKeysDecoded
-				keysOut = a.OutKeys
-			}
-			if a.OutIdx != nil {
-				flags |= sfValsFinal
-				valsOut = a.OutIdx
-			}
-		} else {
-			flags |= sfKeysOut
-			keysOut = keyBuf[pass%2]
-			if needVals {
-				flags |= sfValsOut
-				valsOut = valBuf[pass%2]
-			}
-		}
+		io, ioFlags := a.passBuffers(pass, passes, keyBuf, valBuf, needVals)
+		flags |= ioFlags
+		keysIn, valsIn, keysOut, valsOut := io[0], io[1], io[2], io[3]
 		if err := p.pass(call, s, a.T, flags, shift, keysIn, valsIn, keysOut, valsOut, counts, offsets, countsLeaf); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// passBuffers returns radix pass pass's keys and positions in and out
+// (keys in, positions in, keys out, positions out; nil where none) and
+// the flags they take: the first pass reads the raw keys and generates
+// positions, later passes read the previous pass's buffers, passes
+// alternate between keyBuf/valBuf's two, and the last writes a's outputs.
+func (a *Sort) passBuffers(pass, passes int, keyBuf, valBuf [2]*lifetime.Handle, needVals bool) (io [4]*lifetime.Handle, flags int) {
+	io[0] = a.Keys
+	if pass == 0 {
+		flags |= sfRawIn
+		if needVals {
+			flags |= sfVals | sfGenVals
+		}
+	} else {
+		io[0] = keyBuf[(pass-1)%2]
+		if needVals {
+			flags |= sfVals
+			io[1] = valBuf[(pass-1)%2]
+		}
+	}
+	if pass < passes-1 {
+		flags |= sfKeysOut
+		io[2] = keyBuf[pass%2]
+		if needVals {
+			flags |= sfValsOut
+			io[3] = valBuf[pass%2]
+		}
+		return io, flags
+	}
+	if a.OutKeys != nil {
+		flags |= sfKeysOut | sfKeysDecoded
+		io[2] = a.OutKeys
+	}
+	if a.OutIdx != nil {
+		flags |= sfValsFinal
+		io[3] = a.OutIdx
+	}
+	return io, flags
 }
 
 // pass runs one digit's upsweep, scan and downsweep.
@@ -515,4 +507,44 @@ func blockSortHost(v variant) hostkernel.Kernel {
 		})
 		return nil
 	}
+}
+
+// sortTemps hands out a sort's temporaries (lifetime.Temp on its stream)
+// and gives them all back with done.
+type sortTemps struct {
+	call string
+	s    *device.Stream
+	hs   []*lifetime.Handle
+}
+
+func (t *sortTemps) get(dt dtype.DType, count int) (*lifetime.Handle, error) {
+	h, err := lifetime.Temp(t.call, t.s, dt, []int{count})
+	if err == nil {
+		t.hs = append(t.hs, h)
+	}
+	return h, err
+}
+
+func (t *sortTemps) done() {
+	for _, h := range t.hs {
+		h.Done()
+	}
+}
+
+// passBuffers returns the two buffers of w-bit keys (and, with needVals,
+// of u32 positions) of n elements that a radix sort's passes alternate
+// between (as many as passes − 1 needs, at most two).
+func (t *sortTemps) passBuffers(w, n, passes int, needVals bool) (keyBuf, valBuf [2]*lifetime.Handle, err error) {
+	keyT := map[int]dtype.DType{8: dtype.Uint8, 16: dtype.Uint16, 32: dtype.Uint32, 64: dtype.Uint64}[w]
+	for i := range min(passes-1, 2) {
+		if keyBuf[i], err = t.get(keyT, n); err != nil {
+			return keyBuf, valBuf, err
+		}
+		if needVals {
+			if valBuf[i], err = t.get(dtype.Uint32, n); err != nil {
+				return keyBuf, valBuf, err
+			}
+		}
+	}
+	return keyBuf, valBuf, nil
 }

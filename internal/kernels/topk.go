@@ -230,14 +230,7 @@ func topkPassPTX(v variant, entry, header string) string {
 	cnt := g.r32()
 	g.op("ld.volatile.global.u32 %s, [%s]", cnt, gh)
 	g.op("st.global.u32 [%s], %s", gh, zero)
-	incl := g.r32()
-	g.op("mov.u32 %s, %s", incl, cnt)
-	for d := 1; d < 32; d *= 2 {
-		o, in := g.r32(), g.pred()
-		g.op("shfl.sync.up.b32 %s, %s, %d, 0, -1", o, incl, d)
-		g.op("setp.ge.u32 %s, %s, %d", in, lane, d)
-		g.op("@%s add.u32 %s, %s, %s", in, incl, incl, o)
-	}
+	incl := g.warpScan(cnt, lane)
 	l31 := g.pred()
 	g.op("setp.eq.u32 %s, %s, 31", l31, lane)
 	wa := g.r32()
