@@ -11,8 +11,8 @@
 //
 // It knows the subset of PTX that gpuarr's generators emit (integer,
 // float, logic, conversion, memory, atomic, warp-collective and control
-// instructions, .func calls with .param passing) and fails the run naming
-// any other instruction. Memory is sequentially consistent and float
+// instructions, .func calls with .param passing, module-scope .const tables
+// read with ld.const) and fails the run naming any other instruction. Memory is sequentially consistent and float
 // arithmetic is IEEE round-to-nearest, as the .rn forms promise; the
 // .approx forms use Go's math functions. It is slow (tens of nanoseconds
 // per instruction per thread): tests run small launches.

@@ -337,6 +337,22 @@ func (t *thread) mem(sp byte, o *operand, n int) ([]byte, error) {
 			return nil, fmt.Errorf("misaligned shared access of %d bytes at %#x", n, a)
 		}
 		return t.b.shared[a : a+int64(n)], nil
+	case 'c':
+		var a int64
+		if o.base >= 0 {
+			a = int64(t.fr().regs[o.base])
+		} else {
+			a = int64(o.symOff)
+		}
+		a += o.off
+		consts := t.b.g.m.consts
+		if a < 0 || a+int64(n) > int64(len(consts)) {
+			return nil, fmt.Errorf("const access of %d bytes at %#x, outside the module's %d bytes", n, a, len(consts))
+		}
+		if a%int64(n) != 0 {
+			return nil, fmt.Errorf("misaligned const access of %d bytes at %#x", n, a)
+		}
+		return consts[a : a+int64(n) : a+int64(n)], nil
 	case 'g':
 		if o.base < 0 {
 			return nil, fmt.Errorf("global access through a symbol")
@@ -437,7 +453,7 @@ func (m *Module) compileLoad(in *instr, mods []string, typ ptype) (func(*thread)
 			return nil
 		}, nil
 	}
-	if sp != 'g' && sp != 's' {
+	if sp != 'g' && sp != 's' && sp != 'c' {
 		return nil, fmt.Errorf("ld from .%c space is not modelled", sp)
 	}
 	vl := vecLen(mods)

@@ -19,6 +19,10 @@ type Module struct {
 	// dynBase is where extern (dynamic) shared memory starts.
 	dynBase int
 	syms    map[string]int // shared variable → offset in the block's shared memory
+	// consts holds the module's .const arrays, laid out one after another;
+	// constSyms their offsets in it (their addresses in the .const space).
+	consts    []byte
+	constSyms map[string]int
 }
 
 type sharedVar struct {
@@ -86,6 +90,7 @@ var (
 	reEntry  = regexp.MustCompile(`(?s)(\.visible\s+|\.weak\s+)?\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)`)
 	reFunc   = regexp.MustCompile(`(?s)(\.visible\s+|\.weak\s+)?\.func\s+(\(([^)]*)\)\s*)?([A-Za-z_$][\w$]*)\s*\(([^)]*)\)`)
 	reShared = regexp.MustCompile(`(\.extern\s+)?\.shared\s+(\.align\s+(\d+)\s+)?\.(\w+)\s+([A-Za-z_$][\w$]*)\s*(\[(\d*)\])?`)
+	reConst  = regexp.MustCompile(`\.const\s+(\.align\s+(\d+)\s+)?\.(\w+)\s+([A-Za-z_$][\w$]*)\s*\[(\d+)\]\s*(=\s*\{([^}]*)\})?\s*;`)
 	reRegs   = regexp.MustCompile(`^(%[A-Za-z_$][\w$]*)<(\d+)>$`)
 )
 
@@ -93,7 +98,7 @@ var (
 // anything else it meets with the line it is on.
 func Parse(src string) (*Module, error) {
 	text := stripComments(src)
-	m := &Module{funcs: map[string]*function{}, syms: map[string]int{}}
+	m := &Module{funcs: map[string]*function{}, syms: map[string]int{}, constSyms: map[string]int{}}
 	// Bodies: each .entry or .func header is followed by { ... }.
 	type span struct{ lo, hi int }
 	var bodies []span
@@ -164,6 +169,11 @@ func Parse(src string) (*Module, error) {
 	for _, b := range bodies {
 		for i := b.lo; i < b.hi; i++ {
 			outside[i] = ' '
+		}
+	}
+	for _, mm := range reConst.FindAllStringSubmatch(string(outside), -1) {
+		if err := m.constDecl(mm); err != nil {
+			return nil, fmt.Errorf("ptxsim: %w", err)
 		}
 	}
 	for _, mm := range reShared.FindAllStringSubmatch(string(outside), -1) {
@@ -626,6 +636,10 @@ func (m *Module) resolve(f *function, o *operand) error {
 			o.symKind, o.symOff = 's', off
 			return nil
 		}
+		if off, ok := m.constSyms[o.name]; ok {
+			o.symKind, o.symOff = 'c', off
+			return nil
+		}
 		if _, ok := f.locals[o.name]; ok {
 			o.symKind = 'l'
 			return nil
@@ -634,6 +648,9 @@ func (m *Module) resolve(f *function, o *operand) error {
 	case opSym:
 		if off, ok := m.syms[o.name]; ok {
 			o.symKind, o.symOff = 's', off
+		}
+		if off, ok := m.constSyms[o.name]; ok {
+			o.symKind, o.symOff = 'c', off
 		}
 	}
 	return nil
@@ -661,4 +678,42 @@ func cutLabel(s string) (name, rest string, ok bool) {
 		return "", s, false
 	}
 	return s[:i], strings.TrimSpace(s[j+1:]), true
+}
+
+// constDecl lays out a module-scope .const array (reConst's match), its
+// elements from the initializer, zero where it has fewer.
+func (m *Module) constDecl(mm []string) error {
+	name := mm[4]
+	if _, dup := m.constSyms[name]; dup {
+		return fmt.Errorf("const variable %s declared twice", name)
+	}
+	t, ok := parseType(mm[3])
+	if !ok || t.kind == 'p' {
+		return fmt.Errorf("const variable %s: type .%s", name, mm[3])
+	}
+	elem := t.bits / 8
+	align := elem
+	if mm[2] != "" {
+		a, _ := strconv.Atoi(mm[2])
+		align = max(align, a)
+	}
+	n, _ := strconv.Atoi(mm[5])
+	var vals []string
+	if strings.TrimSpace(mm[7]) != "" {
+		vals = strings.Split(mm[7], ",")
+	}
+	if len(vals) > n {
+		return fmt.Errorf("const variable %s: %d initializers for %d elements", name, len(vals), n)
+	}
+	off := alignUp(len(m.consts), align)
+	m.consts = append(m.consts, make([]byte, off+n*elem-len(m.consts))...)
+	for i, v := range vals {
+		x, err := strconv.ParseUint(strings.TrimSpace(v), 0, t.bits)
+		if err != nil {
+			return fmt.Errorf("const variable %s: element %d: %w", name, i, err)
+		}
+		writeN(m.consts[off+i*elem:off+(i+1)*elem], x)
+	}
+	m.constSyms[name] = off
+	return nil
 }

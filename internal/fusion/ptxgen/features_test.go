@@ -172,9 +172,11 @@ func shflPerStep(t dtype.DType, r expr.ReduceOp) int {
 func TestMathFunctions(t *testing.T) {
 	calls := stubMath(t)
 	var called [][]string
-	callFunc = func(name, ret string, args ...string) string {
+	var seqs []int
+	inlineFunc = func(name, ret string, seq int, args ...string) (string, int) {
 		called = append(called, append([]string{name, ret}, args...))
-		return "\t// call " + name + "\n"
+		seqs = append(seqs, seq)
+		return "\t// call " + name + "\n", seq + 2
 	}
 	p := &expr.Program{
 		Rank:    2,
@@ -189,6 +191,7 @@ func TestMathFunctions(t *testing.T) {
 	assert.Equal(t, []string{"exp_f32", "pow_f32", "rand_normal_f64", "tanh_f32"}, (*calls)[0])
 	assert.Contains(t, ptx, "// math functions exp_f32 pow_f32 rand_normal_f64 tanh_f32")
 	require.Len(t, called, 4)
+	assert.Equal(t, []int{0, 2, 4, 6}, seqs, "each copy numbered after the last one's callees")
 	byName := map[string][]string{}
 	for _, c := range called {
 		byName[c[0]] = c[1:]

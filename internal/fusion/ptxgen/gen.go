@@ -10,10 +10,11 @@ import (
 )
 
 // The math library's entry points, as variables so that tests can observe
-// which functions a program asks for while mathlib.go is being written.
+// which functions a program asks for: the module-scope definitions the
+// copies need, and a copy of a function's body (mathlib_inline.go).
 var (
-	funcDefs = FuncDefs
-	callFunc = CallFunc
+	funcDefs   = InlineDefs
+	inlineFunc = InlineFunc
 )
 
 // Generate returns a complete PTX module for p: header (the caller's
@@ -90,13 +91,14 @@ func classOf(t dtype.DType) class {
 
 // gen holds one kernel being generated.
 type gen struct {
-	p      *expr.Program
-	idx64  bool
-	vec    int
-	nregs  [numClasses]int
-	body   strings.Builder
-	labels int
-	funcs  map[string]bool
+	p       *expr.Program
+	idx64   bool
+	vec     int
+	nregs   [numClasses]int
+	body    strings.Builder
+	labels  int
+	funcs   map[string]bool // math library functions copied in (call)
+	inlined int             // copies of them so far: the next one's number
 
 	used      []bool   // instruction feeds the value
 	invariant []bool   // instruction is the same for every element

@@ -21,19 +21,19 @@ import (
 const genHeader = ".version 7.8\n.target sm_90\n.address_size 64\n"
 
 // stubMath replaces the math library for one test: FuncDefs records the
-// names it is asked for and returns a comment, CallFunc a comment line.
+// names it is asked for and returns a comment, InlineFunc a comment line.
 func stubMath(t *testing.T) *[][]string {
 	t.Helper()
 	var calls [][]string
-	oldDefs, oldCall := funcDefs, callFunc
+	oldDefs, oldInline := funcDefs, inlineFunc
 	funcDefs = func(names []string) (string, error) {
 		calls = append(calls, slices.Clone(names))
 		return "// math functions " + strings.Join(names, " ") + "\n", nil
 	}
-	callFunc = func(name, ret string, args ...string) string {
-		return "\t// call " + name + "\n"
+	inlineFunc = func(name, ret string, seq int, args ...string) (string, int) {
+		return "\t// call " + name + "\n", seq + 1
 	}
-	t.Cleanup(func() { funcDefs, callFunc = oldDefs, oldCall })
+	t.Cleanup(func() { funcDefs, inlineFunc = oldDefs, oldInline })
 	return &calls
 }
 
@@ -167,6 +167,18 @@ func programs() map[string]*expr.Program {
 			}
 			ps["random_"+t.String()+map[bool]string{false: "_uniform", true: "_normal"}[normal]] = p
 		}
+	}
+	// Math functions copied into a vector loop: sin reads a .const table
+	// and branches; atanh_f64 copies log1p_f64 into its own copy.
+	for _, c := range []struct {
+		name string
+		op   expr.Op
+		t    dtype.DType
+		v    int
+	}{{"sin_f32x4", expr.OpSin, dtype.Float32, 4}, {"atanh_f64x2", expr.OpAtanh, dtype.Float64, 2}} {
+		p := unary(c.op, c.t)
+		p.Vector = c.v
+		ps["vec_"+c.name] = p
 	}
 	// a + b with a strided and broadcast input, 32- and 64-bit indexes.
 	for _, idx64 := range []bool{false, true} {

@@ -139,7 +139,9 @@ func (f *fnBuilder) twoProd(t, a, b string) (p, e string) {
 // label is a fresh label of this function.
 func (f *fnBuilder) label(what string) string {
 	f.nlabels++
-	return fmt.Sprintf("$L_%s_%d", what, f.nlabels)
+	l := fmt.Sprintf("$L_%s_%d", what, f.nlabels)
+	f.def.labels = append(f.def.labels, l)
+	return l
 }
 
 // branch emits "@p bra l" (or "@!p" with not).
@@ -152,7 +154,10 @@ func (f *fnBuilder) branch(p string, not bool, l string) {
 }
 
 // place puts label l here.
-func (f *fnBuilder) place(l string) { fmt.Fprintf(&f.b, "%s:\n", l) }
+func (f *fnBuilder) place(l string) {
+	fmt.Fprintf(&f.b, "%s:\n", l)
+	fmt.Fprintf(&f.cur, "%s:\n", l)
+}
 
 // polyComp evaluates the polynomial c (lowest order first) at x by
 // Horner's scheme, the last ncomp steps compensated (Graillat, Langlois

@@ -7,11 +7,14 @@ import (
 )
 
 // funcDef is one library function: its PTX signature, the library
-// functions it calls, and its .func text.
+// functions it calls, its .func text, and its body in the form InlineFunc
+// copies into a kernel. A definition without a signature is a .const
+// table that functions read (text only).
 type funcDef struct {
 	mathSig
 	deps []string
 	text string
+	inlineBody
 }
 
 // Parameter names of every library .func: the result and the arguments.
@@ -46,6 +49,7 @@ type fnBuilder struct {
 	def  funcDef
 	head strings.Builder // signature and register declarations
 	b    strings.Builder // instructions
+	cur  strings.Builder // instructions since the last call, for the inline form
 
 	nregs, nlabels int // fresh registers and labels (mathlib_build.go)
 }
@@ -69,32 +73,51 @@ func newFn(name string) *fnBuilder {
 // regs is called).
 func (f *fnBuilder) regs(t string, names ...string) {
 	fmt.Fprintf(&f.head, "\t.reg .%s %s;\n", t, strings.Join(names, ", "))
+	for _, n := range names {
+		f.def.decls = append(f.def.decls, regDecl{t, n})
+	}
 }
 
 // op writes one instruction (the ; is added).
 func (f *fnBuilder) op(format string, args ...any) {
-	fmt.Fprintf(&f.b, "\t"+format+";\n", args...)
+	line := fmt.Sprintf("\t"+format+";\n", args...)
+	f.b.WriteString(line)
+	f.cur.WriteString(line)
 }
-
-// raw writes text as it is (a CallFunc block).
-func (f *fnBuilder) raw(text string) { f.b.WriteString(text) }
 
 // load reads argument i into register reg.
 func (f *fnBuilder) load(reg string, i int) {
-	f.op("ld.param.%s %s, [%s%d]", f.def.args[i], reg, argParam, i)
+	fmt.Fprintf(&f.b, "\tld.param.%s %s, [%s%d];\n", f.def.args[i], reg, argParam, i)
+	if f.def.params == nil {
+		f.def.params = make([]string, len(f.def.args))
+	}
+	if f.def.params[i] != "" {
+		panic(fmt.Sprintf("ptxgen: %s loads argument %d twice", f.name, i))
+	}
+	f.def.params[i] = reg
 }
 
 // call calls library function name (recording the dependency).
 func (f *fnBuilder) call(name, ret string, args ...string) {
 	f.def.deps = append(f.def.deps, name)
-	f.raw(CallFunc(name, ret, args...))
+	f.b.WriteString(CallFunc(name, ret, args...))
+	f.flush()
+	f.def.body = append(f.def.body, segment{call: &callSite{name, ret, args}})
+}
+
+// flush ends the inline form's current run of instructions.
+func (f *fnBuilder) flush() {
+	if f.cur.Len() > 0 {
+		f.def.body = append(f.def.body, segment{text: f.cur.String()})
+		f.cur.Reset()
+	}
 }
 
 // done stores reg as the result and closes the function.
 func (f *fnBuilder) done(reg string) funcDef {
-	f.op("st.param.%s [%s], %s", f.def.ret, retParam, reg)
-	f.op("ret")
-	f.b.WriteString("}\n")
+	fmt.Fprintf(&f.b, "\tst.param.%s [%s], %s;\n\tret;\n}\n", f.def.ret, retParam, reg)
+	f.flush()
+	f.def.result = reg
 	f.def.text = f.head.String() + f.b.String()
 	return f.def
 }

@@ -276,11 +276,14 @@ func (g *gen) op(in expr.Instr, vals []string) string {
 	panic(fmt.Sprintf("ptxgen: op %s has no emitter", in.Op))
 }
 
-// call calls math library function name with float arguments of type t.
+// call computes math library function name of float arguments of type t
+// by a copy of its body (InlineFunc).
 func (g *gen) call(name string, t dtype.DType, args ...string) string {
 	g.funcs[name] = true
 	d := g.regT(t)
-	g.emitRaw(callFunc(name, d, args...))
+	text, next := inlineFunc(name, d, g.inlined, args...)
+	g.inlined = next
+	g.emitRaw(text)
 	return d
 }
 
