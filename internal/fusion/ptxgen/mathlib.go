@@ -9,8 +9,10 @@ import (
 
 // The math library: PTX device functions (.func, .param calling
 // convention) for what the GPU has no instruction for, and the Philox
-// generator. Kernels include the definitions they call (FuncDefs) and call
-// them with CallFunc.
+// generator. Kernels copy the bodies of the functions they use into their
+// own (InlineFunc, with the tables InlineDefs gives); the .func
+// definitions (FuncDefs) and their calls (CallFunc) are the form the tests
+// run each function in.
 //
 // Functions and their signatures (argument and result PTX types):
 //
@@ -166,7 +168,8 @@ var libFuncs = sync.OnceValue(func() map[string]funcDef {
 	}
 })
 
-// FuncNames lists the functions FuncDefs and CallFunc know, sorted.
+// FuncNames lists the functions FuncDefs, CallFunc and InlineFunc know,
+// sorted.
 func FuncNames() []string {
 	names := make([]string, 0, len(mathSigs))
 	for n := range mathSigs {
