@@ -188,3 +188,24 @@ func (f *fnBuilder) polyComp(t, x string, c []float64, ncomp int) (ph, pl string
 	}
 	return ph, pl
 }
+
+// quot32 is a/b rounded to nearest float32, div.rn.f32's result, by the
+// arithmetic of div.rn.f32's own fast path without the check and the
+// branch to a slow path that ptxas puts after it (a branch in every
+// element's code keeps ptxas from overlapping the elements of a vector):
+// y = rcp.approx(b) refined by one Newton step, y' = y + y·(1 − b·y); the
+// quotient q = a·y'; its residual r = a − b·q (exact, an fma); and
+// q + y'·r rounded once (Markstein's correction), which is the correctly
+// rounded quotient when y is within one ulp of 1/b. The caller guarantees
+// the range where that holds without the slow path: b normal with
+// 2^−64 ≤ |b| ≤ 2^64, and a zero, NaN, of magnitude in [2^−64, 2^64], or
+// any finite value when b = ±1 (then y' = ±1 exactly and q = a; an infinite
+// a gives NaN, as ∞ − ∞ is in the residual). NaN operands give
+// NaN.
+func (f *fnBuilder) quot32(a, b string) string {
+	const t = "f32"
+	y := f.v(t, "rcp.approx.f32", b)
+	y = f.fma(t, y, f.fma(t, f.neg(t, b), y, lit(t, 1)), y)
+	q := f.mul(t, a, y)
+	return f.fma(t, y, f.fma(t, f.neg(t, b), q, a), q)
+}

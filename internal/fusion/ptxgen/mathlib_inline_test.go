@@ -155,3 +155,43 @@ func TestInlineDefs(t *testing.T) {
 	_, err = InlineDefs([]string{"lgamma_f32"})
 	assert.ErrorContains(t, err, `unknown math library function "lgamma_f32"`)
 }
+
+// quot32 gives div.rn.f32's correctly rounded quotient over its range,
+// with the simulator's rcp.approx one ulp off either way (mlSim).
+func TestQuot32IsCorrectlyRounded(t *testing.T) {
+	f := &fnBuilder{name: "quot_test", def: funcDef{mathSig: mathBinary32}}
+	fmt.Fprintf(&f.head, ".func (.param .b32 %s) %s(.param .b32 %s0, .param .b32 %s1)\n{\n", retParam, mathSymbol("quot_test"), argParam, argParam)
+	a, b := f.newReg("f32"), f.newReg("f32")
+	f.load(a, 0)
+	f.load(b, 1)
+	lib, err := parseSimLib(f.done(f.quot32(a, b)).text)
+	require.NoError(t, err)
+	m := newSimMachine(lib)
+	rng := rand.New(rand.NewPCG(3, 4))
+	mag := func(lo, hi int) float32 {
+		return float32(math.Ldexp(1+rng.Float64(), lo+rng.IntN(hi-lo)) * float64(1-2*rng.IntN(2)))
+	}
+	check := func(x, y float32) {
+		got := math.Float32frombits(uint32(m.Call("quot_test", uint64(math.Float32bits(x)), uint64(math.Float32bits(y)))))
+		want := x / y
+		if want != want {
+			require.True(t, got != got, "%g/%g: want NaN, got %g", x, y, got)
+			return
+		}
+		require.Equal(t, math.Float32bits(want), math.Float32bits(got), "%g/%g", x, y)
+	}
+	for range 200000 {
+		check(mag(-64, 63), mag(-64, 63))
+	}
+	for range 20000 { // quotients near 1, where rounding is closest to a tie
+		y := mag(-10, 10)
+		check(y*float32(1+(rng.Float64()-0.5)*1e-6), y)
+	}
+	for _, y := range []float32{1, -1} {
+		for _, x := range []float32{1e-45, -3e-40, 1e-38, 0, 3e38} {
+			check(x, y)
+		}
+	}
+	check(float32(math.NaN()), 0.75)
+	check(0.5, float32(math.NaN()))
+}

@@ -65,7 +65,11 @@ func trigF32Func(name string) funcDef {
 	odd := f.v("pred", "setp.ne.u32", f.v("b32", "and.b32", q, "1"), "0")
 	var y string
 	if name == "tan" {
-		y = f.div(t, f.sel(t, c, s, odd), f.sel(t, f.neg(t, s), c, odd))
+		// quot32's range: the divisor is c in [0.7, 1], or s with |s|
+		// above 2^−40 (|r| is, for k odd: no float32 lies closer to an
+		// odd multiple of π/2); the dividend s is below 2^−64 only where
+		// c = 1.
+		y = f.quot32(f.sel(t, c, s, odd), f.sel(t, f.neg(t, s), c, odd))
 	} else {
 		y = f.sel(t, c, s, odd)
 		neg := f.v("pred", "setp.ne.u32", f.v("b32", "and.b32", q, "2"), "0")
