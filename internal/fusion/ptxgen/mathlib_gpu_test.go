@@ -369,3 +369,31 @@ func TestMathlibDeviceRandom(t *testing.T) {
 		})
 	}
 }
+
+// TestMathlibDeviceTanF32: float32 tan's division is div.rn.f32's fast
+// path without its slow-path branch (quot32); on a GPU its bits must equal
+// the interpreter's (which runs quot32 with an rcp.approx one ulp off) over
+// every 4099th float and the floats nearest odd multiples of π/2, where
+// the divisor is smallest, and stay within tan's 4-ulp bound.
+func TestMathlibDeviceTanF32(t *testing.T) {
+	dev, gpu := mlDevice(t)
+	stride := uint32(1 << 20)
+	if gpu {
+		stride = 4099
+	}
+	var edges []float32
+	for k := 1; k < 1<<17; k = k*3 + 1 {
+		x := float32(float64(k) * math.Pi / 2)
+		edges = append(edges, x, -x, math.Nextafter32(x, 0), math.Nextafter32(x, 2*x))
+	}
+	xs := inputs32(rand.New(rand.NewPCG(13, 14)), stride, 20000, -4, 4, edges...)
+	col := f32Bits(xs)
+	got := mlEval(t, dev, "tan_f32", col)
+	mlSameBits(t, "tan_f32", [][]uint64{col}, got)
+	var acc mlAccuracy
+	for i, x := range xs {
+		acc.add(ulpErr32(math.Float32frombits(uint32(got[i])), math.Tan(float64(x))), "x=%g", x)
+	}
+	t.Logf("tan_f32 on %s over %d inputs: worst %.3f ulp at %s", dev, len(xs), acc.worst, acc.at)
+	assert.LessOrEqual(t, acc.worst, 4.0, "worst at %s", acc.at)
+}
