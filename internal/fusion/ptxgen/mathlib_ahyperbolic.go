@@ -1,6 +1,10 @@
 package ptxgen
 
-import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+import (
+	"math"
+
+	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
+)
 
 // asinh, acosh and atanh through log1p (log1p_f64; float32: log1pPos32,
 // mathlib_log32.go), with arguments arranged so that nothing cancels
@@ -23,7 +27,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // float32 asinh takes an odd minimax polynomial, a + a³·P(a²), for
 // |x| < 1, its common path, and branches to ln(a + √(a² + 1)) beyond
 // (asinhWide32);
-// float32 acosh branches to its ln 2x forms (x ≥ big).
+// float32 acosh selects its ln 2x forms (x ≥ big) without a branch and
+// takes its root by sqrt32.
 
 func asinhFunc(t string) funcDef {
 	f := newFn("asinh_" + t)
@@ -105,24 +110,22 @@ func acoshFunc(t string) funcDef {
 		big, exact, huge = 0x1p12, 0x1p23, 0x1p126
 	}
 	tt := f.sub(t, x, one)
-	mid := f.add(t, tt, f.v(t, "sqrt.rn."+t, f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
 	if t == "f32" {
-		// x < big (and NaN) is the common path: log1p(mid); the ln 2x
-		// forms branch, setting the argument and an addend (0 or ln 2).
-		arg, add := f.newReg(t), f.newReg(t)
-		f.set(arg, "mov.f32", mid)
-		f.set(add, "mov.f32", litF32(0))
-		common := f.label("acosh_common")
-		f.branch(f.setp("ltu", t, x, lit(t, big)), false, common)
+		// x < big (and NaN): log1p(mid), mid's root by sqrt32; beyond,
+		// the ln 2x forms: an argument and an addend (0 or ln 2) chosen
+		// by selects, no branch (a branch in every element's code keeps
+		// ptxas from overlapping a vector's elements).
+		mid := f.add(t, tt, f.sqrt32(f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
 		twoX := f.add(t, x, x)
 		pHuge := f.setp("ge", t, x, lit(t, huge))
 		a := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
-		f.set(arg, "selp.f32", x, a, pHuge)
-		f.set(add, "selp.f32", lit(t, ln2Const(t)), litF32(0), pHuge)
-		f.place(common)
+		isBig := f.setp("ge", t, x, lit(t, big))
+		arg := f.sel(t, f.sel(t, x, a, pHuge), mid, isBig)
+		add := f.sel(t, f.sel(t, lit(t, ln2Const(t)), litF32(0), pHuge), litF32(0), isBig)
 		y := f.add(t, f.log1p(t, arg), add)
 		return f.done(f.sel(t, nanLit(t), y, f.setp("lt", t, x, one)))
 	}
+	mid := f.add(t, tt, f.v(t, "sqrt.rn."+t, f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
 	twoX := f.add(t, x, x)
 	arg := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
 	arg = f.sel(t, mid, arg, f.setp("lt", t, x, lit(t, big)))
@@ -142,10 +145,20 @@ func atanhFunc(t string) funcDef {
 	one := lit(t, 1)
 	om := f.sub(t, one, a)
 	twoA := f.add(t, a, a)
-	q := f.div(t, a, om)
+	var q string
+	if t == "f32" {
+		// quot32's range: 1 − a is 1 (a < 2^−24), or at least 2^−24 for
+		// a < 1; a = 1 is set to +Inf below, and a > 1 gives NaN anyway.
+		q = f.quot32(a, om)
+	} else {
+		q = f.div(t, a, om)
+	}
 	arg := f.add(t, q, q) // 2a/(1 − a): doubling is exact
 	small := f.fma(t, twoA, q, twoA)
 	arg = f.sel(t, small, arg, f.setp("lt", t, a, lit(t, 0.5)))
+	if t == "f32" {
+		arg = f.sel(t, litF32(float32(math.Inf(1))), arg, f.setp("eq", t, a, one))
+	}
 	y := f.log1p(t, arg) // a = 1: log1p(+Inf) = +Inf; a > 1: log1p(< −1) = NaN
 	if t == "f32" {
 		y = f.sel(t, nanLit(t), y, f.setp("gt", t, a, one)) // log1pPos32 takes no argument < 0

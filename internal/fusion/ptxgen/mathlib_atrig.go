@@ -50,7 +50,7 @@ func acosF32Func() funcDef {
 	x := f.newReg(t)
 	f.load(x, 0)
 	z := f.mul(t, f.sub(t, litF32(1), f.abs(t, x)), litF32(0.5))
-	s := f.v(t, "sqrt.rn.f32", z)
+	s := f.sqrt32(z) // z in [0, 1], or NaN
 	twoS := f.mul(t, s, litF32(2))
 	sl := f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(twoS))
 	tail := f.fma(t, f.mul(t, s, z), f.poly32(z, mathcoef.AsinWideF32), sl)
@@ -65,7 +65,8 @@ func acosF32Func() funcDef {
 // rounded above (the same P serves both: its argument squared is at most
 // ¼), then asin a = w + w·z·P(z) or π/2 − 2·(s + s·z·P(z)) by a select,
 // x's sign put on. s's rounding error (at most 2^−26) moves a result of
-// at least π/6 by at most half an ulp.
+// at least π/6 by at most half an ulp (sqrt32 errs by a little more than
+// half an ulp of s only where s lies near the midpoint of two floats).
 func asinF32Func() funcDef {
 	const t = "f32"
 	c := mathcoef.Consts()
@@ -75,7 +76,7 @@ func asinF32Func() funcDef {
 	a := f.abs(t, x)
 	small := f.setp("le", t, a, litF32(0.5))
 	zl := f.mul(t, f.sub(t, litF32(1), a), litF32(0.5))
-	s := f.v(t, "sqrt.rn.f32", zl)
+	s := f.sqrt32(zl) // zl in [0, ½], or below 0 (NaN) where a > 1
 	twoS := f.mul(t, s, litF32(2))
 	w := f.sel(t, a, s, small)
 	z := f.sel(t, f.mul(t, a, a), zl, small)

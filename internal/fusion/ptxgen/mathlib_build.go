@@ -209,3 +209,17 @@ func (f *fnBuilder) quot32(a, b string) string {
 	q := f.mul(t, a, y)
 	return f.fma(t, y, f.fma(t, f.neg(t, b), q, a), q)
 }
+
+// sqrt32 is √v for finite v ≥ 0 within a little over half an ulp (one
+// Newton correction of an estimate within an ulp: the correctly rounded
+// root but, rarely, where √v lies near the midpoint of two floats),
+// without sqrt.rn.f32's slow-path branch: s = v·rsqrt.approx(v) corrected
+// by its residual, s + (v − s²)·r/2; √0 = 0. Infinite or negative v gives
+// NaN.
+func (f *fnBuilder) sqrt32(v string) string {
+	const t = "f32"
+	r := f.v(t, "rsqrt.approx.f32", v)
+	s := f.mul(t, v, r)
+	s = f.fma(t, f.fma(t, f.neg(t, s), s, v), f.mul(t, r, lit(t, 0.5)), s)
+	return f.sel(t, v, s, f.setp("eq", t, v, lit(t, 0)))
+}

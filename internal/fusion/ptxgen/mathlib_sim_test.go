@@ -595,6 +595,18 @@ func (c *simCompiler) compileOp(opc, rest string) (simIns, error) {
 			}
 			return bitsOf32(math.Nextafter32(r, float32(math.Copysign(math.Inf(1), float64(r)))))
 		})
+	case opc == "rsqrt.approx.f32":
+		// Within one ulp of 1/√x, moved as rcp.approx's model is.
+		return un(typ, func(a uint64) uint64 {
+			r := float32(1 / math.Sqrt(float64(f32of(a))))
+			if r == 0 || math.IsInf(float64(r), 0) || r != r {
+				return bitsOf32(r)
+			}
+			if a&1 == 1 {
+				return bitsOf32(math.Nextafter32(r, 0))
+			}
+			return bitsOf32(math.Nextafter32(r, float32(math.Inf(1))))
+		})
 	case isF && opc == "sqrt.rn."+typ:
 		return un(typ, func(a uint64) uint64 { return fromF(math.Sqrt(asF(a))) })
 	case isF && (opc == "min."+typ || opc == "max."+typ):
