@@ -60,7 +60,8 @@ func tanhF32Func() funcDef {
 	// Beyond: 1 − 2/(e^{2a} + 1) with x's sign.
 	ac := f.v(t, "min.f32", a, litF32(tanhClampF32))
 	e := f.expSmall32(f.add(t, ac, ac))
-	rl := f.sub(t, litF32(1), f.div(t, litF32(2), f.add(t, e, litF32(1))))
+	// quot32's range: e + 1 lies in [8, 2^29] (e^20 < 2^29).
+	rl := f.sub(t, litF32(1), f.quot32(litF32(2), f.add(t, e, litF32(1))))
 	f.set(y, "copysign.f32", x, rl)
 	f.place(done)
 	return f.done(y)
