@@ -1,7 +1,8 @@
 // Package ptxgen turns an expr.Program into PTX text: one .entry per
 // module, named p.EntryName(), taking exactly p.Params(), preceded by the
-// caller's header and by the math library functions (mathlib.go) the
-// program calls. Generate validates the program first (expr.Validate) and
+// caller's header and by the tables of the math library functions
+// (mathlib.go) the program uses, whose bodies the entry holds as copies
+// (mathlib_inline.go). Generate validates the program first (expr.Validate) and
 // refuses what it cannot compile with an error naming the problem.
 // Example generates one.
 //
