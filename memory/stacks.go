@@ -23,11 +23,11 @@ const maxStackDepth = 32
 // has a bounded number of allocation sites.
 type stackRec struct {
 	id uint32
-	// key is the stack as callers captured it (return addresses of the
-	// physical frames), what lookups compare; pcs is the same stack as
-	// runtime.Callers gives it (one address per logical frame), what
-	// symbolize reads. They are one slice where callers is
-	// runtime.Callers.
+	// key is the stack as captureStack found it (on amd64 the return
+	// addresses of the physical frames), what lookups compare; pcs is the
+	// same stack as runtime.Callers gives it (one address per logical
+	// frame), what symbolize reads. They are one slice where the capture
+	// is runtime.Callers.
 	key, pcs []uintptr
 	next     atomic.Pointer[stackRec] // the next record with the same hash
 	buckets  atomic.Pointer[bucket]   // the profile's buckets of this stack (bucketOf)
@@ -44,26 +44,8 @@ type stackTable struct {
 
 var stacks stackTable
 
-// captureStack interns the calling goroutine's stack from captureStack's
-// caller, skip frames above it left out (frames of functions that are not
-// inlined, see callers). A stack seen before costs a walk of the frame
-// pointers (callers) and a hash lookup, and allocates nothing; a new one
-// also costs a runtime.Callers, for the record's pcs, and the record.
-//
-//go:noinline
-func captureStack(skip int) *stackRec {
-	var key [maxStackDepth]uintptr
-	n, h := callers(skip+2, key[:])
-	if r := stacks.find(h, key[:n]); r != nil {
-		return r
-	}
-	var pcs [maxStackDepth]uintptr
-	m := runtime.Callers(skip+2, pcs[:])
-	return stacks.insert(h, key[:n], pcs[:m])
-}
-
-// hashPCs hashes a stack: FNV-1a over whole words, which callers computes
-// as it walks the stack.
+// hashPCs hashes a stack: FNV-1a over whole words, which walkFrames
+// computes as it walks the stack.
 func hashPCs(pcs []uintptr) uint64 {
 	h := uint64(hashStart)
 	for _, pc := range pcs {
