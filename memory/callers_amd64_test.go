@@ -11,19 +11,28 @@ import (
 
 var walkMem []uintptr
 
-// walkFrames on chains of frames built in memory: each frame is two
-// words, the next frame pointer and the return address.
-func TestWalkFrames(t *testing.T) {
-	mem := make([]uintptr, 64)
-	walkMem = mem // on the heap: a stack copy would not move the links
-	frame := func(i int) unsafe.Pointer { return unsafe.Pointer(&mem[i]) }
-	link := func(i, next int, pc uintptr) {
+// frameChain is memory for chains of frames (each frame two words, the
+// next frame pointer and the return address) on the heap, where a stack
+// copy would not move the links: frame(i) is the frame at word i, and
+// link(i, next, pc) writes frame i (next < 0: the last one).
+func frameChain() (mem []uintptr, frame func(int) unsafe.Pointer, link func(i, next int, pc uintptr)) {
+	mem = make([]uintptr, 64)
+	walkMem = mem
+	frame = func(i int) unsafe.Pointer { return unsafe.Pointer(&mem[i]) }
+	link = func(i, next int, pc uintptr) {
 		mem[i] = 0
 		if next >= 0 {
 			mem[i] = uintptr(frame(next))
 		}
 		mem[i+1] = pc
 	}
+	return mem, frame, link
+}
+
+// walkFrames on chains of frames built in memory: each frame is two
+// words, the next frame pointer and the return address.
+func TestWalkFrames(t *testing.T) {
+	mem, frame, link := frameChain()
 	// 0 -> 4 -> 10 -> end: return addresses 100, 101, 102.
 	link(0, 4, 100)
 	link(4, 10, 101)
@@ -77,16 +86,7 @@ func callers(skip int, pcs []uintptr) (n int, hash uint64) {
 // longer once any word the walk read differs: a return address, a link,
 // or where the walk ended.
 func TestStackMemoMatches(t *testing.T) {
-	mem := make([]uintptr, 64)
-	walkMem = mem
-	frame := func(i int) unsafe.Pointer { return unsafe.Pointer(&mem[i]) }
-	link := func(i, next int, pc uintptr) {
-		mem[i] = 0
-		if next >= 0 {
-			mem[i] = uintptr(frame(next))
-		}
-		mem[i+1] = pc
-	}
+	mem, frame, link := frameChain()
 	build := func() {
 		link(0, 4, 100)
 		link(4, 10, 101)

@@ -317,18 +317,23 @@ func (t *thread) special(name string) uint64 {
 	return 0
 }
 
+// spaceAddr is the address an operand names in the shared or const
+// space: its base register's value or its symbol's offset, plus its
+// offset.
+func (t *thread) spaceAddr(o *operand) int64 {
+	a := int64(o.symOff)
+	if o.base >= 0 {
+		a = int64(t.fr().regs[o.base])
+	}
+	return a + o.off
+}
+
 // mem returns the n bytes an address operand names in space sp ('g'
-// global, 's' shared, 'p' param).
+// global, 's' shared, 'c' const).
 func (t *thread) mem(sp byte, o *operand, n int) ([]byte, error) {
 	switch sp {
 	case 's':
-		var a int64
-		if o.base >= 0 {
-			a = int64(t.fr().regs[o.base])
-		} else {
-			a = int64(o.symOff)
-		}
-		a += o.off
+		a := t.spaceAddr(o)
 		limit := int64(t.b.g.m.dynBase + t.b.g.l.SharedBytes)
 		if a < 0 || a+int64(n) > limit || t.b.g.l.SharedBytes == 0 && a+int64(n) > int64(t.b.g.m.sharedSize) {
 			return nil, fmt.Errorf("shared access of %d bytes at %#x, outside the block's %d bytes", n, a, limit)
@@ -338,13 +343,7 @@ func (t *thread) mem(sp byte, o *operand, n int) ([]byte, error) {
 		}
 		return t.b.shared[a : a+int64(n)], nil
 	case 'c':
-		var a int64
-		if o.base >= 0 {
-			a = int64(t.fr().regs[o.base])
-		} else {
-			a = int64(o.symOff)
-		}
-		a += o.off
+		a := t.spaceAddr(o)
 		consts := t.b.g.m.consts
 		if a < 0 || a+int64(n) > int64(len(consts)) {
 			return nil, fmt.Errorf("const access of %d bytes at %#x, outside the module's %d bytes", n, a, len(consts))

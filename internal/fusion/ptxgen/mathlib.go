@@ -183,6 +183,13 @@ func FuncNames() []string {
 // functions they call, each once, callees first, to be placed after the
 // module header and before the kernels. An unknown name is an error.
 func FuncDefs(names []string) (string, error) {
+	return libDefs("FuncDefs", names, func(funcDef) bool { return true })
+}
+
+// libDefs returns the texts of the named library entries and of those they
+// depend on, each once, dependencies first, where keep says so. An unknown
+// name is an error naming call.
+func libDefs(call string, names []string, keep func(funcDef) bool) (string, error) {
 	funcs := libFuncs()
 	var (
 		b    strings.Builder
@@ -198,11 +205,13 @@ func FuncDefs(names []string) (string, error) {
 		for _, d := range def.deps {
 			emit(d)
 		}
-		b.WriteString(def.text)
+		if keep(def) {
+			b.WriteString(def.text)
+		}
 	}
 	for _, name := range names {
 		if _, ok := funcs[name]; !ok {
-			return "", fmt.Errorf("ptxgen.FuncDefs: unknown math library function %q (known: %s)", name, strings.Join(FuncNames(), ", "))
+			return "", fmt.Errorf("ptxgen.%s: unknown math library function %q (known: %s)", call, name, strings.Join(FuncNames(), ", "))
 		}
 		emit(name)
 	}

@@ -119,30 +119,5 @@ func movType(t string) string {
 // functions (InlineFunc) need: the .const tables they read, each once. An
 // unknown name is an error.
 func InlineDefs(names []string) (string, error) {
-	funcs := libFuncs()
-	var (
-		b    strings.Builder
-		done = map[string]bool{}
-		walk func(string)
-	)
-	walk = func(name string) {
-		if done[name] {
-			return
-		}
-		done[name] = true
-		def := funcs[name]
-		for _, d := range def.deps {
-			walk(d)
-		}
-		if def.ret == "" {
-			b.WriteString(def.text)
-		}
-	}
-	for _, name := range names {
-		if _, ok := funcs[name]; !ok {
-			return "", fmt.Errorf("ptxgen.InlineDefs: unknown math library function %q (known: %s)", name, strings.Join(FuncNames(), ", "))
-		}
-		walk(name)
-	}
-	return b.String(), nil
+	return libDefs("InlineDefs", names, func(d funcDef) bool { return d.ret == "" })
 }
