@@ -93,10 +93,11 @@ const (
 
 // matches reports whether the stack from frame pointer fp holds the words
 // m's walk read, so that a walk from fp would read the same and find the
-// same stack. Each frame pointer it follows is m's copy, which the stack's
-// own word has just been found equal to: the loads of successive frames
-// do not wait on one another, and none reads outside the chain a walk
-// would follow.
+// same stack. It starts only where m's walk started (fp = m.fp0), and each
+// frame pointer it follows is m's copy, which the stack's own word has
+// just been found equal to: the loads of successive frames do not wait on
+// one another, and every address it reads is one that m's walk read and
+// found trustworthy (walkFrames' checks).
 //
 // It reads the goroutine's own stack, which cannot move while it runs: it
 // calls nothing and cannot grow the stack (nosplit).
