@@ -28,11 +28,12 @@ import (
 // The .func symbols are the names prefixed "gpuarr_". Every function is
 // plain IEEE arithmetic (add, mul, fma, div and rcp with .rn), so its
 // result is the same on every GPU and equals its Go model in the tests bit
-// for bit. The one .approx instruction, float32 floordiv's and mod's
-// rcp.approx, is corrected exactly: their results do not depend on it
-// within its one-ulp bound (the tests' model errs by one ulp either way). Several float32 functions branch
-// around their wide-range arithmetic where |x| < 1 (erf, sinh, cosh,
-// tanh, asinh, expm1): a warp whose arguments all lie there runs
+// for bit. Its .approx instructions are corrected: rcp.approx (quot32,
+// rcp32, float32 floordiv and mod) exactly, so that results do not depend
+// on it within its one-ulp bound; rsqrt.approx (sqrt32) to within a little
+// over half an ulp (the tests' model errs by one ulp either way). Several
+// float32 functions branch around their wide-range arithmetic where |x| <
+// 1 (erf, tanh, asinh, expm1): a warp whose arguments all lie there runs
 // only a short polynomial. Accuracy: float32 functions within CUDA's
 // bound each (testutil.MathFuncs; at most 4 ulp: measured tan ≤ 3.6, erfc
 // ≤ 2.9, pow ≤ 2.4, atan2 ≤ 1.4, acosh ≤ 2.2, the others ≤ 1.7), float64 within 1e-14

@@ -4,13 +4,12 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
 // sinh and cosh, for a = |x|:
 //
-// a < 1: sinh a = a + a³·S(a²) and cosh a = 1 + a²/2 + a⁴·C(a²) (minimax),
-// with a² split exactly (TwoProd) for cosh.
+// float32: hyperbolic32, one branch-free path for every a.
 //
-// a ≥ 1, float32: hyperbolicLarge32, plain float32 arithmetic, behind a
-// branch (a < 1 is the common path).
+// float64, a < 1: sinh a = a + a³·S(a²) and cosh a = 1 + a²/2 + a⁴·C(a²)
+// (minimax), with a² split exactly (TwoProd) for cosh.
 //
-// a ≥ 1, float64: k = rint(a·log₂e), r = a − k·ln2 as a double-double, e^±r =
+// float64, a ≥ 1: k = rint(a·log₂e), r = a − k·ln2 as a double-double, e^±r =
 // 1 + em± (expTail, double-doubles), and with w = 2^−2k
 //
 //	cosh a = 2^(k−1)·(1 + em+ + w·(1 + em−)),
@@ -27,26 +26,22 @@ func hyperbolicFunc(name, t string) funcDef {
 	a := f.abs(t, x)
 	one := lit(t, 1)
 	isSinh := name == "sinh"
+	if t == "f32" {
+		y := f.hyperbolic32(a, isSinh)
+		if isSinh {
+			y = f.v(t, "copysign."+t, x, y)
+		}
+		return f.done(f.sel(t, x, y, f.isNaN(t, x)))
+	}
 
 	// a < 1.
 	var small string
 	if isSinh {
 		z := f.mul(t, a, a)
-		var s string
-		if t == "f32" {
-			s = f.poly32(z, mathcoef.SinhSF32)
-		} else {
-			s = f.poly64(z, mathcoef.SinhSF64)
-		}
-		small = f.fma(t, f.mul(t, a, z), s, a)
+		small = f.fma(t, f.mul(t, a, z), f.poly64(z, mathcoef.SinhSF64), a)
 	} else {
 		zh, zl := f.twoProd(t, a, a)
-		var c string
-		if t == "f32" {
-			c = f.poly32(zh, mathcoef.CoshCF32)
-		} else {
-			c = f.poly64(zh, mathcoef.CoshCF64)
-		}
+		c := f.poly64(zh, mathcoef.CoshCF64)
 		half := lit(t, 0.5)
 		s, se := f.fastTwoSum(t, one, f.mul(t, zh, half))
 		rest := f.fma(t, f.mul(t, zh, zh), c, f.fma(t, zl, half, se))
@@ -54,19 +49,6 @@ func hyperbolicFunc(name, t string) funcDef {
 	}
 
 	// a ≥ 1.
-	if t == "f32" {
-		// a < 1 (and NaN) is the common path; a ≥ 1 branches.
-		y := f.newReg(t)
-		f.set(y, "mov.f32", small)
-		done := f.label(name + "_done")
-		f.branch(f.setp("ltu", t, a, one), false, done)
-		f.set(y, "mov.f32", f.hyperbolicLarge32(a, isSinh))
-		f.place(done)
-		if isSinh {
-			return f.done(f.v(t, "copysign."+t, x, y))
-		}
-		return f.done(y)
-	}
 	amax, kmax, l1, l2 := 711.0, "511", ln2Hi, ln2Lo
 	ac := f.v(t, "min."+t, a, lit(t, amax))
 	k := f.v(t, "cvt.rni."+t+"."+t, f.mul(t, ac, lit(t, log2E)))
@@ -116,43 +98,68 @@ func (f *fnBuilder) reduceLn2Minus(t, a, al, k string, l1, l2 float64) (r, rl st
 
 // expEvenCoefF32 and expOddCoefF32 are e^r's Taylor series split into its
 // even part 1 + r²·(½ + z·E(z)) and odd part r + r·z·O(z), z = r²: to
-// r⁸/8! and r⁹/9!, which leaves a truncation below 2^-36 for |r| ≤ 0.35.
+// r⁸/8! and r⁷/7!, which leaves a truncation below 2^-30 for |r| ≤ 0.35.
 var (
 	expEvenCoefF32 = toF32(taylorSeries(4, 2, 2, false)) // 1/2!, 1/4!, …, 1/8!
-	expOddCoefF32  = toF32(taylorSeries(4, 3, 2, false)) // 1/3!, 1/5!, …, 1/9!
+	expOddCoefF32  = toF32(taylorSeries(3, 3, 2, false)) // 1/3!, 1/5!, 1/7!
 )
 
-// hyperbolicLarge32 is cosh a (or sinh a) for a ≥ 1 in plain float32:
-// k = rint(a·log₂e), r + rl = a − k·ln2 (r rounded once, rl its error),
-// e^±r = 1 + E ± O from the even and odd parts of e^r's series, shared by
-// both signs, and with w = 2^−2k
+// shifter32 is 1.5·2^23: x + shifter32, rounded, holds rint(x) in its low
+// mantissa bits for |x| < 2^22.
+const shifter32, shifter32Bits = 0x1.8p23, "0x4B400000"
+
+// hyperbolic32 is cosh a (or sinh a) for a ≥ 0 (+Inf included; NaN gives
+// garbage) in plain float32: k = rint(a·log₂e) (by shifter32), r + rl =
+// a − k·ln2 (r rounded once, rl its error), e^±r = 1 + E ± O from the even
+// and odd parts of e^r's series, shared by both signs, and with w = 2^−2k
+// (0 from k = 64)
 //
-//	cosh a = 2^(k−1)·(1 + (w + rl + E·(1 + w) + O·(1 − w))),
-//	sinh a = 2^(k−1)·(1 + (−w + rl + E·(1 − w) + O·(1 + w))),
+//	cosh a = 2^(k−1)·((1 + w) + (rl + E·(1 + w) + O·(1 − w))),
+//	sinh a = 2^(k−1)·((1 − w) + (rl + E·(1 − w) + O·(1 + w))),
 //
-// the bracket's small part summed first so that 1 + it is rounded once
-// (rl·w, below 2^-28 relative, is dropped), then scaled in two steps
-// (ldexp): +Inf exactly where the result overflows (a is clamped to 90
-// first, past that point).
-func (f *fnBuilder) hyperbolicLarge32(a string, isSinh bool) string {
+// 1 ± w's rounding error (none below k = 12) joining the small part, which
+// is summed first so that the bracket is rounded once (rl·w, below 2^-28
+// relative, is dropped). The bracket lies in [¼, 4), so
+// 2^(k−1) is added to its exponent field, and a field past 254 (the
+// result overflows) becomes +Inf by an unsigned minimum; a is clamped to
+// 90 first, past that point. Where k = 0 (a < ln2/2) r = a exactly and
+// sinh a is O itself, selected (the bracket would cancel); cosh's bracket
+// is then 2 + 2E, rounded once at the result's own ulp.
+func (f *fnBuilder) hyperbolic32(a string, isSinh bool) string {
 	const t = "f32"
 	ac := f.v(t, "min.f32", a, lit(t, 90))
-	k := f.v(t, "cvt.rni.f32.f32", f.mul(t, ac, lit(t, log2E)))
+	sh := f.fma(t, ac, lit(t, log2E), litF32(shifter32))
+	k := f.sub(t, sh, litF32(shifter32))
+	ki := f.v("b32", "sub.s32", f.v("b32", "mov.b32", sh), shifter32Bits)
 	nk := f.neg(t, k)
 	r1 := f.fma(t, nk, litF32(ln2HiF32), ac) // exact: k < 2⁸
 	r := f.fma(t, nk, litF32(ln2LoF32), r1)
-	rl := f.fma(t, nk, litF32(ln2LoF32), f.sub(t, r1, r))
 	z := f.mul(t, r, r)
 	even := f.mul(t, z, f.fma(t, z, f.poly32(z, expEvenCoefF32[1:]), litF32(expEvenCoefF32[0])))
 	odd := f.fma(t, f.mul(t, r, z), f.poly32(z, expOddCoefF32), r)
-	ki := f.v("b32", "cvt.rni.s32.f32", k)
-	w := f.pow2(t, f.v("b32", "neg.s32", f.v("b32", "shl.b32", f.v("b32", "min.s32", ki, "63"), "1")))
+	// w = 2^−2k from its bits: (127 − 2k)·2^23.
+	w := f.v(t, "mov.b32", f.v("b32", "sub.s32", "0x3F800000", f.v("b32", "shl.b32", f.v("b32", "min.s32", ki, "63"), "24")))
 	if isSinh {
 		w = f.neg(t, w)
 	}
-	// E·(1 ± w) + O·(1 ∓ w) + (±w + rl).
-	tail := f.fma(t, f.neg(t, w), odd, f.add(t, w, rl))
-	tail = f.fma(t, w, even, f.add(t, tail, odd))
-	tail = f.add(t, tail, even)
-	return f.ldexp(t, f.add(t, lit(t, 1), tail), f.v("b32", "sub.s32", ki, "1"))
+	// base = 1 ± w and the small part E·(1 ± w) + O·(1 ∓ w), added to
+	// base once; for cosh also rl and base's rounding error be
+	// (Fast2Sum: exact). sinh's 3-ulp bound leaves room for both.
+	one := lit(t, 1)
+	base, other := f.add(t, one, w), f.sub(t, one, w)
+	var small string
+	if isSinh {
+		small = f.fma(t, even, base, f.mul(t, odd, other))
+	} else {
+		rl := f.fma(t, nk, litF32(ln2LoF32), f.sub(t, r1, r))
+		be := f.sub(t, w, f.sub(t, base, one))
+		small = f.fma(t, even, base, f.fma(t, odd, other, f.add(t, rl, be)))
+	}
+	bits := f.v("b32", "mov.b32", f.add(t, base, small))
+	bits = f.v("b32", "add.s32", bits, f.v("b32", "shl.b32", f.v("b32", "sub.s32", ki, "1"), "23"))
+	y := f.v(t, "mov.b32", f.v("b32", "min.u32", bits, "0x7F800000"))
+	if isSinh {
+		y = f.sel(t, odd, y, f.setp("eq", "s32", ki, "0"))
+	}
+	return y
 }

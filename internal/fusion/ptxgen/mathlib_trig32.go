@@ -12,9 +12,10 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // Payne–Hanek reduction in float64, rounded to float32. Then on |r| ≤ π/4
 // (a little more where k·2/π rounds across a half) sin r = r + r³·S(r²)
 // and cos r = 1 + r²·(r²·C(r²) − ½) (mathcoef.SinSF32, CosCF32), the
-// quadrant k mod 4 picking ±sin or ±cos by selects; tan is their
-// quotient. sin and cos are within 1.5 ulp (bound 2), tan within 3.6
-// (bound 4: r's relative error carries into tan near its poles). sin and
+// quadrant k mod 4 picking ±sin or ±cos by selects; tan r = r + r³·T(r²)
+// (mathcoef.TanTF32), its negated reciprocal in the odd quadrants. sin
+// and cos are within 1.5 ulp (bound 2), tan within 3.6 (bound 4: r's
+// relative error carries into tan near its poles). sin and
 // tan keep ±0; ±Inf and NaN give NaN.
 
 // trigReduce32 returns r (float32) and q (s32) with x ≈ q·π/2 + r.
@@ -58,19 +59,20 @@ func trigF32Func(name string) funcDef {
 	x := f.newReg(t)
 	f.load(x, 0)
 	r, q := f.trigReduce32(x)
-	s, c := f.sinCos32(r)
 	if name == "cos" {
 		q = f.v("b32", "add.s32", q, "1")
 	}
 	odd := f.v("pred", "setp.ne.u32", f.v("b32", "and.b32", q, "1"), "0")
 	var y string
 	if name == "tan" {
-		// quot32's range: the divisor is c in [0.7, 1], or s with |s|
-		// above 2^−40 (|r| is, for k odd: no float32 lies closer to an
-		// odd multiple of π/2); the dividend s is below 2^−64 only where
-		// c = 1.
-		y = f.quot32(f.sel(t, c, s, odd), f.sel(t, f.neg(t, s), c, odd))
+		// quot32's range: for k odd, |tan r| is above 2^−40 (|r| is: no
+		// float32 lies closer to an odd multiple of π/2) and at most
+		// about 1; the quotient is used only there.
+		z := f.mul(t, r, r)
+		tr := f.fma(t, f.mul(t, r, z), f.poly32(z, mathcoef.TanTF32), r)
+		y = f.sel(t, f.quot32(lit(t, -1), tr), tr, odd)
 	} else {
+		s, c := f.sinCos32(r)
 		y = f.sel(t, c, s, odd)
 		neg := f.v("pred", "setp.ne.u32", f.v("b32", "and.b32", q, "2"), "0")
 		y = f.sel(t, f.neg(t, y), y, neg)
