@@ -219,21 +219,6 @@ var AtanPF64 = []float64{
 	-0x1.256aa0317e579p-6,
 }
 
-// SinhSF32: sinh x = x + x³·S(x²) for |x| ≤ 1; error 2^-31.6.
-var SinhSF32 = []float32{
-	0x1.555556p-3,
-	0x1.1110ep-7,
-	0x1.a022bcp-13,
-	0x1.756c1ep-19,
-}
-
-// CoshCF32: cosh x = 1 + x²/2 + x⁴·C(x²) for |x| ≤ 1; error 2^-30.1.
-var CoshCF32 = []float32{
-	0x1.55558p-5,
-	0x1.6bfc92p-10,
-	0x1.a9f358p-16,
-}
-
 // SinhSF64: sinh x = x + x³·S(x²) for |x| ≤ 1; error 2^-63.0.
 var SinhSF64 = []float64{
 	0x1.5555555555555p-3,
