@@ -210,11 +210,6 @@ func (f *fnBuilder) quot32(a, b string) string {
 	return f.fma(t, y, f.fma(t, f.neg(t, b), q, a), q)
 }
 
-// rcp32 is 1/b rounded to nearest float32, rcp.rn.f32's result, by
-// quot32's arithmetic (no slow-path branch), for b in quot32's divisor
-// range.
-func (f *fnBuilder) rcp32(b string) string { return f.quot32(lit("f32", 1), b) }
-
 // sqrt32 is √v for finite v ≥ 0 within a little over half an ulp (one
 // Newton correction of an estimate within an ulp: the correctly rounded
 // root but, rarely, where √v lies near the midpoint of two floats),
