@@ -359,15 +359,14 @@ var AtanWideF32 = []float32{
 	-0x1.d4e6eap-10,
 }
 
-// TanTF32: tan r = r + r³·T(r²) for |r| ≤ π/4 (+ 0.1 %); error 2^-29.5.
+// TanTF32: tan r = r + r³·T(r²) for |r| ≤ π/4 (+ 0.1 %); error 2^-25.7.
 var TanTF32 = []float32{
-	0x1.55556p-2,
-	0x1.110d9ap-3,
-	0x1.badadep-5,
-	0x1.5cb292p-6,
-	0x1.632004p-7,
-	0x1.60b9ecp-14,
-	0x1.1f100ep-8,
+	0x1.5554dep-2,
+	0x1.112df8p-3,
+	0x1.b5825p-5,
+	0x1.908b3ep-6,
+	0x1.951e2cp-9,
+	0x1.3421a2p-7,
 }
 
 // TanhTF32: tanh a = a + a³·T(a²) for |a| ≤ 1; error 2^-27.7.

@@ -375,7 +375,7 @@ spec("atanWideF32", "f32", "atan a = a + a³·P(a²) for |a| ≤ 1",
 # tan r = r + r³·T(r²) for |r| ≤ π/4 (+ margin: k·2/π may round across a
 # half): float32 tan's one path, −1/tan r in the odd quadrants.
 spec("tanTF32", "f32", "tan r = r + r³·T(r²) for |r| ≤ π/4 (+ 0.1 %)",
-     odd_tail(mp.tan), odd_weight(mp.tan), list(range(7)), 0, (PI4 * mp.mpf("1.001")) ** 2)
+     odd_tail(mp.tan), odd_weight(mp.tan), list(range(6)), 0, (PI4 * mp.mpf("1.001")) ** 2)
 
 # tanh a = a + a³·T(a²) for |a| ≤ 1: float32's common path.
 spec("tanhTF32", "f32", "tanh a = a + a³·T(a²) for |a| ≤ 1",

@@ -4,7 +4,8 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 
 // float32 sin, cos and tan.
 //
-// Common path (|x| < 2^17): k = rint(x·2/π), r = x − k·π/2 by Cody–Waite
+// Common path (|x| < 2^17): k = rint(x·2/π) (the product rounded once, to
+// an integer), r = x − k·π/2 by Cody–Waite
 // with π/2 = A + B + C in three float32 parts and one fma each (x − k·A is
 // exact: A is π/2 rounded to 24 bits and |r| < 2; the other two steps
 // round once each, so r is within about an ulp of x − k·π/2, the
@@ -23,11 +24,14 @@ func (f *fnBuilder) trigReduce32(x string) (r, q string) {
 	const t = "f32"
 	c := mathcoef.Consts()
 	r, q = f.newReg(t), f.newReg("b32")
-	k := f.v(t, "cvt.rni.f32.f32", f.mul(t, x, litF32(c.TwoOverPi32)))
+	// k = rint(x·2/π) by shifter32 (|x·2/π| < 2^22 on this path), and
+	// its integer from the shifted sum's bits.
+	sh := f.fma(t, x, litF32(c.TwoOverPi32), litF32(shifter32))
+	k := f.sub(t, sh, litF32(shifter32))
 	r1 := f.fma(t, k, litF32(-c.Pio2A32), x)
 	r1 = f.fma(t, k, litF32(-c.Pio2B32), r1)
 	f.set(r, "fma.rn.f32", k, litF32(-c.Pio2C32), r1)
-	f.set(q, "cvt.rni.s32.f32", k)
+	f.set(q, "sub.s32", f.v("b32", "mov.b32", sh), shifter32Bits)
 	slow := f.setp("ge", t, f.abs(t, x), litF32(0x1p17))
 	done := f.label("reduced")
 	f.branch(slow, true, done)
