@@ -119,7 +119,8 @@ const shifter32, shifter32Bits = 0x1.8p23, "0x4B400000"
 //
 // 1 ± w's rounding error (none below k = 12) joining the small part, which
 // is summed first so that the bracket is rounded once (rl·w, below 2^-28
-// relative, is dropped). The bracket lies in [¼, 4), so
+// relative, is dropped). sinh leaves out rl and that rounding error too:
+// its bound (3 ulp) has room for them, cosh's (2 ulp) does not. The bracket lies in [¼, 4), so
 // 2^(k−1) is added to its exponent field, and a field past 254 (the
 // result overflows) becomes +Inf by an unsigned minimum; a is clamped to
 // 90 first, past that point. Where k = 0 (a < ln2/2) r = a exactly and
