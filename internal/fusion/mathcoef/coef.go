@@ -68,15 +68,13 @@ var ExpGF64 = []float64{
 	0x1.12f3b1d30d644p-29,
 }
 
-// Expm1F32in64: e^r = 1 + r + r²·F(r) for |r| ≤ 0.347 (float32's, evaluated in float64); error 2^-39.7.
-var Expm1F32in64 = []float64{
-	0x1.000000005ec83p-1,
-	0x1.5555557e1964ep-3,
-	0x1.5555541c3361bp-5,
-	0x1.1110a1df7316ep-7,
-	0x1.6c18d5989b3c3p-10,
-	0x1.a18631fbe2899p-13,
-	0x1.9e884aead532bp-16,
+// Expm1FF32: e^r = 1 + r + r²·F(r) for |r| ≤ 0.347; error 2^-26.1.
+var Expm1FF32 = []float32{
+	0x1.fffffep-2,
+	0x1.5554aap-3,
+	0x1.555796p-5,
+	0x1.122be2p-7,
+	0x1.6ad014p-10,
 }
 
 // LogQF32: log(1+f) = f + f²·Q(f) for f in [−⅓, ⅓]; error 2^-26.8.
@@ -333,17 +331,6 @@ var AsinWideF32 = []float32{
 	0x1.3b4b56p-4,
 	-0x1.7b65e6p-4,
 	0x1.c7f924p-4,
-}
-
-// Expm1RF32: expm1 x = x + x²/2 + x³·R(x) for |x| ≤ 1; error 2^-28.7.
-var Expm1RF32 = []float32{
-	0x1.555556p-3,
-	0x1.555582p-5,
-	0x1.1110fap-7,
-	0x1.6bfb18p-10,
-	0x1.a00a58p-13,
-	0x1.aa4b0ep-16,
-	0x1.7a3898p-19,
 }
 
 // AtanWideF32: atan a = a + a³·P(a²) for |a| ≤ 1; error 2^-28.5.

@@ -12,10 +12,20 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // 2^k·(1 + em) scaled in two steps (ldexp), +Inf past the overflow
 // threshold; below −45 it is −1. ±0 and NaN come back as they are.
 //
-// float32: for |x| < 1, its common path, x + x²/2 + x³·R(x) (minimax)
-// with x + x²/2 a double-float (within 0.9 ulp); beyond, a branch to the
-// float64 scheme above without the double-doubles (float64's 29 spare
-// bits hold the errors), rounded to float32 once at the end.
+// float32: one path for every x. x is clamped to [−30, 88.8] (the result
+// is −1 below, +Inf above, as it is at the ends), k = rint(x·log₂e) by
+// shifter32, r = x − k·ln2 (k·ln2's high part exact), e^r − 1 = r +
+// r²·F(r) (minimax) as a double-float (uh, ul), and with s = 2^(k−1)
+//
+//	expm1 x = 2·((s − ½) + s·uh + s·ul),
+//
+// s·uh exact, added to s − ½ by Fast2Sum (|s − ½| ≥ |s·uh|, or s − ½ =
+// 0), the small terms joined and the sum rounded once; the doubling is
+// exact, or overflows where the result does. Where k = 0 this is uh + ul
+// itself. Its error is below 1.25 ulp, one step from the correctly
+// rounded result at most (CUDA's bound for expm1f): F's rounding near k =
+// ±1, and from k = 25 on s − ½'s own (at most half the result's ulp).
+// NaN and |x| < 2^-24 return x.
 
 func expm1F64Func() funcDef {
 	const t = "f64"
@@ -43,38 +53,29 @@ func expm1F64Func() funcDef {
 }
 
 func expm1F32Func() funcDef {
+	const t = "f32"
 	f := newFn("expm1_f32")
-	x := f.newReg("f32")
+	x := f.newReg(t)
 	f.load(x, 0)
-	// |x| < 1 (and NaN), the common path: x + x²/2 + x³·R(x), x + x²/2 as
-	// a double-float (x² = zh + zl exactly, halved exactly).
-	zh, zl := f.twoProd("f32", x, x)
-	s, se := f.fastTwoSum("f32", x, f.mul("f32", zh, litF32(0.5)))
-	tail := f.fma("f32", f.mul("f32", x, zh), f.poly32(x, mathcoef.Expm1RF32), f.fma("f32", zl, litF32(0.5), se))
-	res := f.newReg("f32")
-	f.set(res, "add.rn.f32", s, tail)
-	done := f.label("expm1_done")
-	f.branch(f.setp("ltu", "f32", f.abs("f32", x), litF32(1)), false, done)
-	f.set(res, "mov.f32", f.expm1F32Wide(x))
-	f.place(done)
-	return f.done(f.sel("f32", x, res, f.setp("eq", "f32", x, litF32(0)))) // ±0
-}
-
-// expm1F32Wide is expm1 of a float32 x ≠ ±0 in float64 arithmetic,
-// rounded once to float32.
-func (f *fnBuilder) expm1F32Wide(x string) string {
-	const t = "f64"
-	xd := f.v(t, "cvt.f64.f32", x)
-	xa := f.v(t, "max.f64", xd, litF64(-30))
-	xa = f.v(t, "min.f64", xa, litF64(90))
-	k := f.v(t, "cvt.rni.f64.f64", f.mul(t, xa, litF64(log2E)))
-	nk := f.neg(t, k)
-	r := f.fma(t, nk, litF64(ln2Hi), xa)
-	r = f.fma(t, nk, litF64(ln2Lo), r)
-	em := f.fma(t, f.mul(t, r, r), f.poly64(r, mathcoef.Expm1F32in64), r)
-	s := f.pow2(t, f.v("b32", "cvt.rni.s32.f64", k)) // k in [−44, 130]
-	y := f.fma(t, s, em, f.sub(t, s, litF64(1)))
-	return f.v("f32", "cvt.rn.f32.f64", y)
+	xa := f.v(t, "max.f32", x, litF32(-30))
+	xa = f.v(t, "min.f32", xa, litF32(88.8))
+	sh := f.fma(t, xa, lit(t, log2E), litF32(shifter32))
+	k := f.sub(t, sh, litF32(shifter32))
+	ki := f.v("b32", "sub.s32", f.v("b32", "mov.b32", sh), shifter32Bits)
+	r := f.fma(t, k, litF32(-ln2HiF32), xa) // exact: |k| < 2⁸
+	r = f.fma(t, k, litF32(-ln2LoF32), r)
+	// e^r − 1 = r + r²·F(r) as a double-float (uh, ul): Fast2Sum, |r| ≥
+	// |r²·F(r)|.
+	p := f.mul(t, f.mul(t, r, r), f.poly32(r, mathcoef.Expm1FF32))
+	uh, ul := f.fastTwoSum(t, r, p)
+	// s = 2^(k−1) from its bits, (k + 126)·2^23; c = s − ½.
+	s := f.v(t, "mov.b32", f.v("b32", "shl.b32", f.v("b32", "add.s32", ki, "126"), "23"))
+	c := f.sub(t, s, litF32(0.5))
+	d, de := f.fastTwoSum(t, c, f.mul(t, s, uh))
+	y := f.mul(t, f.add(t, d, f.fma(t, s, ul, de)), litF32(2))
+	// NaN and |x| < 2^-24 (±0 and the subnormals, which s·uh would halve
+	// below their last bit, included) come back as they are.
+	return f.done(f.sel(t, x, y, f.setp("ltu", t, f.abs(t, x), litF32(0x1p-24))))
 }
 
 // expTail returns e^(r+rl) − 1 as a double-double (em, eml) for |r| ≤
