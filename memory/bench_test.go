@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpuarr/gpuarr/device"
@@ -246,5 +247,24 @@ func BenchmarkTraceEvent(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		t.add(codeFree, codeBlock, 0, 1<<20, 4096, 7, 0, 0, "")
+	}
+}
+
+// The floor of one event of any ring that timestamps each event and
+// reserves its slot with one atomic add: a counter read, the add and the
+// record's eight words stored, nothing else (no call, no check). Next to
+// BenchmarkTraceEvent it shows what the tracer's own code adds; twice it,
+// next to BenchmarkTracedAllocFree/off, is what tracing a pair costs at
+// the least before any stack is taken.
+func BenchmarkTraceEventFloor(b *testing.B) {
+	const n = 1 << 16
+	slots := make([]traceSlot, n)
+	var next atomic.Uint64
+	for b.Loop() {
+		t := readTSC()
+		i := next.Add(1) - 1
+		s := &slots[i&(n-1)]
+		s.w = [7]uint64{t, 1 << 20, 4096, 7, 0, 0, 3}
+		s.seq = i + 1
 	}
 }
