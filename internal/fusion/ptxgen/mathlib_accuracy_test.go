@@ -128,7 +128,6 @@ func TestModelAccuracyF32(t *testing.T) {
 		{"log_f32", logF32Model, math.Log},
 		{"tanh_f32", tanhF32Model, math.Tanh},
 		{"atan_f32", atanF32Model, math.Atan},
-		{"asinh_f32", asinhF32Model, math.Asinh},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var acc mlAccuracy

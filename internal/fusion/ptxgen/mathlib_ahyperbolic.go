@@ -53,27 +53,21 @@ func asinhFunc(t string) funcDef {
 }
 
 // asinhWide32 is asinh a for a ≥ 1 (+Inf included): ln(s), s = a + √(a² +
-// 1) ≥ 1 + √2, so no log1p is needed; the sum's rounding error se (exact,
-// a fastTwoSum) is added as se/s (an approximate reciprocal: the
-// correction is a fraction of an ulp; s clamped to where the reciprocal's
-// guess is finite). For a ≥ 2^12 it is ln a + ln 2
-// (a² + 1 = a² in float32), the ln 2 added to the exponent. ln s =
-// e·ln 2 + f + f²·Q(f), s = 2^e·(1 + f), as log1pPos32.
+// 1) ≥ 1 + √2, so no log1p is needed; the root by sqrt32, s rounded once
+// (its rounding moves ln s by at most 2^-24, an ulp of a result below 1:
+// the bound, 3 ulp, has room for it). For a ≥ 2^12 it is ln a + ln 2
+// (a² + 1 = a² in float32), the ln 2 added to the exponent. ln s = e·ln 2
+// + f + f²·Q(f), s = 2^e·(1 + f), as log1pPos32.
 func (f *fnBuilder) asinhWide32(a string) string {
 	const t = "f32"
-	q := f.v(t, "sqrt.rn.f32", f.fma(t, a, a, litF32(1)))
-	s, se := f.fastTwoSum(t, q, a)
 	big := f.setp("ge", t, a, litF32(0x1p12))
-	s = f.sel(t, a, s, big)
-	se = f.sel(t, litF32(0), se, big)
+	s := f.sel(t, a, f.add(t, f.sqrt32(f.fma(t, a, a, litF32(1))), a), big)
 	ei, fr := f.logReduceNormal32(s)
 	ei = f.v("b32", "add.s32", ei, f.v("b32", "selp.s32", "1", "0", big))
 	e := f.v(t, "cvt.rn.f32.s32", ei)
-	corr := f.mul(t, se, f.recip32(f.v(t, "min.f32", s, litF32(0x1p14)))) // se = 0 beyond
 	rest := f.log1pTail32(fr)
 	hi, hl := f.fastTwoSum(t, f.mul(t, e, litF32(ln2HiF32)), fr)
-	tail := f.add(t, f.add(t, hl, rest), f.fma(t, e, litF32(ln2LoF32), corr))
-	y := f.add(t, hi, tail)
+	y := f.add(t, hi, f.add(t, f.add(t, hl, rest), f.mul(t, e, litF32(ln2LoF32))))
 	return f.sel(t, a, y, f.setp("eq", t, a, "0f7F800000"))
 }
 

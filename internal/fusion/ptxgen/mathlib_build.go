@@ -210,6 +210,29 @@ func (f *fnBuilder) quot32(a, b string) string {
 	return f.fma(t, y, f.fma(t, f.neg(t, b), q, a), q)
 }
 
+// shifter32 is 1.5·2^23: x + shifter32, rounded, holds rint(x) in its low
+// mantissa bits for |x| < 2^22.
+const shifter32, shifter32Bits = 0x1.8p23, "0x4B400000"
+
+// rint32 is rint(a·b) (rint(a) where b is "") for float32 operands whose
+// exact product lies within ±2^22, as a float32 k and an s32 ki: the
+// product plus shifter32 in one fma, rounded to an integer (ties to even)
+// in its low mantissa bits, instead of a rounding and cvt.rni's two
+// conversions (FRND and F2I, which run at an eighth of the float32 rate
+// on the GPUs the library targets).
+func (f *fnBuilder) rint32(a, b string) (k, ki string) {
+	const t = "f32"
+	var sh string
+	if b == "" {
+		sh = f.add(t, a, litF32(shifter32))
+	} else {
+		sh = f.fma(t, a, b, litF32(shifter32))
+	}
+	k = f.sub(t, sh, litF32(shifter32))
+	ki = f.v("b32", "sub.s32", f.v("b32", "mov.b32", sh), shifter32Bits)
+	return k, ki
+}
+
 // sqrt32 is √v for finite v ≥ 0 within a little over half an ulp (one
 // Newton correction of an estimate within an ulp: the correctly rounded
 // root but, rarely, where √v lies near the midpoint of two floats),

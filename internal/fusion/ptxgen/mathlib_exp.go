@@ -48,14 +48,17 @@ func expF32Func() funcDef {
 	f.load("%x", 0)
 	f.op("max.f32 %%xc, %%x, %s", litF32(expF32Lo))
 	f.op("min.f32 %%xc, %%xc, %s", litF32(expF32Hi))
-	f.op("mul.rn.f32 %%t, %%xc, %s", litF32(float32(log2E)))
-	f.op("cvt.rni.f32.f32 %%n, %%t")
+	// n = rint(xc·log₂e) by shifter32 (see rint32): %t's bits − its bits
+	// are n.
+	f.op("fma.rn.f32 %%t, %%xc, %s, %s", litF32(float32(log2E)), litF32(shifter32))
+	f.op("sub.rn.f32 %%n, %%t, %s", litF32(shifter32))
 	f.op("neg.f32 %%nn, %%n")
 	f.op("fma.rn.f32 %%r, %%nn, %s, %%xc", litF32(ln2HiF32))
 	f.op("fma.rn.f32 %%r, %%nn, %s, %%r", litF32(ln2LoF32))
 	f.horner32("%p", "%r", expF32Coef)
 	// n1, n2 in [−75, 64].
-	f.op("cvt.rni.s32.f32 %%ni, %%n")
+	f.op("mov.b32 %%ni, %%t")
+	f.op("sub.s32 %%ni, %%ni, %s", shifter32Bits)
 	f.op("shr.s32 %%n1, %%ni, 1")
 	f.op("sub.s32 %%n2, %%ni, %%n1")
 	f.op("add.s32 %%n1, %%n1, 127")

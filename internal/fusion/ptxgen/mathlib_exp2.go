@@ -18,7 +18,13 @@ func exp2Func(t string) funcDef {
 	}
 	xc := f.v(t, "max."+t, x, lit(t, lo))
 	xc = f.v(t, "min."+t, xc, lit(t, hi))
-	k := f.v(t, "cvt.rni."+t+"."+t, xc)
+	var k, ki string
+	if t == "f32" {
+		k, ki = f.rint32(xc, "")
+	} else {
+		k = f.v(t, "cvt.rni."+t+"."+t, xc)
+		ki = f.v("b32", "cvt.rni.s32."+t, k)
+	}
 	fr := f.sub(t, xc, k)
 	var q string
 	if t == "f32" {
@@ -27,7 +33,6 @@ func exp2Func(t string) funcDef {
 		q = f.poly64(fr, mathcoef.Exp2QF64)
 	}
 	p := f.fma(t, fr, q, lit(t, 1))
-	ki := f.v("b32", "cvt.rni.s32."+t, k)
 	y := f.ldexp(t, p, ki)
 	y = f.sel(t, x, y, f.isNaN(t, x))
 	return f.done(y)

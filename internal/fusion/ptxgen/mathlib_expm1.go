@@ -59,9 +59,7 @@ func expm1F32Func() funcDef {
 	f.load(x, 0)
 	xa := f.v(t, "max.f32", x, litF32(-30))
 	xa = f.v(t, "min.f32", xa, litF32(88.8))
-	sh := f.fma(t, xa, lit(t, log2E), litF32(shifter32))
-	k := f.sub(t, sh, litF32(shifter32))
-	ki := f.v("b32", "sub.s32", f.v("b32", "mov.b32", sh), shifter32Bits)
+	k, ki := f.rint32(xa, lit(t, log2E))
 	r := f.fma(t, k, litF32(-ln2HiF32), xa) // exact: |k| < 2⁸
 	r = f.fma(t, k, litF32(-ln2LoF32), r)
 	// e^r − 1 = r + r²·F(r) as a double-float (uh, ul): Fast2Sum, |r| ≥

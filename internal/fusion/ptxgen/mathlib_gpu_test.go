@@ -33,7 +33,6 @@ var mlModels = map[string]func(a, b, c uint64) uint64{
 	"log1p_f32":        unaryF32(log1pF32Model),
 	"tanh_f32":         unaryF32(tanhF32Model),
 	"atan_f32":         unaryF32(atanF32Model),
-	"asinh_f32":        unaryF32(asinhF32Model),
 	"exp_f64":          unaryF64(expF64Model),
 	"log_f64":          unaryF64(logF64Model),
 	"cos2pi_f64":       unaryF64(cos2piModel),

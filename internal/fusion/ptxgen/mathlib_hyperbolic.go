@@ -104,10 +104,6 @@ var (
 	expOddCoefF32  = toF32(taylorSeries(3, 3, 2, false)) // 1/3!, 1/5!, 1/7!
 )
 
-// shifter32 is 1.5·2^23: x + shifter32, rounded, holds rint(x) in its low
-// mantissa bits for |x| < 2^22.
-const shifter32, shifter32Bits = 0x1.8p23, "0x4B400000"
-
 // hyperbolic32 is cosh a (or sinh a) for a ≥ 0 (+Inf included; NaN gives
 // garbage) in plain float32: k = rint(a·log₂e) (by shifter32), r + rl =
 // a − k·ln2 (r rounded once, rl its error), e^±r = 1 + E ± O from the even
@@ -129,9 +125,7 @@ const shifter32, shifter32Bits = 0x1.8p23, "0x4B400000"
 func (f *fnBuilder) hyperbolic32(a string, isSinh bool) string {
 	const t = "f32"
 	ac := f.v(t, "min.f32", a, lit(t, 90))
-	sh := f.fma(t, ac, lit(t, log2E), litF32(shifter32))
-	k := f.sub(t, sh, litF32(shifter32))
-	ki := f.v("b32", "sub.s32", f.v("b32", "mov.b32", sh), shifter32Bits)
+	k, ki := f.rint32(ac, lit(t, log2E))
 	nk := f.neg(t, k)
 	r1 := f.fma(t, nk, litF32(ln2HiF32), ac) // exact: k < 2⁸
 	r := f.fma(t, nk, litF32(ln2LoF32), r1)

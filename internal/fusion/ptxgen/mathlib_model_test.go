@@ -94,7 +94,7 @@ func expF64Model(x float64) float64 {
 
 func expF32Model(x float32) float32 {
 	xc := ptxMin32(ptxMax32(x, expF32Lo), expF32Hi)
-	n := float32(math.RoundToEven(float64(float32(xc * float32(log2E)))))
+	n := float32(math.RoundToEven(float64(xc) * float64(float32(log2E)))) // the exact product, rounded once
 	r := fma32(-n, ln2HiF32, xc)
 	r = fma32(-n, ln2LoF32, r)
 	p := horner32(r, expF32Coef)
@@ -296,44 +296,6 @@ func atanF32Model(x float32) float32 {
 	y := r
 	if a > 1 {
 		y = c.Pio2Hi32 + float32(c.Pio2Lo32-r)
-	}
-	return float32(math.Copysign(float64(y), float64(x)))
-}
-
-func asinhF32Model(x float32) float32 {
-	a := float32(math.Abs(float64(x)))
-	if !(a >= 1) { // NaN too
-		z := float32(a * a)
-		return float32(math.Copysign(float64(fma32(float32(a*z), horner32(z, mathcoef.AsinhPF32), a)), float64(x)))
-	}
-	q := float32(math.Sqrt(float64(fma32(a, a, 1))))
-	s := q + a
-	se := a - float32(s-q)
-	big := a >= 0x1p12
-	if big {
-		s, se = a, 0
-	}
-	b := math.Float32bits(s)
-	ei, m := int32(b>>23&255)-127, b&(1<<23-1)
-	mb := m | 0x3F800000
-	if m > 2796202 { // 4/3's mantissa field
-		mb, ei = m|0x3F000000, ei+1
-	}
-	fr := math.Float32frombits(mb) - 1
-	if big {
-		ei++
-	}
-	e := float32(ei)
-	sc := ptxMin32(s, 0x1p14)
-	g := math.Float32frombits(0x7EF311C3 - math.Float32bits(sc))
-	corr := float32(se * float32(g*fma32(-sc, g, 2)))
-	rest := float32(float32(fr*fr) * horner32(fr, mathcoef.LogQF32))
-	p := float32(e * ln2HiF32)
-	hi := p + fr
-	hl := fr - float32(hi-p)
-	y := hi + float32(float32(hl+rest)+fma32(e, ln2LoF32, corr))
-	if math.IsInf(float64(a), 1) {
-		y = a
 	}
 	return float32(math.Copysign(float64(y), float64(x)))
 }

@@ -143,12 +143,12 @@ func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
 	pl := f.fma(t, y, ll, pe)
 	th := f.v(t, "max.f32", f.fma(t, y, ll, ph), litF32(-200)) // not ph + pl: NaN where ph overflowed
 	th = f.v(t, "min.f32", th, litF32(200))
-	n := f.v(t, "cvt.rni.f32.f32", th)
+	n, ni := f.rint32(th, "")
 	r := f.add(t, f.sub(t, ph, n), pl)
 	r = f.v(t, "max.f32", r, litF32(-1)) // ±Inf, NaN or huge where th was clamped
 	r = f.v(t, "min.f32", r, litF32(1))
 	q := f.fma(t, r, f.poly32(r, mathcoef.Exp2QF32), litF32(1))
-	u, s2 := f.ldexpHalf32(q, f.v("b32", "cvt.rni.s32.f32", n))
+	u, s2 := f.ldexpHalf32(q, ni)
 	f.set(dst, "mul.rn.f32", u, s2)
 }
 

@@ -72,10 +72,9 @@ func tanhF32Func() funcDef {
 // scaling in two steps: 2^n·p is exact here), so the same bits.
 func (f *fnBuilder) expSmall32(y string) string {
 	const t = "f32"
-	n := f.v(t, "cvt.rni.f32.f32", f.mul(t, y, litF32(float32(log2E))))
-	nn := f.neg(t, n)
-	r := f.fma(t, nn, litF32(ln2HiF32), y)
-	r = f.fma(t, nn, litF32(ln2LoF32), r)
+	n, ni := f.rint32(y, litF32(float32(log2E)))
+	r := f.fma(t, n, litF32(-ln2HiF32), y)
+	r = f.fma(t, n, litF32(-ln2LoF32), r)
 	p := f.poly32(r, expF32Coef)
-	return f.mul(t, p, f.pow2(t, f.v("b32", "cvt.rni.s32.f32", n)))
+	return f.mul(t, p, f.pow2(t, ni))
 }
