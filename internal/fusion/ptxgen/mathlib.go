@@ -29,9 +29,10 @@ import (
 // plain IEEE arithmetic (add, mul, fma, div and rcp with .rn), so its
 // result is the same on every GPU and equals its Go model in the tests bit
 // for bit. Its .approx instructions are corrected: rcp.approx (quot32,
-// float32 floordiv and mod) exactly, so that results do not depend
-// on it within its one-ulp bound; rsqrt.approx (sqrt32) to within a little
-// over half an ulp (the tests' model errs by one ulp either way). Several
+// rcp32, float32 floordiv and mod) exactly, so that results do not depend
+// on it within its one-ulp bound; rsqrt.approx (sqrt32, acos's root) to
+// within a little over half an ulp (the tests' model errs by one ulp
+// either way). Several
 // float32 functions branch around their wide-range arithmetic where |x| <
 // 1 (erf, tanh, asinh): a warp whose arguments all lie there runs only a
 // short polynomial. Accuracy: float32 functions within CUDA's

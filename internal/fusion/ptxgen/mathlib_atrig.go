@@ -31,18 +31,15 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // on t ≤ 1 instead, one division in all (atan2F32Func). This gives C99's special values (atan2(±0, −0)
 // = ±π, atan2(±Inf, −Inf) = ±3π/4, …); NaN in, NaN out.
 
-// recip returns about 1/d (2% relative) for a positive float32 d:
-// the exponent-flipping integer guess and one Newton step. For the
-// corrections below, which are a fraction of an ulp, that is plenty.
-func (f *fnBuilder) recip32(d string) string {
-	g := f.v("f32", "mov.b32", f.v("b32", "sub.s32", "2129859011", f.v("b32", "mov.b32", d))) // 0x7EF311C3
-	return f.mul("f32", g, f.fma("f32", f.neg("f32", d), g, litF32(2)))
-}
-
-// acosF32Func is acos_f32 by one path for every x: with a = |x|, z = (1 −
-// a)/2 (exact) and s + sl = √z, acos a = 2·asin(s + sl) (in [0, π/2]: nothing
-// cancels, whatever a) and acos(−a) = π − 2·asin(s + sl), asin(s + sl) =
-// s + s·z·P(z) + sl (mathcoef.AsinWideF32, for z up to ½).
+// acosF32Func is acos_f32 by one path for every x: with a = |x| and z =
+// (1 − a)/2 (exact), acos a = 2·asin √z (in [0, π/2]: nothing cancels,
+// whatever a) and acos(−a) = π − 2·asin √z, with 2·asin(s + sl) = 2s +
+// (2s·z·P(z) + 2sl) (mathcoef.AsinWideF32, for z up to ½). The root is
+// s + sl from r = rsqrt.approx(z): s is sqrt32's arithmetic (z·r
+// corrected by its residual: the correctly rounded √z, so that the result
+// does not depend on r's last bits), and 2sl = (z − s²)·r from the exact
+// residual. r is taken of z + 2^−60 (z itself for every nonzero z, which
+// is at least 2^−25) so that z = 0 gives s = sl = 0 without a select.
 func acosF32Func() funcDef {
 	const t = "f32"
 	c := mathcoef.Consts()
@@ -50,13 +47,15 @@ func acosF32Func() funcDef {
 	x := f.newReg(t)
 	f.load(x, 0)
 	z := f.mul(t, f.sub(t, litF32(1), f.abs(t, x)), litF32(0.5))
-	s := f.sqrt32(z) // z in [0, 1], or NaN
-	twoS := f.mul(t, s, litF32(2))
-	sl := f.mul(t, f.fma(t, f.neg(t, s), s, z), f.recip32(twoS))
-	tail := f.fma(t, f.mul(t, s, z), f.poly32(z, mathcoef.AsinWideF32), sl)
-	ypos := f.fma(t, litF32(2), tail, twoS)
+	r := f.v(t, "rsqrt.approx.f32", f.add(t, z, litF32(0x1p-60))) // NaN for z < 0 (|x| > 1) or NaN
+	s := f.mul(t, z, r)
+	s = f.fma(t, f.fma(t, f.neg(t, s), s, z), f.mul(t, r, litF32(0.5)), s)
+	twoS := f.add(t, s, s)
+	twoSl := f.mul(t, f.fma(t, f.neg(t, s), s, z), r)
+	tail := f.fma(t, f.mul(t, twoS, z), f.poly32(z, mathcoef.AsinWideF32), twoSl) // 2·(asin(s + sl) − s)
+	ypos := f.add(t, twoS, tail)
 	B, Be := f.fastTwoSum(t, litF32(c.PiHi32), f.neg(t, twoS))
-	yneg := f.add(t, B, f.fma(t, litF32(-2), tail, f.add(t, Be, litF32(c.PiLo32))))
+	yneg := f.add(t, B, f.sub(t, f.add(t, Be, litF32(c.PiLo32)), tail))
 	return f.done(f.sel(t, yneg, ypos, f.setp("lt", t, x, litF32(0))))
 }
 
