@@ -25,10 +25,13 @@ import (
 //	rand_normal_f32(u64 seed, u64 counter, u64 stream) f32
 //	rand_normal_f64(u64 seed, u64 counter, u64 stream) f64
 //
-// The .func symbols are the names prefixed "gpuarr_". Every function is
-// plain IEEE arithmetic (add, mul, fma, div and rcp with .rn), so its
-// result is the same on every GPU and equals its Go model in the tests bit
-// for bit. Its .approx instructions are corrected: rcp.approx (quot32,
+// The .func symbols are the names prefixed "gpuarr_". Every function but
+// one path is plain IEEE arithmetic (add, mul, fma, div and rcp with .rn),
+// so its result is the same on every GPU and equals its Go model (or the
+// PTX interpreter's result) in the tests bit for bit. The exception is
+// float32 tanh for |x| ≥ 1 (tanhWide32), which takes the GPU's
+// ex2.approx and rcp.approx as they come, as CUDA's own exponentials do:
+// its bits are the GPU's, within CUDA's bound. Its .approx instructions are corrected: rcp.approx (quot32,
 // rcp32, float32 floordiv and mod) exactly, so that results do not depend
 // on it within its one-ulp bound; rsqrt.approx (sqrt32, acos's root) to
 // within a little over half an ulp (the tests' model errs by one ulp

@@ -126,7 +126,6 @@ func TestModelAccuracyF32(t *testing.T) {
 	}{
 		{"exp_f32", expF32Model, math.Exp},
 		{"log_f32", logF32Model, math.Log},
-		{"tanh_f32", tanhF32Model, math.Tanh},
 		{"atan_f32", atanF32Model, math.Atan},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

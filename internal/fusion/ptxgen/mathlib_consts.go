@@ -36,6 +36,9 @@ const (
 	// ln 2 split for float32: n·ln2HiF32 is exact for |n| < 2⁸.
 	ln2HiF32 = float32(0.693145751953125) // 0x3F317200
 	ln2LoF32 = float32(math.Ln2 - 0.693145751953125)
+	// log₂e as float32 hi + lo (hi rounded to nearest, lo the rest rounded).
+	log2EHiF32 = float32(math.Log2E)
+	log2ELoF32 = float32(math.Log2E - float64(float32(math.Log2E)))
 
 	twoM24, twoM53 = 0x1p-24, 0x1p-53
 )

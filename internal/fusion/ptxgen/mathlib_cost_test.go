@@ -67,7 +67,7 @@ func TestMathlibF32MixedCost(t *testing.T) {
 		"erf_f32":   52, // beyond, its reciprocal spelled out (rcp32)
 		"sinh_f32":  39, // one path for every x
 		"cosh_f32":  40, // one path for every x
-		"tanh_f32":  45,
+		"tanh_f32":  34,
 		"expm1_f32": 31, // one path for every x
 	} {
 		n := mlBodyCount(name)

@@ -31,7 +31,6 @@ var mlModels = map[string]func(a, b, c uint64) uint64{
 	"log2_f32":         unaryF32(log2F32Model),
 	"log10_f32":        unaryF32(log10F32Model),
 	"log1p_f32":        unaryF32(log1pF32Model),
-	"tanh_f32":         unaryF32(tanhF32Model),
 	"atan_f32":         unaryF32(atanF32Model),
 	"exp_f64":          unaryF64(expF64Model),
 	"log_f64":          unaryF64(logF64Model),
@@ -231,7 +230,8 @@ func mlSameBits(t *testing.T, name string, cols [][]uint64, got []uint64) {
 		}
 		return math.IsNaN(math.Float64frombits(v))
 	}
-	bad := 0
+	steps, approx := mlApproxSteps[name]
+	bad, off := 0, 0
 	for i := range got {
 		var a [3]uint64
 		for k := range cols {
@@ -239,13 +239,42 @@ func mlSameBits(t *testing.T, name string, cols [][]uint64, got []uint64) {
 		}
 		want := model(a[0], a[1], a[2])
 		if got[i] != want && !(isNaN(got[i]) && isNaN(want)) {
+			if approx && size == 4 && !isNaN(got[i]) && !isNaN(want) && stepsApart32(uint32(got[i]), uint32(want)) <= steps {
+				off++
+				continue
+			}
 			if bad < 5 {
 				t.Errorf("%s%x = %#x, model %#x", name, a[:len(cols)], got[i], want)
 			}
 			bad++
 		}
 	}
+	if approx {
+		t.Logf("%s: %d of %d results differ from the interpreter's, by at most %d steps (its .approx instructions are the GPU's own)", name, off, len(got), steps)
+	}
 	assert.Zero(t, bad, "%s: results that differ from the model, of %d", name, len(got))
+}
+
+// mlApproxSteps lists the functions whose results follow the GPU's own
+// .approx instructions (not corrected to a rounding: tanhWide32), with how
+// many steps a device's result may lie from the interpreter's, whose
+// .approx models err within the bounds measured on the GPUs.
+var mlApproxSteps = map[string]int64{"tanh_f32": 3}
+
+// stepsApart32 is how many float32 steps lie between a and b (finite, or
+// infinite of one sign).
+func stepsApart32(a, b uint32) int64 {
+	key := func(u uint32) int64 {
+		if u&0x80000000 != 0 {
+			return -int64(u & 0x7FFFFFFF)
+		}
+		return int64(u)
+	}
+	d := key(a) - key(b)
+	if d < 0 {
+		d = -d
+	}
+	return d
 }
 
 func mlDevice(t *testing.T) (*device.Device, bool) {

@@ -210,19 +210,6 @@ func log1pF32Model(x float32) float32 {
 	return fma32(x, inf, inf)
 }
 
-func tanhF32Model(x float32) float32 {
-	a := float32(math.Abs(float64(x)))
-	a2 := float32(a * a)
-	if !(a >= 1) { // NaN too
-		return float32(math.Copysign(float64(fma32(float32(a*a2), horner32(a2, mathcoef.TanhTF32), a)), float64(x)))
-	}
-	ac := ptxMin32(a, tanhClampF32)
-	y := ac + ac
-	e := expF32Model(y)
-	rl := 1 - float32(2/float32(e+1))
-	return float32(math.Copysign(float64(rl), float64(x)))
-}
-
 func cos2piModel(u float64) float64 {
 	q := math.RoundToEven(float64(u * 4))
 	t := math.FMA(q, -0.25, u)
