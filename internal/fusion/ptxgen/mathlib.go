@@ -32,7 +32,7 @@ import (
 // float32 tanh for |x| ≥ 1 (tanhWide32), which takes the GPU's
 // ex2.approx and rcp.approx as they come, as CUDA's own exponentials do:
 // its bits are the GPU's, within CUDA's bound. Its .approx instructions are corrected: rcp.approx (quot32,
-// rcp32, float32 floordiv and mod) exactly, so that results do not depend
+// float32 floordiv and mod) exactly, so that results do not depend
 // on it within its one-ulp bound; rsqrt.approx (sqrt32, acos's root) to
 // within a little over half an ulp (the tests' model errs by one ulp
 // either way). Several

@@ -210,19 +210,6 @@ func (f *fnBuilder) quot32(a, b string) string {
 	return f.fma(t, y, f.fma(t, f.neg(t, b), q, a), q)
 }
 
-// rcp32 is 1/b rounded to nearest float32, rcp.rn.f32's result, by
-// quot32's arithmetic with a = 1 (y = rcp.approx(b), one Newton step, and
-// Markstein's correction from the exact residual 1 − b·y'): no slow-path
-// check and branch, which ptxas puts after rcp.rn.f32. The caller
-// guarantees quot32's range for b: normal, 2^−64 ≤ |b| ≤ 2^64.
-func (f *fnBuilder) rcp32(b string) string {
-	const t = "f32"
-	nb := f.neg(t, b)
-	y := f.v(t, "rcp.approx.f32", b)
-	y = f.fma(t, y, f.fma(t, nb, y, lit(t, 1)), y)
-	return f.fma(t, y, f.fma(t, nb, y, lit(t, 1)), y)
-}
-
 // shifter32 is 1.5·2^23: x + shifter32, rounded, holds rint(x) in its low
 // mantissa bits for |x| < 2^22.
 const shifter32, shifter32Bits = 0x1.8p23, "0x4B400000"

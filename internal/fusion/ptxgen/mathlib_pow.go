@@ -121,7 +121,7 @@ func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
 	// s = fr/(2+fr) = sh + sl: sl from the residual fr − sh·(2+fr) =
 	// (fr − 2sh) − sh·fr, rounded once (fr − 2sh is exact: 2sh is within
 	// a factor 2 of fr).
-	rc := f.rcp32(f.add(t, fr, litF32(2))) // in [0.41, 0.59]
+	rc := f.v(t, "rcp.rn.f32", f.add(t, fr, litF32(2))) // in [0.41, 0.59]
 	sh := f.mul(t, fr, rc)
 	nsh := f.neg(t, sh)
 	res := f.fma(t, nsh, fr, f.fma(t, nsh, litF32(2), fr))

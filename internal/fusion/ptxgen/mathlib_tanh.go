@@ -77,12 +77,13 @@ func (f *fnBuilder) tanhWide32(a string) string {
 	const t = "f32"
 	ac := f.v(t, "min.f32", a, litF32(tanhClampF32))
 	y := f.add(t, ac, ac)
-	k, ki := f.rint32(y, litF32(float32(log2E)))
+	sh := f.fma(t, y, litF32(log2EHiF32), litF32(shifter32)) // k + shifter32, k = rint(y·log₂e)
+	k := f.sub(t, sh, litF32(shifter32))
 	r := f.fma(t, y, litF32(log2EHiF32), f.neg(t, k))
 	r = f.fma(t, y, litF32(log2ELoF32), r)
-	e := f.mul(t, f.v(t, "ex2.approx.ftz.f32", r), f.pow2(t, ki))
-	d := f.add(t, e, litF32(1))
-	q := f.v(t, "rcp.approx.f32", d)
-	q = f.fma(t, q, f.fma(t, f.neg(t, d), q, litF32(1)), q)
-	return f.fma(t, litF32(-2), q, litF32(1))
+	// 2^k from sh's bits, shifter32's + k: times 2^23 (mod 2^32) they are
+	// k·2^23, to which the exponent bias is added.
+	s := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "mov.b32", sh), "8388608", "1065353216"))
+	d := f.fma(t, f.v(t, "ex2.approx.ftz.f32", r), s, litF32(1))
+	return f.fma(t, litF32(-2), f.v(t, "rcp.approx.f32", d), litF32(1))
 }
