@@ -9,9 +9,9 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // e^{2a} = 2^k·(1 + em) from expTail, the quotient corrected by its
 // residual, rounded once); a is clamped to where that is 1 in the type.
 // float32's side beyond takes the GPU's fast ex2 and rcp (tanhWide32).
-// float64 computes both sides and selects one; float32 takes its polynomial, the
-// common path, and branches to the other side for |x| ≥ 1. ±0 keeps its
-// sign, NaN passes through.
+// float64 computes both sides and selects one; float32 takes its
+// polynomial, the common path, and branches to the other side for
+// |x| ≥ 1. ±0 keeps its sign, NaN passes through.
 
 func tanhF64Func() funcDef {
 	const t = "f64"
@@ -67,12 +67,13 @@ func tanhF32Func() funcDef {
 // tanhWide32 is tanh a for a ≥ 1 (+Inf included) in the GPU's fast
 // arithmetic: e^{2a} = 2^k·2^r with k = rint(2a·log₂e) (by the shifter)
 // and r = 2a·log₂e − k (|r| ≤ ½, from log₂e as hi + lo) by
-// ex2.approx.ftz.f32, q = 1/(e^{2a} + 1) by rcp.approx and one Newton
-// step, and 1 − 2q in one fma; a is clamped to tanhClampF32, where the
-// result is 1. Its error: ex2.approx's (at most 2.05 ulp, 1.8·10^−7
-// relative, on the GPUs measured) and q's reach the result scaled by q ≤
-// 0.24, within CUDA's bound of 2 ulp; the bits are the GPU's own (its
-// .approx instructions are not corrected to a rounding here).
+// ex2.approx.ftz.f32 (2^k·2^r + 1 in one fma), q = 1/(e^{2a} + 1) by
+// rcp.approx, and 1 − 2q in one fma; a is clamped to tanhClampF32, where
+// the result is 1. The errors of ex2.approx (at most 2.05 ulp, 1.8·10^−7
+// relative, on the GPU measured) and of rcp.approx (under one ulp) reach
+// the result scaled by q ≤ 0.24: within CUDA's bound of 2 ulp. The bits
+// are the GPU's own: its .approx instructions are not corrected to a
+// rounding here.
 func (f *fnBuilder) tanhWide32(a string) string {
 	const t = "f32"
 	ac := f.v(t, "min.f32", a, litF32(tanhClampF32))
