@@ -425,3 +425,16 @@ func TestMathlibDeviceTanF32(t *testing.T) {
 	t.Logf("tan_f32 on %s over %d inputs: worst %.3f ulp at %s", dev, len(xs), acc.worst, acc.at)
 	assert.LessOrEqual(t, acc.worst, 4.0, "worst at %s", acc.at)
 }
+
+// TestMathlibTanhF32AtOne: tanh(±1) is the correctly rounded value on the
+// device too (the polynomial's, bit-exact everywhere), not the wide
+// path's, whose bits are the GPU's own.
+func TestMathlibTanhF32AtOne(t *testing.T) {
+	dev, _ := mlDevice(t)
+	xs := []float32{1, -1, math.Nextafter32(1, 0), math.Nextafter32(-1, 0)}
+	got := mlEval(t, dev, "tanh_f32", f32Bits(xs))
+	for i, x := range xs {
+		want := float32(math.Tanh(float64(x)))
+		assert.Equal(t, math.Float32bits(want), uint32(got[i]), "tanh(%v) = %v, want %v", x, math.Float32frombits(uint32(got[i])), want)
+	}
+}

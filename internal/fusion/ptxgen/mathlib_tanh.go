@@ -11,7 +11,7 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // float32's side beyond takes the GPU's fast ex2 and rcp (tanhWide32).
 // float64 computes both sides and selects one; float32 takes its
 // polynomial, the common path, and branches to the other side for
-// |x| ≥ 1. ±0 keeps its sign, NaN passes through.
+// |x| > 1. ±0 keeps its sign, NaN passes through.
 
 func tanhF64Func() funcDef {
 	const t = "f64"
@@ -48,15 +48,17 @@ func tanhF32Func() funcDef {
 	f := newFn("tanh_f32")
 	x := f.newReg(t)
 	f.load(x, 0)
-	// |x| < 1 (and NaN), the common path: a + a³·T(a²) with x's sign
-	// (computed on a = |x|, so that tanh(−0) is −0).
+	// |x| ≤ 1 (and NaN), the common path: a + a³·T(a²) with x's sign
+	// (computed on a = |x|, so that tanh(−0) is −0); ±1 included, so
+	// that tanh(±1) is the polynomial's correctly rounded value on every
+	// GPU, not tanhWide32's.
 	a := f.abs(t, x)
 	a2 := f.mul(t, a, a)
 	y := f.newReg(t)
 	f.set(y, "fma.rn.f32", f.mul(t, a, a2), f.poly32(a2, mathcoef.TanhTF32), a)
 	f.set(y, "copysign.f32", x, y)
 	done := f.label("tanh_done")
-	f.branch(f.setp("ltu", t, a, litF32(1)), false, done)
+	f.branch(f.setp("leu", t, a, litF32(1)), false, done)
 	// Beyond: 1 − 2q with q = 1/(e^{2a} + 1), x's sign put on (see
 	// tanhWide32).
 	f.set(y, "copysign.f32", x, f.tanhWide32(a))
@@ -64,7 +66,7 @@ func tanhF32Func() funcDef {
 	return f.done(y)
 }
 
-// tanhWide32 is tanh a for a ≥ 1 (+Inf included) in the GPU's fast
+// tanhWide32 is tanh a for a > 1 (+Inf included) in the GPU's fast
 // arithmetic: e^{2a} = 2^k·2^r with k = rint(2a·log₂e) (by the shifter)
 // and r = 2a·log₂e − k (|r| ≤ ½, from log₂e as hi + lo) by
 // ex2.approx.ftz.f32 (2^k·2^r + 1 in one fma), q = 1/(e^{2a} + 1) by
