@@ -28,19 +28,23 @@ import (
 // The .func symbols are the names prefixed "gpuarr_". Every function but
 // one path is plain IEEE arithmetic (add, mul, fma, div and rcp with .rn),
 // so its result is the same on every GPU and equals its Go model (or the
-// PTX interpreter's result) in the tests bit for bit. The exception is
-// float32 tanh for |x| ≥ 1 (tanhWide32), which takes the GPU's
-// ex2.approx and rcp.approx as they come, as CUDA's own exponentials do:
-// its bits are the GPU's, within CUDA's bound. Its .approx instructions are corrected: rcp.approx (quot32,
-// float32 floordiv and mod) exactly, so that results do not depend
-// on it within its one-ulp bound; rsqrt.approx (sqrt32, acos's root) to
-// within a little over half an ulp (the tests' model errs by one ulp
-// either way). Several
+// PTX interpreter's result) in the tests bit for bit. The exceptions are
+// float32 tanh for |x| > 1 (tanhWide32), which takes the GPU's
+// ex2.approx and rcp.approx as they come, as CUDA's own exponentials do,
+// and float32 erf for |x| ≥ 1, erfc and pow, whose reciprocal is
+// rcp.approx with its residual carried (one MUFU.RCP, where rcp.rn is a
+// dozen instructions and a branch): their bits are the GPU's, within
+// CUDA's bounds. Elsewhere .approx instructions are corrected: rcp.approx
+// (quot32, float32 floordiv and mod) exactly, so that results do not
+// depend on it within its one-ulp bound; rsqrt.approx (sqrt32, acos's
+// root) to within a little over half an ulp (the tests' model errs by one
+// ulp either way); lg2.approx only decides the logarithms' special values
+// (logSpecials32). Several
 // float32 functions branch around their wide-range arithmetic where |x| <
 // 1 (erf, tanh, asinh): a warp whose arguments all lie there runs only a
 // short polynomial. Accuracy: float32 functions within CUDA's
 // bound each (testutil.MathFuncs; at most 4 ulp: measured tan ≤ 3.6, erfc
-// ≤ 2.9, pow ≤ 2.4, atan2 ≤ 1.4, acosh ≤ 2.2, sinh ≤ 1.8, asinh ≤ 2.1, expm1 ≤ 1.25 (one step), tanh ≤ 1.84 with the interpreter's ex2.approx erring by two steps (1.07 on the GPUs), the others ≤ 1.7), float64 within 1e-14
+// ≤ 2.9, pow ≤ 2.4, atan2 ≤ 1.4, acosh ≤ 2.2, sinh ≤ 1.8, asinh ≤ 2.1, expm1 ≤ 1.25 (one step), tanh ≤ 1.77 with the interpreter's ex2.approx erring by a step, the others ≤ 1.7), float64 within 1e-14
 // relative (measured ≤ 5e-16; pow: 1e-14·max(1, |y·ln x|)); special
 // values as Go's math package, NaN payloads aside (the GPU's arithmetic
 // returns its canonical NaN).

@@ -2,6 +2,7 @@ package ptxgen
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 )
@@ -27,8 +28,10 @@ import (
 // float32 asinh takes an odd minimax polynomial, a + a³·P(a²), for
 // |x| < 1, its common path, and branches to ln(a + √(a² + 1)) beyond
 // (asinhWide32);
-// float32 acosh selects its ln 2x forms (x ≥ big) without a branch and
-// takes its root by sqrt32.
+// float32 acosh takes log1p(mid) up to 2^63 and log1p(x) + ln 2 beyond,
+// by selects, its root by sqrt32; float32 atanh's 2a/(1 − a) comes from
+// rcp.approx, uncorrected (an ulp and a half in the quotient costs the
+// result at most one: its bound is 3).
 
 func asinhFunc(t string) funcDef {
 	f := newFn("asinh_" + t)
@@ -52,22 +55,20 @@ func asinhFunc(t string) funcDef {
 	return f.done(y)
 }
 
-// asinhWide32 is asinh a for a ≥ 1 (+Inf included): ln(s), s = a + √(a² +
+// asinhWide32 is asinh a for a ≥ 1 (+Inf included): ln s, s = a + √(a² +
 // 1) ≥ 1 + √2, so no log1p is needed; the root by sqrt32, s rounded once
 // (its rounding moves ln s by at most 2^-24, an ulp of a result below 1:
 // the bound, 3 ulp, has room for it). For a ≥ 2^12 it is ln a + ln 2
-// (a² + 1 = a² in float32), the ln 2 added to the exponent. ln s = e·ln 2
-// + f + f²·Q(f), s = 2^e·(1 + f), as log1pPos32.
+// (a² + 1 = a² in float32), the ln 2 added to the exponent. ln s = e·ln 2 + (f + f²·Q(f)), s = 2^e·(1 + f), 1+f in
+// [√½, √2): log_f32's arithmetic (mathlib_log32.go).
 func (f *fnBuilder) asinhWide32(a string) string {
 	const t = "f32"
 	big := f.setp("ge", t, a, litF32(0x1p12))
 	s := f.sel(t, a, f.add(t, f.sqrt32(f.fma(t, a, a, litF32(1))), a), big)
-	ei, fr := f.logReduceNormal32(s)
+	ei, fr := f.logSplit32(f.v("b32", "mov.b32", s), strconv.Itoa(logSqrtHalfBits))
 	ei = f.v("b32", "add.s32", ei, f.v("b32", "selp.s32", "1", "0", big))
-	e := f.v(t, "cvt.rn.f32.s32", ei)
-	rest := f.log1pTail32(fr)
-	hi, hl := f.fastTwoSum(t, f.mul(t, e, litF32(ln2HiF32)), fr)
-	y := f.add(t, hi, f.add(t, f.add(t, hl, rest), f.mul(t, e, litF32(ln2LoF32))))
+	r := f.fma(t, f.mul(t, fr, fr), f.poly32(fr, mathcoef.LnQF32), fr)
+	y := f.fma(t, f.v(t, "cvt.rn.f32.s32", ei), litF32(float32(math.Ln2)), r)
 	return f.sel(t, a, y, f.setp("eq", t, a, "0f7F800000"))
 }
 
@@ -105,17 +106,14 @@ func acoshFunc(t string) funcDef {
 	}
 	tt := f.sub(t, x, one)
 	if t == "f32" {
-		// x < big (and NaN): log1p(mid), mid's root by sqrt32; beyond,
-		// the ln 2x forms: an argument and an addend (0 or ln 2) chosen
-		// by selects, no branch (a branch in every element's code keeps
-		// ptxas from overlapping a vector's elements).
-		mid := f.add(t, tt, f.sqrt32(f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
-		twoX := f.add(t, x, x)
-		pHuge := f.setp("ge", t, x, lit(t, huge))
-		a := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
-		isBig := f.setp("ge", t, x, lit(t, big))
-		arg := f.sel(t, f.sel(t, x, a, pHuge), mid, isBig)
-		add := f.sel(t, f.sel(t, lit(t, ln2Const(t)), litF32(0), pHuge), litF32(0), isBig)
+		// log1p(mid) for x < 2^63, where (x − 1)(x + 1) is finite (the
+		// root is sqrt32's; mid's rounding moves ln 2x, beyond 2^12, by
+		// far less than an ulp); beyond, log1p(x) + ln 2 (x + 1 = x): an
+		// argument and an addend chosen by selects, no branch.
+		mid := f.add(t, tt, f.sqrt32(f.mul(t, tt, f.add(t, x, one))))
+		pHuge := f.setp("ge", t, x, litF32(0x1p63))
+		arg := f.sel(t, x, mid, pHuge)
+		add := f.sel(t, lit(t, ln2Const(t)), litF32(0), pHuge)
 		y := f.add(t, f.log1p(t, arg), add)
 		return f.done(f.sel(t, nanLit(t), y, f.setp("lt", t, x, one)))
 	}
@@ -141,9 +139,9 @@ func atanhFunc(t string) funcDef {
 	twoA := f.add(t, a, a)
 	var q string
 	if t == "f32" {
-		// quot32's range: 1 − a is 1 (a < 2^−24), or at least 2^−24 for
-		// a < 1; a = 1 is set to +Inf below, and a > 1 gives NaN anyway.
-		q = f.quot32(a, om)
+		// 1 − a is 1 (a < 2^−24), or at least 2^−24 for a < 1 (normal);
+		// a = 1 is set to +Inf below, and a > 1 gives NaN anyway.
+		q = f.mul(t, a, f.v(t, "rcp.approx.ftz.f32", om))
 	} else {
 		q = f.div(t, a, om)
 	}

@@ -47,7 +47,7 @@ func acosF32Func() funcDef {
 	x := f.newReg(t)
 	f.load(x, 0)
 	z := f.mul(t, f.sub(t, litF32(1), f.abs(t, x)), litF32(0.5))
-	r := f.v(t, "rsqrt.approx.f32", f.add(t, z, litF32(0x1p-60))) // NaN for z < 0 (|x| > 1) or NaN
+	r := f.v(t, "rsqrt.approx.ftz.f32", f.add(t, z, litF32(0x1p-60))) // NaN for z < 0 (|x| > 1) or NaN
 	s := f.mul(t, z, r)
 	s = f.fma(t, f.fma(t, f.neg(t, s), s, z), f.mul(t, r, litF32(0.5)), s)
 	twoS := f.add(t, s, s)

@@ -204,7 +204,7 @@ func (f *fnBuilder) polyComp(t, x string, c []float64, ncomp int) (ph, pl string
 // NaN.
 func (f *fnBuilder) quot32(a, b string) string {
 	const t = "f32"
-	y := f.v(t, "rcp.approx.f32", b)
+	y := f.v(t, "rcp.approx.ftz.f32", b)
 	y = f.fma(t, y, f.fma(t, f.neg(t, b), y, lit(t, 1)), y)
 	q := f.mul(t, a, y)
 	return f.fma(t, y, f.fma(t, f.neg(t, b), q, a), q)
@@ -233,16 +233,16 @@ func (f *fnBuilder) rint32(a, b string) (k, ki string) {
 	return k, ki
 }
 
-// sqrt32 is √v for finite v ≥ 0 within a little over half an ulp (one
-// Newton correction of an estimate within an ulp: the correctly rounded
-// root but, rarely, where √v lies near the midpoint of two floats),
-// without sqrt.rn.f32's slow-path branch: s = v·rsqrt.approx(v) corrected
-// by its residual, s + (v − s²)·r/2; √0 = 0. Infinite or negative v gives
-// NaN.
+// sqrt32 is √v for v = 0 or finite v ≥ 2^−35, within a little over half
+// an ulp (one Newton correction of an estimate within an ulp: the
+// correctly rounded root but, rarely, where √v lies near the midpoint of
+// two floats), without sqrt.rn.f32's slow-path branch: s = v·r corrected
+// by its residual, s + (v − s²)·r/2, with r = rsqrt.approx(v + 2^−60)
+// (v itself there; for v = 0 a finite r, so that s is 0 without a
+// select). Infinite or negative v gives NaN; v in (0, 2^−35) garbage.
 func (f *fnBuilder) sqrt32(v string) string {
 	const t = "f32"
-	r := f.v(t, "rsqrt.approx.f32", v)
+	r := f.v(t, "rsqrt.approx.ftz.f32", f.add(t, v, litF32(0x1p-60)))
 	s := f.mul(t, v, r)
-	s = f.fma(t, f.fma(t, f.neg(t, s), s, v), f.mul(t, r, lit(t, 0.5)), s)
-	return f.sel(t, v, s, f.setp("eq", t, v, lit(t, 0)))
+	return f.fma(t, f.fma(t, f.neg(t, s), s, v), f.mul(t, r, lit(t, 0.5)), s)
 }

@@ -27,18 +27,15 @@ const (
 	// [√½, √2) by halving mantissas above it.
 	sqrt2MantF64 = 0x6A09E667F3BCD
 
-	// tanh_f64 uses a polynomial below tanhSmall (tanh_f32 below 1) and
-	// 1 − 2/(e^{2a}+1) above; a is clamped to tanhClamp, where tanh is 1 in
-	// the type.
+	// tanh_f64 uses a polynomial below tanhSmall and 1 − 2/(e^{2a}+1)
+	// above; a is clamped to tanhClampF64, where tanh is 1 in float64.
 	tanhSmall    = 0.55
 	tanhClampF64 = 22.0
-	tanhClampF32 = 10.0
 	// ln 2 split for float32: n·ln2HiF32 is exact for |n| < 2⁸.
 	ln2HiF32 = float32(0.693145751953125) // 0x3F317200
 	ln2LoF32 = float32(math.Ln2 - 0.693145751953125)
-	// log₂e as float32 hi + lo (hi rounded to nearest, lo the rest rounded).
+	// log₂e rounded to float32.
 	log2EHiF32 = float32(math.Log2E)
-	log2ELoF32 = float32(math.Log2E - float64(float32(math.Log2E)))
 
 	twoM24, twoM53 = 0x1p-24, 0x1p-53
 )

@@ -26,8 +26,8 @@ import (
 // 1 − E, E ≤ ¼, hides E's error (erf within 1.6 ulp over every float32),
 // and erfc, E(x) for x ≥ 0 and 2 − E(−x) below on the whole line (no
 // small-argument path to pay for as well), keeps 1/(a + 2) as a
-// double-float (within 3 ulp, its bound 4), from a correctly rounded
-// reciprocal (rcp.rn): no division.
+// double-float (within 3 ulp, its bound 4), from the GPU's approximate
+// reciprocal (rcp.approx) and its exact residual: no division.
 //
 // erf(±0) = ±0, erf(±Inf) = ±1, erfc(+Inf) = 0, erfc(−Inf) = 2, NaN → NaN.
 
@@ -63,7 +63,8 @@ func (f *fnBuilder) erfcLarge(a string) string {
 
 // erfcLarge32 is erfcLarge in float32 arithmetic without double-floats,
 // for a ≥ 0 in [0, amax] (a is clamped there; NaN becomes amax). d =
-// 1/(a + 2) by a reciprocal (rcp.rn, cheaper than a division), as d + dl
+// 1/(a + 2) by rcp.approx (within an ulp: one MUFU.RCP, where rcp.rn adds
+// a Newton step, a check and a branch to a slow path), as d + dl
 // where exact is set: the sum a + 2 as den + denl (denl = a − ((a + 2) −
 // 2): both differences are exact for a in [0, 10.5]) and dl from the
 // exact residual 1 − d·(den + denl); Q(t) by Horner's scheme at t = 1 −
@@ -81,14 +82,14 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
 	if exact {
 		den := f.add(t, ac, lit(t, 2))
 		denl := f.sub(t, ac, f.sub(t, den, lit(t, 2)))
-		d = f.v(t, "rcp.rn.f32", den) // den in [2, 12.1]
+		d = f.v(t, "rcp.approx.ftz.f32", den) // den in [2, 12.1]
 		nd := f.neg(t, d)
 		dres := f.fma(t, nd, den, lit(t, 1))
 		dl := f.mul(t, f.fma(t, nd, denl, dres), d)
 		q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), mathcoef.ErfcQF32)
 		qd = f.fma(t, q, d, f.mul(t, q, dl))
 	} else {
-		d = f.v(t, "rcp.rn.f32", f.add(t, ac, lit(t, 2)))
+		d = f.v(t, "rcp.approx.ftz.f32", f.add(t, ac, lit(t, 2)))
 		qd = f.mul(t, f.poly32(f.fma(t, lit(t, -4), d, lit(t, 1)), mathcoef.ErfcQF32), d)
 	}
 	// −a² = nzh − zl exactly.

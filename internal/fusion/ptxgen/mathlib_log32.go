@@ -23,8 +23,9 @@ import (
 // e·ln2 against log(1+f) at e = ±1 within a factor of 2, so the last two
 // roundings cost at most an ulp together. log1p reduces u = RN(1+x),
 // with c = (1+x) − u exactly (x − (u−1)), and adds c/u ≈ c·2^−e·(1 − f +
-// f²)/… folded into the polynomial's small part. Special values by
-// selects at the end.
+// f²)/… folded into the polynomial's small part. Special values at the
+// end: lg2.approx of the reduced argument is exactly the special value
+// where there is one, and finite elsewhere (logSpecials32).
 
 // logSqrtHalfBits is √½ rounded down to float32, as bits: the reduction
 // takes m = 1+f in [0x3F3504F3, 2·that).
@@ -37,24 +38,16 @@ var (
 )
 
 // logCore32 returns e (as a float32) and f with x = 2^e·(1+f), 1+f in
-// [√½, √2), for finite x > 0 (subnormal included), and the predicate ok
-// that x is such. Any other x gives finite garbage; the caller selects the
-// special values.
-func (f *fnBuilder) logCore32(x string) (ef, fr, ok string) {
-	ef, fr, bits := f.logReduceBits32(x)
-	return ef, fr, f.normal32(bits)
-}
-
-// logReduceBits32 is logCore32 without the predicate: e, f and the bits
-// of x scaled to a normal.
-func (f *fnBuilder) logReduceBits32(x string) (ef, fr, bits string) {
+// [√½, √2), for finite x > 0 (subnormal included), and xs: x, or x·2^23
+// where x < 2^-126 (so xs is never subnormal). Any other x gives finite
+// garbage; the caller selects the special values (logSpecials32 of xs).
+func (f *fnBuilder) logCore32(x string) (ef, fr, xs string) {
 	const t = "f32"
 	psub := f.setp("lt", t, x, litF32(0x1p-126))
-	xs := f.sel(t, f.mul(t, x, litF32(0x1p23)), x, psub)
+	xs = f.sel(t, f.mul(t, x, litF32(0x1p23)), x, psub)
 	k := f.v("b32", "selp.b32", strconv.Itoa(logSqrtHalfBits+23<<23), strconv.Itoa(logSqrtHalfBits), psub)
-	bits = f.v("b32", "mov.b32", xs)
-	ei, fr := f.logSplit32(bits, k)
-	return f.v(t, "cvt.rn.f32.s32", ei), fr, bits
+	ei, fr := f.logSplit32(f.v("b32", "mov.b32", xs), k)
+	return f.v(t, "cvt.rn.f32.s32", ei), fr, xs
 }
 
 // normal32 is the predicate that bits are a positive normal finite float32.
@@ -71,14 +64,15 @@ func (f *fnBuilder) logSplit32(bits, k string) (ei, fr string) {
 	return ei, f.sub("f32", f.v("f32", "mov.b32", mb), litF32(1))
 }
 
-// logSpecials32 is y where ok (0 < x < +Inf), and otherwise log's
-// special value at x: −Inf for x = z (±0; log1p: −1), +Inf for +Inf, NaN
-// for the rest (x < z, NaN).
-func (f *fnBuilder) logSpecials32(x, z, y, ok string) string {
-	const t, inf = "f32", "0f7F800000"
-	sv := f.fma(t, x, inf, inf) // +Inf → +Inf; x < 0 (or −1), NaN → NaN
-	sv = f.sel(t, "0fFF800000", sv, f.setp("eq", t, x, z))
-	return f.sel(t, y, sv, ok)
+// logSpecials32 is y where v is positive and finite, and otherwise log's
+// special value at v: −Inf for ±0, +Inf for +Inf, NaN for v < 0 and NaN.
+// v is never subnormal (logCore32's xs, log1p's 1 + x): lg2.approx gives
+// those values exactly and is finite for every other v, so one MUFU.LG2
+// and a test decide both the case and its value.
+func (f *fnBuilder) logSpecials32(v, y string) string {
+	const t = "f32"
+	sv := f.v(t, "lg2.approx.ftz.f32", v)
+	return f.sel(t, y, sv, f.v("pred", "testp.finite.f32", sv))
 }
 
 // lnTail32 is f²·Q(f) + c ≈ log(1+f) − f + c for f in [√½−1, √2−1]: the
@@ -100,10 +94,10 @@ func logF32Func() funcDef {
 	f := newFn("log_f32")
 	x := f.newReg(t)
 	f.load(x, 0)
-	e, fr, ok := f.logCore32(x)
+	e, fr, xs := f.logCore32(x)
 	r := f.fma(t, f.mul(t, fr, fr), f.poly32(fr, mathcoef.LnQF32), fr)
 	y := f.fma(t, e, litF32(float32(math.Ln2)), r)
-	return f.done(f.logSpecials32(x, litF32(0), y, ok))
+	return f.done(f.logSpecials32(xs, y))
 }
 
 func log2F32Func() funcDef {
@@ -111,9 +105,9 @@ func log2F32Func() funcDef {
 	f := newFn("log2_f32")
 	x := f.newReg(t)
 	f.load(x, 0)
-	e, fr, ok := f.logCore32(x)
+	e, fr, xs := f.logCore32(x)
 	y := f.add(t, e, f.logBase32(fr, mathcoef.Log2PF32))
-	return f.done(f.logSpecials32(x, litF32(0), y, ok))
+	return f.done(f.logSpecials32(xs, y))
 }
 
 func log10F32Func() funcDef {
@@ -121,24 +115,31 @@ func log10F32Func() funcDef {
 	f := newFn("log10_f32")
 	x := f.newReg(t)
 	f.load(x, 0)
-	e, fr, ok := f.logCore32(x)
+	e, fr, xs := f.logCore32(x)
 	u := f.logBase32(fr, mathcoef.Log10PF32)
 	y := f.fma(t, e, litF32(log10of2Hi32), f.fma(t, e, litF32(log10of2Lo32), u))
-	return f.done(f.logSpecials32(x, litF32(0), y, ok))
+	return f.done(f.logSpecials32(xs, y))
 }
 
-// log1pCore32 is log1p(x) for −1 < x < +Inf, and the bits of u = RN(1+x)
-// (positive, normal and finite exactly there); other x give garbage.
-func (f *fnBuilder) log1pCore32(x string) (y, bits string) {
+// log1pCore32 is log1p(x) for −1 < x < +Inf, and u = RN(1+x) (positive,
+// normal and finite exactly there); other x give garbage. Where approx is
+// set, c/u is c·rcp.approx(u) instead of the series below (one MUFU.RCP
+// for five instructions; its bits are the GPU's, a step at most in the
+// result's last place).
+func (f *fnBuilder) log1pCore32(x string, approx bool) (y, u string) {
 	const t = "f32"
 	// u + c = 1 + x exactly, u ≥ 2^−24 (normal) for x > −1.
-	u := f.add(t, litF32(1), x)
+	u = f.add(t, litF32(1), x)
 	c := f.sub(t, x, f.sub(t, u, litF32(1)))
 	// u = 2^e·(1+f); eb = e·2^23.
-	bits = f.v("b32", "mov.b32", u)
+	bits := f.v("b32", "mov.b32", u)
 	eb := f.v("b32", "and.b32", f.v("b32", "sub.s32", bits, strconv.Itoa(logSqrtHalfBits)), "0xFF800000")
 	fr := f.sub(t, f.v(t, "mov.b32", f.v("b32", "sub.s32", bits, eb)), litF32(1))
 	e := f.v(t, "cvt.rn.f32.s32", eb)
+	if approx {
+		r := f.add(t, fr, f.lnTail32(fr, f.mul(t, c, f.v(t, "rcp.approx.ftz.f32", u))))
+		return f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r), u
+	}
 	// c/u = c·2^−e/(1+f) ≈ (c·2^(1−e))·½(1 − f + f²), within 5%: c/u is at
 	// most 2^−24·… and the result at least 0.34 where e ≠ 0; where e = 0
 	// (x small) the series' error is c·f³, a fraction of an ulp of x.
@@ -147,7 +148,7 @@ func (f *fnBuilder) log1pCore32(x string) (y, bits string) {
 	q := f.fma(t, f.fma(t, fr, litF32(0.5), litF32(-0.5)), fr, litF32(0.5))
 	corr := f.mul(t, f.mul(t, c, s), q)
 	r := f.add(t, fr, f.lnTail32(fr, corr))
-	return f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r), bits
+	return f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r), u
 }
 
 func log1pF32Func() funcDef {
@@ -155,17 +156,19 @@ func log1pF32Func() funcDef {
 	f := newFn("log1p_f32")
 	x := f.newReg(t)
 	f.load(x, 0)
-	y, bits := f.log1pCore32(x)
-	// Special values: −1 → −Inf, x < −1 and NaN → NaN, +Inf → +Inf
-	// (ok: u is positive, normal and finite), ±0 → ±0.
-	y = f.logSpecials32(x, litF32(-1), y, f.normal32(bits))
-	return f.done(f.sel(t, x, y, f.setp("eq", t, x, litF32(0))))
+	y, u := f.log1pCore32(x, false)
+	// Special values from u = 1 + x, which is never subnormal: −1 → −Inf,
+	// x < −1 and NaN → NaN, +Inf → +Inf. log1p(x) has x's sign, which
+	// makes log1p(−0) −0 (the core gives +0).
+	y = f.logSpecials32(u, y)
+	return f.done(f.v(t, "copysign.f32", x, y))
 }
 
 // log1pPos32 is log1p(x) for x ≥ 0, +Inf or NaN (+Inf → +Inf, NaN → NaN),
 // written inline for acosh and atanh, whose log1p arguments are never
-// negative (log1p(+0) = +0).
+// negative (log1p(+0) = +0), c/u by rcp.approx (their bounds, 3 and 4
+// ulp, have room for its step).
 func (f *fnBuilder) log1pPos32(x string) string {
-	y, _ := f.log1pCore32(x)
+	y, _ := f.log1pCore32(x, true)
 	return f.sel("f32", x, y, f.setp("geu", "f32", x, "0f7F800000"))
 }

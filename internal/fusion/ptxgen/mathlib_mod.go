@@ -148,7 +148,7 @@ func (f *fnBuilder) divmodShort32(a, b, fd, mod, done string) {
 	const t = "f32"
 	zero, one := lit(t, 0), lit(t, 1)
 	ab := f.abs(t, b)
-	q := f.mul(t, a, f.v(t, "rcp.approx.f32", b))
+	q := f.mul(t, a, f.v(t, "rcp.approx.ftz.f32", b)) // subnormal b: ±Inf, not short
 	q1 := f.fma(t, f.abs(t, q), lit(t, 0x1p-21), q)
 	short := f.v("pred", "and.pred", f.setp("lt", t, f.abs(t, q1), lit(t, 0x1p20)), f.setp("ge", t, ab, lit(t, 0x1p-126)))
 	short = f.v("pred", "and.pred", short, f.setp("lt", t, ab, lit(t, 0x1p126))) // 1/b normal

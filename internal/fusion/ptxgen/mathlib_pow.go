@@ -95,12 +95,12 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 // and y (finite), in float32 arithmetic only:
 //
 //   - log₂|x| = e + log₂(1+f) (x = 2^e·(1+f), 1+f in [√½, √2), f exact:
-//     logSplit32, or logReduceBits32 where x may be subnormal) as a
+//     logSplit32, or logCore32 where x may be subnormal) as a
 //     double-float lh + ll (ll up to 1% of lh), relative error about
 //     2^-31: log₂(1+f) = C·s + s³·R(s²) (mathcoef.PowLog2RF32) with
-//     s = f/(2+f) (|s| ≤ 0.1716) as sh + sl (sh from the rounded
-//     reciprocal of the rounded 2+f, sl from the residual f − sh·(2+f),
-//     rounded once),
+//     s = f/(2+f) (|s| ≤ 0.1716) as sh + sl (sh from rcp.approx of the
+//     rounded 2+f, within an ulp: sl, from the residual f − sh·(2+f)
+//     rounded once, makes up for both),
 //     C = 2·log₂e as Chi + Clo with sh·Chi by TwoProd, the rest in plain
 //     float32 (sl's share of s³ included), e added by FastTwoSum;
 //   - t = y·(lh + ll) as ph + pl (TwoProd);
@@ -113,7 +113,7 @@ func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
 	const t = "f32"
 	var e, fr string
 	if subnormal {
-		e, fr, _ = f.logReduceBits32(ax)
+		e, fr, _ = f.logCore32(ax)
 	} else {
 		ei, frn := f.logSplit32(f.v("b32", "mov.b32", ax), strconv.Itoa(logSqrtHalfBits))
 		e, fr = f.v(t, "cvt.rn.f32.s32", ei), frn
@@ -121,7 +121,7 @@ func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
 	// s = fr/(2+fr) = sh + sl: sl from the residual fr − sh·(2+fr) =
 	// (fr − 2sh) − sh·fr, rounded once (fr − 2sh is exact: 2sh is within
 	// a factor 2 of fr).
-	rc := f.v(t, "rcp.rn.f32", f.add(t, fr, litF32(2))) // in [0.41, 0.59]
+	rc := f.v(t, "rcp.approx.ftz.f32", f.add(t, fr, litF32(2))) // in [0.41, 0.59]
 	sh := f.mul(t, fr, rc)
 	nsh := f.neg(t, sh)
 	res := f.fma(t, nsh, fr, f.fma(t, nsh, litF32(2), fr))

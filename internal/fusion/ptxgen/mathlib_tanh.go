@@ -7,7 +7,7 @@ import "github.com/gpuarr/gpuarr/internal/fusion/mathcoef"
 // a < tanhSmall, float32's for a < 1), above it 1 − 2/(e^{2a}+1), which is
 // ≥ 0.5 there and so loses nothing (float64: in double-double arithmetic,
 // e^{2a} = 2^k·(1 + em) from expTail, the quotient corrected by its
-// residual, rounded once); a is clamped to where that is 1 in the type.
+// residual, rounded once; a clamped to where that is 1 in float64).
 // float32's side beyond takes the GPU's fast ex2 and rcp (tanhWide32).
 // float64 computes both sides and selects one; float32 takes its
 // polynomial, the common path, and branches to the other side for
@@ -67,26 +67,16 @@ func tanhF32Func() funcDef {
 }
 
 // tanhWide32 is tanh a for a > 1 (+Inf included) in the GPU's fast
-// arithmetic: e^{2a} = 2^k·2^r with k = rint(2a·log₂e) (by the shifter)
-// and r = 2a·log₂e − k (|r| ≤ ½, from log₂e as hi + lo) by
-// ex2.approx.ftz.f32 (2^k·2^r + 1 in one fma), q = 1/(e^{2a} + 1) by
-// rcp.approx, and 1 − 2q in one fma; a is clamped to tanhClampF32, where
-// the result is 1. The errors of ex2.approx (at most 2.05 ulp, 1.8·10^−7
-// relative, on the GPU measured) and of rcp.approx (under one ulp) reach
-// the result scaled by q ≤ 0.24: within CUDA's bound of 2 ulp. The bits
-// are the GPU's own: its .approx instructions are not corrected to a
-// rounding here.
+// arithmetic: E = e^{2a} = ex2.approx.ftz(a·2log₂e), q = 1/(E + 1) by
+// rcp.approx, and 1 − 2q in one fma. Large a needs no clamp: E = +Inf
+// gives q = 0 and 1. Errors reach the result scaled by 2E/(E + 1)² ≤ 0.21
+// (E ≥ e²): the argument's rounding (2^-23 relative at most), ex2.approx's
+// (under 1.5 ulp for positive arguments on the GPUs measured) and
+// rcp.approx's (under one ulp), within CUDA's bound of 2 ulp. The bits are
+// the GPU's own: its .approx instructions are not corrected to a rounding
+// here.
 func (f *fnBuilder) tanhWide32(a string) string {
 	const t = "f32"
-	ac := f.v(t, "min.f32", a, litF32(tanhClampF32))
-	y := f.add(t, ac, ac)
-	sh := f.fma(t, y, litF32(log2EHiF32), litF32(shifter32)) // k + shifter32, k = rint(y·log₂e)
-	k := f.sub(t, sh, litF32(shifter32))
-	r := f.fma(t, y, litF32(log2EHiF32), f.neg(t, k))
-	r = f.fma(t, y, litF32(log2ELoF32), r)
-	// 2^k from sh's bits, shifter32's + k: times 2^23 (mod 2^32) they are
-	// k·2^23, to which the exponent bias is added.
-	s := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "mov.b32", sh), "8388608", "1065353216"))
-	d := f.fma(t, f.v(t, "ex2.approx.ftz.f32", r), s, litF32(1))
-	return f.fma(t, litF32(-2), f.v(t, "rcp.approx.f32", d), litF32(1))
+	e := f.v(t, "ex2.approx.ftz.f32", f.mul(t, a, litF32(2*log2EHiF32)))
+	return f.fma(t, litF32(-2), f.v(t, "rcp.approx.ftz.f32", f.add(t, e, litF32(1))), litF32(1))
 }
