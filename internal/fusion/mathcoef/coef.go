@@ -103,6 +103,18 @@ var LnQF32 = []float32{
 	-0x1.38313ep-4,
 }
 
+// LnQ8F32: log(1+f) = f + f²·Q(f) for f in [√½−1, √2−1], 8 terms; error 2^-25.0.
+var LnQ8F32 = []float32{
+	-0x1.fffffap-2,
+	0x1.5556f6p-2,
+	-0x1.0004cap-2,
+	0x1.98d226p-3,
+	-0x1.535236p-3,
+	0x1.317fbcp-3,
+	-0x1.255c28p-3,
+	0x1.66d3fep-4,
+}
+
 // Log2PF32: log_2(1+f) = f·P(f) for f in [√½−1, √2−1]; error 2^-25.8.
 var Log2PF32 = []float32{
 	0x1.715476p+0,
@@ -309,6 +321,17 @@ var ErfcQF64 = []float64{
 	-0x1.8579e4a9f0714p-27,
 	-0x1.d11c64212fcfep-31,
 	0x1.a3faa456ff803p-30,
+}
+
+// ErfQ1F32: erfc x = e^{−x²}·Q(t)/(x + 2), t = (x − 2)/(x + 2), for x in [1, 4]; error 2^-25.7.
+var ErfQ1F32 = []float32{
+	0x1.058672p+0,
+	-0x1.5fd38cp-1,
+	0x1.1e2d28p-2,
+	-0x1.2a722p-5,
+	-0x1.5f31ccp-6,
+	0x1.9cf44cp-8,
+	0x1.4f5ef8p-9,
 }
 
 // AsinhPF32: asinh a = a + a³·P(a²) for |a| ≤ 1; error 2^-25.3.

@@ -248,6 +248,11 @@ LOGLO, LOGHI = mp.mpf("-0.2929"), mp.mpf("0.41422")
 spec("lnQF32", "f32", "log(1+f) = f + f²·Q(f) for f in [√½−1, √2−1]",
      log_tail, lambda f: abs(f * f / mp.log1p(f)) if f != 0 else mp.mpf("1e-40"),
      list(range(9)), LOGLO, LOGHI)
+# The same with one coefficient fewer, for functions whose bounds have room
+# (float32 acosh and atanh: 4 and 3 ulp).
+spec("lnQ8F32", "f32", "log(1+f) = f + f²·Q(f) for f in [√½−1, √2−1], 8 terms",
+     log_tail, lambda f: abs(f * f / mp.log1p(f)) if f != 0 else mp.mpf("1e-40"),
+     list(range(8)), LOGLO, LOGHI)
 
 
 def log_base_p(base):
@@ -347,6 +352,12 @@ for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0, 10.1), ("erfcQF
     spec(name, kind,
          "erfc x = e^{−x²}·Q(t)/(x + %g), t = (x − %g)/(x + %g), for x in [%g, %g]" % (K, K, K, xlo, xhi),
          q, lambda t, q=q: 1 / q(t), list(range(n)), (xlo - mp.mpf(K)) / (xlo + K), (xhi - mp.mpf(K)) / (xhi + K))
+
+# The same Q for float32 erf's side beyond |x| = 1 only (x in [1, 4], t in
+# [−⅓, ⅓]): erf = 1 − E there hides E's error (E ≤ 0.16), so fewer terms.
+q2 = erfc_q(2)
+spec("erfQ1F32", "f32", "erfc x = e^{−x²}·Q(t)/(x + 2), t = (x − 2)/(x + 2), for x in [1, 4]",
+     q2, lambda t: 1 / q2(t), list(range(7)), -1 / mp.mpf(3) - mp.mpf("1e-6"), 1 / mp.mpf(3) + mp.mpf("1e-6"))
 
 # asinh a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
 spec("asinhPF32", "f32", "asinh a = a + a³·P(a²) for |a| ≤ 1",

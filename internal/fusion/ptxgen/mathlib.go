@@ -31,10 +31,11 @@ import (
 // PTX interpreter's result) in the tests bit for bit. The exceptions are
 // float32 tanh for |x| > 1 (tanhWide32), which takes the GPU's
 // ex2.approx and rcp.approx as they come, as CUDA's own exponentials do,
-// and float32 erf for |x| ≥ 1, erfc and pow, whose reciprocal is
-// rcp.approx with its residual carried (one MUFU.RCP, where rcp.rn is a
-// dozen instructions and a branch): their bits are the GPU's, within
-// CUDA's bounds. Elsewhere .approx instructions are corrected: rcp.approx
+// float32 erf for |x| ≥ 1, erfc and pow, whose reciprocal is rcp.approx
+// with its residual carried or a Newton step (one MUFU.RCP, where rcp.rn
+// is a dozen instructions and a branch; erf's e^{−a²} is ex2.approx too),
+// and float32 acosh and atanh, whose logarithm takes c/u by rcp.approx
+// and atanh its quotient: their bits are the GPU's, within CUDA's bounds. Elsewhere .approx instructions are corrected: rcp.approx
 // (quot32, float32 floordiv and mod) exactly, so that results do not
 // depend on it within its one-ulp bound; rsqrt.approx (sqrt32, acos's
 // root) to within a little over half an ulp (the tests' model errs by one

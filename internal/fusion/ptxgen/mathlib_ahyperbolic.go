@@ -28,10 +28,11 @@ import (
 // float32 asinh takes an odd minimax polynomial, a + a³·P(a²), for
 // |x| < 1, its common path, and branches to ln(a + √(a² + 1)) beyond
 // (asinhWide32);
-// float32 acosh takes log1p(mid) up to 2^63 and log1p(x) + ln 2 beyond,
-// by selects, its root by sqrt32; float32 atanh's 2a/(1 − a) comes from
-// rcp.approx, uncorrected (an ulp and a half in the quotient costs the
-// result at most one: its bound is 3).
+// float32 acosh takes ln(x + √(x² − 1)) up to 2^63, from the rounded sum
+// and its error (logSum32: no cancellation near 1), and ln x + ln 2
+// beyond, by selects, its root by sqrt32; float32 atanh's 2a/(1 − a) is 2a + 2a·q
+// for every a, q = a/(1 − a) from rcp.approx, uncorrected (an ulp and a
+// half in q costs the result at most one: its bound is 3).
 
 func asinhFunc(t string) funcDef {
 	f := newFn("asinh_" + t)
@@ -104,19 +105,22 @@ func acoshFunc(t string) funcDef {
 	if t == "f32" {
 		big, exact, huge = 0x1p12, 0x1p23, 0x1p126
 	}
-	tt := f.sub(t, x, one)
 	if t == "f32" {
-		// log1p(mid) for x < 2^63, where (x − 1)(x + 1) is finite (the
-		// root is sqrt32's; mid's rounding moves ln 2x, beyond 2^12, by
-		// far less than an ulp); beyond, log1p(x) + ln 2 (x + 1 = x): an
-		// argument and an addend chosen by selects, no branch.
-		mid := f.add(t, tt, f.sqrt32(f.mul(t, tt, f.add(t, x, one))))
+		// ln(x + s), s = √(x² − 1) by sqrt32 of x² − 1 rounded once
+		// (one fma), for 1 ≤ x < 2^63 (x² finite): the sum u = x + s
+		// rounded and its error c = (x − u) + s (FastTwoSum: s < x) go to
+		// logSum32, so that nothing cancels near x = 1. Beyond, s = 0 and
+		// ln 2 is added: ln x + ln 2 (x² − 1 = x²). Selects, no branch.
 		pHuge := f.setp("ge", t, x, litF32(0x1p63))
-		arg := f.sel(t, x, mid, pHuge)
-		add := f.sel(t, lit(t, ln2Const(t)), litF32(0), pHuge)
-		y := f.add(t, f.log1p(t, arg), add)
+		s := f.sel(t, litF32(0), f.sqrt32(f.fma(t, x, x, litF32(-1))), pHuge)
+		u := f.add(t, x, s)
+		y := f.logSum32(u, f.add(t, f.sub(t, x, u), s), true)
+		y = f.add(t, y, f.sel(t, lit(t, ln2Const(t)), litF32(0), pHuge))
+		// +Inf: +Inf; x < 1 and NaN: NaN.
+		y = f.sel(t, x, y, f.setp("equ", t, x, "0f7F800000"))
 		return f.done(f.sel(t, nanLit(t), y, f.setp("lt", t, x, one)))
 	}
+	tt := f.sub(t, x, one)
 	mid := f.add(t, tt, f.v(t, "sqrt.rn."+t, f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
 	twoX := f.add(t, x, x)
 	arg := f.sel(t, f.sub(t, twoX, one), twoX, f.setp("lt", t, x, lit(t, exact)))
@@ -137,29 +141,24 @@ func atanhFunc(t string) funcDef {
 	one := lit(t, 1)
 	om := f.sub(t, one, a)
 	twoA := f.add(t, a, a)
-	var q string
 	if t == "f32" {
-		// 1 − a is 1 (a < 2^−24), or at least 2^−24 for a < 1 (normal);
-		// a = 1 is set to +Inf below, and a > 1 gives NaN anyway.
-		q = f.mul(t, a, f.v(t, "rcp.approx.ftz.f32", om))
-	} else {
-		q = f.div(t, a, om)
+		// 2a/(1 − a) = 2a + 2a·q, q = a·rcp.approx(1 − a), for every
+		// a < 1 (1 − a is 1, or normal; q's error reaches the sum scaled
+		// by q/(1 + q) < 1). a = 1: rcp.approx(+0) = +Inf, and so are the
+		// argument and the result; a > 1 (an argument below −1) is NaN by
+		// the select. ±0 → ±0 and NaN → NaN as they are.
+		q := f.mul(t, a, f.v(t, "rcp.approx.ftz.f32", om))
+		y := f.log1pPos32(f.fma(t, twoA, q, twoA))
+		y = f.sel(t, nanLit(t), y, f.setp("gt", t, a, one))
+		return f.done(f.v(t, "copysign."+t, x, f.mul(t, y, lit(t, 0.5))))
 	}
+	q := f.div(t, a, om)
 	arg := f.add(t, q, q) // 2a/(1 − a): doubling is exact
 	small := f.fma(t, twoA, q, twoA)
 	arg = f.sel(t, small, arg, f.setp("lt", t, a, lit(t, 0.5)))
-	if t == "f32" {
-		arg = f.sel(t, litF32(float32(math.Inf(1))), arg, f.setp("eq", t, a, one))
-	}
 	y := f.log1p(t, arg) // a = 1: log1p(+Inf) = +Inf; a > 1: log1p(< −1) = NaN
-	if t == "f32" {
-		y = f.sel(t, nanLit(t), y, f.setp("gt", t, a, one)) // log1pPos32 takes no argument < 0
-	}
 	y = f.mul(t, y, lit(t, 0.5))
 	y = f.v(t, "copysign."+t, x, y)
-	if t == "f32" {
-		return f.done(y) // ±0 → ±0 and NaN → NaN already (log1pPos32(0) = 0)
-	}
 	return f.done(f.sel(t, x, y, f.setp("equ", t, a, lit(t, 0))))
 }
 

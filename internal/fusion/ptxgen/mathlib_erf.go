@@ -22,12 +22,13 @@ import (
 // ln 2 as a double-double (expTail), scaled in two steps so that a
 // subnormal result is rounded once. erf = ±(1 − E(|x|)) there, erfc(x) =
 // E(x) for x ≥ ½ and 2 − E(−x) for x ≤ −½. float32 evaluates E in plain
-// float32 instead (erfcLarge32), its Q fitted from a = 0: erf's result
-// 1 − E, E ≤ ¼, hides E's error (erf within 1.6 ulp over every float32),
-// and erfc, E(x) for x ≥ 0 and 2 − E(−x) below on the whole line (no
-// small-argument path to pay for as well), keeps 1/(a + 2) as a
+// float32 instead: erfc, E(x) for x ≥ 0 and 2 − E(−x) below on the whole
+// line (no small-argument path to pay for as well), keeps 1/(a + 2) as a
 // double-float (within 3 ulp, its bound 4), from the GPU's approximate
-// reciprocal (rcp.approx) and its exact residual: no division.
+// reciprocal (rcp.approx) and its exact residual: no division
+// (erfcLarge32, its Q fitted from a = 0); erf's result 1 − E for |x| ≥ 1,
+// E ≤ 0.16, hides E's error, so there E takes shorter arithmetic and the
+// GPU's ex2.approx (erfcWide32).
 //
 // erf(±0) = ±0, erf(±Inf) = ±1, erfc(+Inf) = 0, erfc(−Inf) = 2, NaN → NaN.
 
@@ -64,8 +65,8 @@ func (f *fnBuilder) erfcLarge(a string) string {
 // erfcLarge32 is erfcLarge in float32 arithmetic without double-floats,
 // for a ≥ 0 in [0, amax] (a is clamped there; NaN becomes amax). d =
 // 1/(a + 2) by rcp.approx (within an ulp: one MUFU.RCP, where rcp.rn adds
-// a Newton step, a check and a branch to a slow path), as d + dl
-// where exact is set: the sum a + 2 as den + denl (denl = a − ((a + 2) −
+// a Newton step, a check and a branch to a slow path), as d + dl: the
+// sum a + 2 as den + denl (denl = a − ((a + 2) −
 // 2): both differences are exact for a in [0, 10.5]) and dl from the
 // exact residual 1 − d·(den + denl); Q(t) by Horner's scheme at t = 1 −
 // 4(d + dl); e^{−a²} = 2^n·(1 + em) with r = −zh − n·ln2 − zl (the exact
@@ -73,25 +74,18 @@ func (f *fnBuilder) erfcLarge(a string) string {
 // 1.5·2^23 shifter, whose bits give 2^n); the result (1 + em)·Q·(d + dl)
 // rounded twice (fma), then scaled: in one step where amax ≤ 9 (2^n
 // normal), else (amax ≤ 10.1) by 2^(n+32) and then 2^−32, so that a
-// subnormal result is rounded once. Plain d costs erfc's accuracy up to
-// 2 ulp of the result, so erfc sets exact; erf (1 − E, E ≤ ¼) does not.
-func (f *fnBuilder) erfcLarge32(a string, amax float64, exact bool) string {
+// subnormal result is rounded once.
+func (f *fnBuilder) erfcLarge32(a string, amax float64) string {
 	const t = "f32"
 	ac := f.v(t, "min.f32", a, lit(t, amax))
-	var d, qd string
-	if exact {
-		den := f.add(t, ac, lit(t, 2))
-		denl := f.sub(t, ac, f.sub(t, den, lit(t, 2)))
-		d = f.v(t, "rcp.approx.ftz.f32", den) // den in [2, 12.1]
-		nd := f.neg(t, d)
-		dres := f.fma(t, nd, den, lit(t, 1))
-		dl := f.mul(t, f.fma(t, nd, denl, dres), d)
-		q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), mathcoef.ErfcQF32)
-		qd = f.fma(t, q, d, f.mul(t, q, dl))
-	} else {
-		d = f.v(t, "rcp.approx.ftz.f32", f.add(t, ac, lit(t, 2)))
-		qd = f.mul(t, f.poly32(f.fma(t, lit(t, -4), d, lit(t, 1)), mathcoef.ErfcQF32), d)
-	}
+	den := f.add(t, ac, lit(t, 2))
+	denl := f.sub(t, ac, f.sub(t, den, lit(t, 2)))
+	d := f.v(t, "rcp.approx.ftz.f32", den) // den in [2, 12.1]
+	nd := f.neg(t, d)
+	dres := f.fma(t, nd, den, lit(t, 1))
+	dl := f.mul(t, f.fma(t, nd, denl, dres), d)
+	q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), mathcoef.ErfcQF32)
+	qd := f.fma(t, q, d, f.mul(t, q, dl))
 	// −a² = nzh − zl exactly.
 	nzh := f.neg(t, f.mul(t, ac, ac))
 	zl := f.fma(t, ac, ac, nzh)
@@ -128,9 +122,36 @@ func erfF32Func() funcDef {
 	f.set(y, "fma.rn.f32", x, f.poly32(f.mul(t, a, a), mathcoef.ErfPF32), x)
 	done := f.label("erf_done")
 	f.branch(f.setp("ltu", t, a, lit(t, 1)), false, done)
-	f.set(y, "copysign.f32", x, f.sub(t, lit(t, 1), f.erfcLarge32(a, 4, false))) // erf(4) rounds to 1
+	f.set(y, "copysign.f32", x, f.sub(t, lit(t, 1), f.erfcWide32(a)))
 	f.place(done)
 	return f.done(y)
+}
+
+// erfcWide32 is E(a) = erfc a for a in [1, 4] (a clamped to 4, where erf
+// rounds to 1), as erf's side beyond 1 needs it: erf = 1 − E, E ≤ 0.16,
+// hides E's error, so E is e^{−a²}·Q(t)·d with d = rcp.approx(a + 2)
+// after one Newton step (d's error reaches E nearly doubled, through t
+// too), Q of seven terms fitted for t = 1 − 4d in [−⅓, ⅓]
+// (mathcoef.ErfQ1F32), and e^{−a²} = 2^(n−1)·ex2.approx(s): n =
+// rint(−zh·log₂e) by the shifter (its bits give 2^(n−1), normal: n ≥
+// −24), s = −zh·log₂e + 1 − n in one fma (s in [½, 3/2]: ex2.approx errs
+// less for positive arguments; log₂e's rounding is 2^-26 relative), less
+// zl·log₂e (a² = zh + zl exactly). ex2.approx's error and Q's reach erf
+// scaled by E.
+func (f *fnBuilder) erfcWide32(a string) string {
+	const t = "f32"
+	ac := f.v(t, "min.f32", a, litF32(4))
+	den := f.add(t, ac, litF32(2))
+	d := f.v(t, "rcp.approx.ftz.f32", den)
+	d = f.fma(t, d, f.fma(t, f.neg(t, den), d, litF32(1)), d) // one Newton step
+	qd := f.mul(t, f.poly32(f.fma(t, litF32(-4), d, litF32(1)), mathcoef.ErfQ1F32), d)
+	nzh := f.neg(t, f.mul(t, ac, ac))
+	zl := f.fma(t, ac, ac, nzh)
+	j := f.fma(t, nzh, litF32(log2EHiF32), litF32(shifter32))
+	s := f.fma(t, nzh, litF32(log2EHiF32), f.sub(t, litF32(shifter32+1), j)) // + 1 − n
+	s = f.fma(t, f.neg(t, zl), litF32(log2EHiF32), s)
+	pow2 := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "mov.b32", j), "8388608", strconv.Itoa(126<<23)))
+	return f.mul(t, f.mul(t, f.v(t, "ex2.approx.ftz.f32", s), qd), pow2)
 }
 
 // erfFunc is erfc_f32, erf_f64 and erfc_f64.
@@ -148,7 +169,7 @@ func erfFunc(name, t string) funcDef {
 	}
 	var e string
 	if t == "f32" {
-		e = f.erfcLarge32(a, 10.1, true) // erfc(10.1) < 2^−150: rounds to 0
+		e = f.erfcLarge32(a, 10.1) // erfc(10.1) < 2^−150: rounds to 0
 	} else {
 		e = f.erfcLarge(a)
 	}

@@ -256,8 +256,9 @@ func mlSameBits(t *testing.T, name string, cols [][]uint64, got []uint64) {
 }
 
 // mlApproxSteps lists the functions whose results follow the GPU's own
-// .approx instructions (not corrected to a rounding: tanhWide32, erf and
-// erfc's 1/(a + 2), pow's 1/(2 + f), atanh's quotient, log1pPos32's c/u),
+// .approx instructions (not corrected to a rounding: tanhWide32, erf's
+// e^{−a²} and 1/(a + 2), erfc's 1/(a + 2), pow's 1/(2 + f), atanh's
+// quotient, logSum32's c/u in acosh and atanh),
 // with how many steps a device's result may lie from the interpreter's,
 // whose .approx models err within the bounds measured on the GPUs (two
 // models of rcp.approx a step either side of the rounding give erf, erfc

@@ -125,20 +125,29 @@ func log10F32Func() funcDef {
 // normal and finite exactly there); other x give garbage. Where approx is
 // set, c/u is c·rcp.approx(u) instead of the series below (one MUFU.RCP
 // for five instructions; its bits are the GPU's, a step at most in the
-// result's last place).
+// result's last place) and Q has a term fewer (mathcoef.LnQ8F32, error
+// 2^-25 relative): for callers whose bounds have room.
 func (f *fnBuilder) log1pCore32(x string, approx bool) (y, u string) {
 	const t = "f32"
 	// u + c = 1 + x exactly, u ≥ 2^−24 (normal) for x > −1.
 	u = f.add(t, litF32(1), x)
-	c := f.sub(t, x, f.sub(t, u, litF32(1)))
+	return f.logSum32(u, f.sub(t, x, f.sub(t, u, litF32(1))), approx), u
+}
+
+// logSum32 is log(u + c) for u positive, normal and finite and |c| at
+// most half an ulp of u (the rounding error of a sum u), as log1pCore32
+// describes; other u give garbage.
+func (f *fnBuilder) logSum32(u, c string, approx bool) string {
+	const t = "f32"
 	// u = 2^e·(1+f); eb = e·2^23.
 	bits := f.v("b32", "mov.b32", u)
 	eb := f.v("b32", "and.b32", f.v("b32", "sub.s32", bits, strconv.Itoa(logSqrtHalfBits)), "0xFF800000")
 	fr := f.sub(t, f.v(t, "mov.b32", f.v("b32", "sub.s32", bits, eb)), litF32(1))
 	e := f.v(t, "cvt.rn.f32.s32", eb)
 	if approx {
-		r := f.add(t, fr, f.lnTail32(fr, f.mul(t, c, f.v(t, "rcp.approx.ftz.f32", u))))
-		return f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r), u
+		corr := f.mul(t, c, f.v(t, "rcp.approx.ftz.f32", u))
+		r := f.add(t, fr, f.fma(t, f.mul(t, fr, fr), f.poly32(fr, mathcoef.LnQ8F32), corr))
+		return f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r)
 	}
 	// c/u = c·2^−e/(1+f) ≈ (c·2^(1−e))·½(1 − f + f²), within 5%: c/u is at
 	// most 2^−24·… and the result at least 0.34 where e ≠ 0; where e = 0
@@ -148,7 +157,7 @@ func (f *fnBuilder) log1pCore32(x string, approx bool) (y, u string) {
 	q := f.fma(t, f.fma(t, fr, litF32(0.5), litF32(-0.5)), fr, litF32(0.5))
 	corr := f.mul(t, f.mul(t, c, s), q)
 	r := f.add(t, fr, f.lnTail32(fr, corr))
-	return f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r), u
+	return f.fma(t, e, litF32(float32(math.Ln2*0x1p-23)), r)
 }
 
 func log1pF32Func() funcDef {
@@ -165,9 +174,9 @@ func log1pF32Func() funcDef {
 }
 
 // log1pPos32 is log1p(x) for x ≥ 0, +Inf or NaN (+Inf → +Inf, NaN → NaN),
-// written inline for acosh and atanh, whose log1p arguments are never
-// negative (log1p(+0) = +0), c/u by rcp.approx (their bounds, 3 and 4
-// ulp, have room for its step).
+// written inline for atanh, whose log1p argument is never negative
+// (log1p(+0) = +0), in log1pCore32's approx form (its bound, 3 ulp, has
+// room for it).
 func (f *fnBuilder) log1pPos32(x string) string {
 	y, _ := f.log1pCore32(x, true)
 	return f.sel("f32", x, y, f.setp("geu", "f32", x, "0f7F800000"))
