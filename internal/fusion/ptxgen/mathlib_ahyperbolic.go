@@ -106,19 +106,19 @@ func acoshFunc(t string) funcDef {
 		big, exact, huge = 0x1p12, 0x1p23, 0x1p126
 	}
 	if t == "f32" {
-		// ln(x + s), s = √(x² − 1) by sqrt32 of x² − 1 rounded once
+		// ln(x + s), s = √(x² − 1) by sqrt32 of x·|x| − 1 rounded once
 		// (one fma), for 1 ≤ x < 2^63 (x² finite): the sum u = x + s
 		// rounded and its error c = (x − u) + s (FastTwoSum: s < x) go to
 		// logSum32, so that nothing cancels near x = 1. Beyond, s = 0 and
 		// ln 2 is added: ln x + ln 2 (x² − 1 = x²). Selects, no branch.
+		// x·|x| − 1 is negative for every x < 1 (and NaN for NaN), so the
+		// root, and the result, is NaN there.
 		pHuge := f.setp("ge", t, x, litF32(0x1p63))
-		s := f.sel(t, litF32(0), f.sqrt32(f.fma(t, x, x, litF32(-1))), pHuge)
+		s := f.sel(t, litF32(0), f.sqrt32(f.fma(t, x, f.abs(t, x), litF32(-1))), pHuge)
 		u := f.add(t, x, s)
 		y := f.logSum32(u, f.add(t, f.sub(t, x, u), s), true)
 		y = f.add(t, y, f.sel(t, lit(t, ln2Const(t)), litF32(0), pHuge))
-		// +Inf: +Inf; x < 1 and NaN: NaN.
-		y = f.sel(t, x, y, f.setp("equ", t, x, "0f7F800000"))
-		return f.done(f.sel(t, nanLit(t), y, f.setp("lt", t, x, one)))
+		return f.done(f.sel(t, x, y, f.setp("eq", t, x, "0f7F800000"))) // +Inf: +Inf
 	}
 	tt := f.sub(t, x, one)
 	mid := f.add(t, tt, f.v(t, "sqrt.rn."+t, f.mul(t, tt, f.add(t, tt, lit(t, 2)))))
