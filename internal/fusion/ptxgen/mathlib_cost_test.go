@@ -102,7 +102,7 @@ func TestMathlibF32Cost(t *testing.T) {
 		"expm1_f32": 31, // one path for every x, float32 arithmetic only
 		"acos_f32":  32, // the root by rsqrt.approx and its residual, no sqrt.rn.f32 (one here, more and a branch on the GPU)
 		"asin_f32":  31, // the root spelled out (sqrt32)
-		"pow_f32":   69, // x > 0 normal and finite, y finite, not ±½ or 1; the rest a branch; no cvt (k by shifter32)
+		"pow_f32":   68, // x > 0 normal and finite, y finite, not ±½ or 1; the rest a branch; no cvt (k by shifter32)
 		"atan_f32":  20, // one path for every x
 		"atan2_f32": 36, // one path, one division
 		"cos_f32":   29,

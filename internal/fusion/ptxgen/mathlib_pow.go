@@ -105,8 +105,8 @@ func (f *fnBuilder) powMag64(ax, y string) string {
 //     float32 (sl's share of s³ included), e added by FastTwoSum;
 //   - t = y·(lh + ll) as ph + pl (TwoProd);
 //   - 2^t = 2^n·2^r with n = rint(y·ll + ph) clamped to ±200, r = (ph −
-//     n) + pl (the difference exact; r clamped to ±1, which only the
-//     clamped cases reach), 2^r = 1 + r·Q(r) (mathcoef.Exp2QF32), scaled
+//     n) + pl (the difference exact; r clamped below at −1, which only
+//     the clamped cases reach), 2^r = 1 + r·Q(r) (mathcoef.Exp2QF32), scaled
 //     in ldexp's two steps (a subnormal result rounded once, overflow to
 //     +Inf).
 func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
@@ -145,8 +145,10 @@ func (f *fnBuilder) powMag32(dst, ax, y string, subnormal bool) {
 	th = f.v(t, "min.f32", th, litF32(200))
 	n, ni := f.rint32(th, "")
 	r := f.add(t, f.sub(t, ph, n), pl)
-	r = f.v(t, "max.f32", r, litF32(-1)) // ±Inf, NaN or huge where th was clamped
-	r = f.v(t, "min.f32", r, litF32(1))
+	// r is NaN or huge only where th was clamped: NaN and r below −1
+	// (th = −200) become −1, and a huge r (th = 200) makes q, and the
+	// result, +Inf, as it should be.
+	r = f.v(t, "max.f32", r, litF32(-1))
 	q := f.fma(t, r, f.poly32(r, mathcoef.Exp2QF32), litF32(1))
 	u, s2 := f.ldexpHalf32(q, ni)
 	f.set(dst, "mul.rn.f32", u, s2)
