@@ -323,15 +323,15 @@ var ErfcQF64 = []float64{
 	0x1.a3faa456ff803p-30,
 }
 
-// ErfQ1F32: erfc x = e^{−x²}·Q(t)/(x + 2), t = (x − 2)/(x + 2), for x in [1, 4]; error 2^-25.7.
-var ErfQ1F32 = []float32{
-	0x1.058672p+0,
-	-0x1.5fd38cp-1,
-	0x1.1e2d28p-2,
-	-0x1.2a722p-5,
-	-0x1.5f31ccp-6,
-	0x1.9cf44cp-8,
-	0x1.4f5ef8p-9,
+// ErfLog2F32: log₂ erfc x + 3 = L(x) for x in [1, 4] (error weighted by erfc x); error 2^-29.3.
+var ErfLog2F32 = []float32{
+	0x1.7fef46p+1,
+	-0x1.a03fdcp+0,
+	-0x1.d76eacp-1,
+	-0x1.306f94p-3,
+	0x1.01b3c6p-5,
+	-0x1.15ec88p-8,
+	0x1.18b638p-12,
 }
 
 // AsinhPF32: asinh a = a + a³·P(a²) for |a| ≤ 1; error 2^-25.3.
@@ -343,6 +343,21 @@ var AsinhPF32 = []float32{
 	-0x1.00dcacp-6,
 	0x1.959c22p-8,
 	-0x1.3577a6p-10,
+}
+
+// AsinhP2F32: asinh a = P(a − 2) for a in [1, 3]; error 2^-26.7.
+var AsinhP2F32 = []float32{
+	0x1.719218p+0,
+	0x1.c9f25cp-2,
+	-0x1.6e5aeap-4,
+	0x1.55efe2p-6,
+	-0x1.255c7ap-8,
+	0x1.476356p-11,
+	0x1.d85f2ep-14,
+	-0x1.180094p-13,
+	0x1.0edc0ep-14,
+	-0x1.40f00ap-15,
+	0x1.0a658ep-16,
 }
 
 // AsinWideF32: asin s = s + s³·P(s²) for |s| ≤ √½; error 2^-25.9.

@@ -353,15 +353,21 @@ for name, kind, n, K, xlo, xhi in (("erfcQF32", "f32", 10, 2, 0, 10.1), ("erfcQF
          "erfc x = e^{−x²}·Q(t)/(x + %g), t = (x − %g)/(x + %g), for x in [%g, %g]" % (K, K, K, xlo, xhi),
          q, lambda t, q=q: 1 / q(t), list(range(n)), (xlo - mp.mpf(K)) / (xlo + K), (xhi - mp.mpf(K)) / (xhi + K))
 
-# The same Q for float32 erf's side beyond |x| = 1 only (x in [1, 4], t in
-# [−⅓, ⅓]): erf = 1 − E there hides E's error (E ≤ 0.16), so fewer terms.
-q2 = erfc_q(2)
-spec("erfQ1F32", "f32", "erfc x = e^{−x²}·Q(t)/(x + 2), t = (x − 2)/(x + 2), for x in [1, 4]",
-     q2, lambda t: 1 / q2(t), list(range(7)), -1 / mp.mpf(3) - mp.mpf("1e-6"), 1 / mp.mpf(3) + mp.mpf("1e-6"))
+# float32 erf's side beyond |x| = 1 (x in [1, 4]): erf = 1 − 2^−3·2^L(x)
+# with L(x) = log₂ erfc x + 3 (smooth: erfc's logarithm is nearly −x²·log₂e),
+# its error absolute in erf (weight erfc x), where E = erfc x ≤ 0.16 hides
+# it. The + 3 keeps L small and positive near x = 1, where E is largest.
+spec("erfLog2F32", "f32", "log₂ erfc x + 3 = L(x) for x in [1, 4] (error weighted by erfc x)",
+     lambda x: mp.log(mp.erfc(x), 2) + 3, lambda x: mp.erfc(x), list(range(7)), 1, 4)
 
 # asinh a = a + a³·P(a²) for |a| ≤ 1: float32's common path.
 spec("asinhPF32", "f32", "asinh a = a + a³·P(a²) for |a| ≤ 1",
      odd_tail(mp.asinh), odd_weight(mp.asinh), list(range(7)), 0, 1)
+
+# asinh a = P(a − 2) for a in [1, 3]: float32's second path (normal
+# samples rarely go beyond 3, so a warp seldom pays for the logarithm).
+spec("asinhP2F32", "f32", "asinh a = P(a − 2) for a in [1, 3]",
+     lambda v: mp.asinh(v + 2), lambda v: 1 / mp.asinh(v + 2), list(range(11)), -1, 1)
 
 # asin s = s + s³·P(s²) for |s| ≤ √½: float32 acos's one path, 2·asin of
 # √((1 − |x|)/2) for every x.

@@ -26,8 +26,9 @@ import (
 // acosh(1) = 0, atanh(±1) = ±Inf, atanh(|x| > 1) = NaN, ±0 → ±0.
 //
 // float32 asinh takes an odd minimax polynomial, a + a³·P(a²), for
-// |x| < 1, its common path, and branches to ln(a + √(a² + 1)) beyond
-// (asinhWide32);
+// |x| < 1, its common path, branches to a polynomial in a − 2 for 1 ≤ |x|
+// < 3 (normal samples rarely go beyond, so their warps seldom pay for the
+// logarithm) and from there to ln(a + √(a² + 1)) (asinhWide32);
 // float32 acosh takes ln(x + √(x² − 1)) up to 2^63, from the rounded sum
 // and its error (logSum32: no cancellation near 1), and ln x + ln 2
 // beyond, by selects, its root by sqrt32; float32 atanh's 2a/(1 − a) is 2a + 2a·q
@@ -41,8 +42,8 @@ func asinhFunc(t string) funcDef {
 	if t == "f64" {
 		return f.done(f.asinhLog(t, x))
 	}
-	// float32: a + a³·P(a²) on the common path |x| < 1 (and NaN), the
-	// log1p forms behind a branch.
+	// float32: a + a³·P(a²) on the common path |x| < 1 (and NaN), P(a −
+	// 2) for a in [1, 3) and the logarithm beyond, behind branches.
 	// Computed on a = |x| with x's sign put back, so that asinh(−0) is −0.
 	a := f.abs(t, x)
 	z := f.mul(t, a, a)
@@ -51,6 +52,8 @@ func asinhFunc(t string) funcDef {
 	f.set(y, "copysign.f32", x, y)
 	done := f.label("asinh_done")
 	f.branch(f.setp("ltu", t, a, lit(t, 1)), false, done)
+	f.set(y, "copysign.f32", x, f.poly32(f.sub(t, a, litF32(2)), mathcoef.AsinhP2F32))
+	f.branch(f.setp("lt", t, a, lit(t, 3)), false, done)
 	f.set(y, "copysign.f32", x, f.asinhWide32(a))
 	f.place(done)
 	return f.done(y)

@@ -12,9 +12,15 @@ import (
 // parameter loads, stores and ret, and less the code a branch skips (a
 // function's branches are taken for rare cases only: pow's special values,
 // sin's huge arguments), each call one instruction.
-func mlInstrs(name string) []string {
+func mlInstrs(name string) []string { return mlPath(name, 0) }
+
+// mlPath is mlInstrs with the code that the first k branches skip counted
+// too: the path of a warp whose arguments fall on both sides of those k
+// branches and never beyond the later ones.
+func mlPath(name string, k int) []string {
 	var ins []string
 	skipTo := ""
+	branches := 0
 	for _, l := range strings.Split(libFuncs()[name].text, "\n") {
 		l = strings.TrimSpace(l)
 		if skipTo != "" {
@@ -25,7 +31,9 @@ func mlInstrs(name string) []string {
 		}
 		switch {
 		case strings.Contains(l, " bra "):
-			skipTo = strings.TrimSuffix(l[strings.LastIndex(l, " ")+1:], ";")
+			if branches++; branches > k {
+				skipTo = strings.TrimSuffix(l[strings.LastIndex(l, " ")+1:], ";")
+			}
 		case l == "", l == "{", l == "}", l == "ret;",
 			strings.HasPrefix(l, "."), strings.HasPrefix(l, "//"), strings.HasSuffix(l, ":"),
 			strings.HasPrefix(l, "ld.param"), strings.HasPrefix(l, "st.param"):
@@ -58,21 +66,24 @@ func mlBodyCount(name string) int {
 
 // TestMathlibF32MixedCost: a warp whose arguments lie on both sides of a
 // float32 function's branch (|x| = 1 for most of them: real data such as
-// normal samples) runs its whole body; that stays within these budgets.
+// normal samples) runs both sides; that stays within these budgets. asinh's
+// second branch, at |x| = 3, is one that normal samples rarely take: its
+// budget counts the code before it.
 func TestMathlibF32MixedCost(t *testing.T) {
-	for name, budget := range map[string]int{
+	for name, c := range map[string]struct{ branches, budget int }{
 		// Each at most its cost as one path for every x, before its
 		// common path branched off.
-		"asinh_f32": 48,
-		"erf_f32":   41,
-		"sinh_f32":  39, // one path for every x
-		"cosh_f32":  40, // one path for every x
-		"tanh_f32":  19,
-		"expm1_f32": 31, // one path for every x
+		"asinh_f32": {1, 27},
+		"erf_f32":   {1, 21},
+		"sinh_f32":  {1, 39}, // one path for every x
+		"cosh_f32":  {1, 40}, // one path for every x
+		"tanh_f32":  {1, 19},
+		"expm1_f32": {1, 31}, // one path for every x
 	} {
-		n := mlBodyCount(name)
-		t.Logf("%s: %d PTX instructions in its body, %d on its common path (budget %d)", name, n, mlInstrCount(name), budget)
-		assert.LessOrEqual(t, n, budget, "%s: PTX instructions in its body", name)
+		n := len(mlPath(name, c.branches))
+		t.Logf("%s: %d PTX instructions across its first %d branch(es), %d on its common path, %d in its body (budget %d)",
+			name, n, c.branches, mlInstrCount(name), mlBodyCount(name), c.budget)
+		assert.LessOrEqual(t, n, c.budget, "%s: PTX instructions across its first %d branch(es)", name, c.branches)
 	}
 }
 
@@ -83,7 +94,7 @@ func TestMathlibF32MixedCost(t *testing.T) {
 // makes one slower shows here, not only in a GPU benchmark.
 func TestMathlibF32Cost(t *testing.T) {
 	for name, budget := range map[string]int{
-		"erf_f32":  14, // |x| < 1; beyond, a branch to 1 − erfc
+		"erf_f32":  11, // |x| < 1; beyond, a branch to 1 − erfc
 		"erfc_f32": 49, // one path, no division
 		"sinh_f32": 39, // one path for every x
 		"cosh_f32": 40, // one path for every x

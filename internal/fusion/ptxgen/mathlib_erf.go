@@ -27,8 +27,8 @@ import (
 // double-float (within 3 ulp, its bound 4), from the GPU's approximate
 // reciprocal (rcp.approx) and its exact residual: no division
 // (erfcLarge32, its Q fitted from a = 0); erf's result 1 − E for |x| ≥ 1,
-// E ≤ 0.16, hides E's error, so there E takes shorter arithmetic and the
-// GPU's ex2.approx (erfcWide32).
+// E ≤ 0.16, hides E's error, so there E is 2^(log₂ E) from a polynomial
+// for log₂ E and the GPU's ex2.approx (erfWide32).
 //
 // erf(±0) = ±0, erf(±Inf) = ±1, erfc(+Inf) = 0, erfc(−Inf) = 2, NaN → NaN.
 
@@ -122,36 +122,21 @@ func erfF32Func() funcDef {
 	f.set(y, "fma.rn.f32", x, f.poly32(f.mul(t, a, a), mathcoef.ErfPF32), x)
 	done := f.label("erf_done")
 	f.branch(f.setp("ltu", t, a, lit(t, 1)), false, done)
-	f.set(y, "copysign.f32", x, f.sub(t, lit(t, 1), f.erfcWide32(a)))
+	f.set(y, "copysign.f32", x, f.erfWide32(a))
 	f.place(done)
 	return f.done(y)
 }
 
-// erfcWide32 is E(a) = erfc a for a in [1, 4] (a clamped to 4, where erf
-// rounds to 1), as erf's side beyond 1 needs it: erf = 1 − E, E ≤ 0.16,
-// hides E's error, so E is e^{−a²}·Q(t)·d with d = rcp.approx(a + 2)
-// after one Newton step (d's error reaches E nearly doubled, through t
-// too), Q of seven terms fitted for t = 1 − 4d in [−⅓, ⅓]
-// (mathcoef.ErfQ1F32), and e^{−a²} = 2^(n−1)·ex2.approx(s): n =
-// rint(−zh·log₂e) by the shifter (its bits give 2^(n−1), normal: n ≥
-// −24), s = −zh·log₂e + 1 − n in one fma (s in [½, 3/2]: ex2.approx errs
-// less for positive arguments; log₂e's rounding is 2^-26 relative), less
-// zl·log₂e (a² = zh + zl exactly). ex2.approx's error and Q's reach erf
-// scaled by E.
-func (f *fnBuilder) erfcWide32(a string) string {
+// erfWide32 is erf a for a in [1, 4] (a clamped to 4, where erf rounds
+// to 1; +Inf too): 1 − E with E = erfc a = 2^−3·2^L(a), L = log₂ erfc a
+// + 3 a minimax polynomial in a (mathcoef.ErfLog2F32), by ex2.approx. E ≤
+// 0.16 scales the error of L and of ex2.approx in the result; L is in
+// [−22.5, 0.33], small and positive near a = 1 where E is largest (ex2.approx
+// errs less for positive arguments).
+func (f *fnBuilder) erfWide32(a string) string {
 	const t = "f32"
-	ac := f.v(t, "min.f32", a, litF32(4))
-	den := f.add(t, ac, litF32(2))
-	d := f.v(t, "rcp.approx.ftz.f32", den)
-	d = f.fma(t, d, f.fma(t, f.neg(t, den), d, litF32(1)), d) // one Newton step
-	qd := f.mul(t, f.poly32(f.fma(t, litF32(-4), d, litF32(1)), mathcoef.ErfQ1F32), d)
-	nzh := f.neg(t, f.mul(t, ac, ac))
-	zl := f.fma(t, ac, ac, nzh)
-	j := f.fma(t, nzh, litF32(log2EHiF32), litF32(shifter32))
-	s := f.fma(t, nzh, litF32(log2EHiF32), f.sub(t, litF32(shifter32+1), j)) // + 1 − n
-	s = f.fma(t, f.neg(t, zl), litF32(log2EHiF32), s)
-	pow2 := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "mov.b32", j), "8388608", strconv.Itoa(126<<23)))
-	return f.mul(t, f.mul(t, f.v(t, "ex2.approx.ftz.f32", s), qd), pow2)
+	l := f.poly32(f.v(t, "min.f32", a, litF32(4)), mathcoef.ErfLog2F32)
+	return f.fma(t, f.v(t, "ex2.approx.ftz.f32", l), litF32(-0x1p-3), litF32(1))
 }
 
 // erfFunc is erfc_f32, erf_f64 and erfc_f64.
