@@ -5,12 +5,38 @@ import (
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/internal/arg"
+	"github.com/gpuarr/gpuarr/internal/fusion/ptxgen"
 	"github.com/gpuarr/gpuarr/internal/lifetime"
 	"github.com/gpuarr/gpuarr/internal/tracking"
 )
 
-// elementwiseBlock is the block size of elementwise kernels.
-const elementwiseBlock = 256
+// elementwiseBlock is the block size of elementwise kernels over single
+// elements; vectorBlock of those over vectors (Vector > 1), whose threads
+// each take ptxgen.VectorsPerThread of them: smaller blocks of those
+// stream faster (BENCHMARKS.md, elementwise).
+const (
+	elementwiseBlock = 256
+	vectorBlock      = 128
+)
+
+// elementwiseLaunch is the launch of an elementwise kernel of vector
+// width v over n elements: a grid that covers them in one pass of the
+// kernel's grid-stride loop (up to 2³¹-1 blocks).
+func elementwiseLaunch(n, v uint64) device.LaunchConfig {
+	if v > 1 {
+		return device.Linear((n+perThread(v)-1)/perThread(v), vectorBlock)
+	}
+	return device.Linear(n, elementwiseBlock)
+}
+
+// perThread is the elements one thread of an elementwise kernel of vector
+// width v takes in one pass of its loop.
+func perThread(v uint64) uint64 {
+	if v > 1 {
+		return v * ptxgen.VectorsPerThread
+	}
+	return 1
+}
 
 // EvalInto computes root into dst on s: it finds (or compiles) the kernel
 // computing root over dst's shape (root's shape broadcasts to it; dst is
@@ -69,11 +95,12 @@ func evalLowered(call string, dst *lifetime.Handle, root *Node, s *device.Stream
 	if !ok {
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, arg.ErrArgument)
 	}
-	// One thread per vector (the kernel's grid-stride loop covers the
-	// rest past 2³¹-1 blocks): a full grid streams faster than one capped
-	// at a few blocks per multiprocessor (BENCHMARKS.md, elementwise).
+	// A grid that covers every element in one pass (the kernel's
+	// grid-stride loop covers the rest past 2³¹-1 blocks): a full grid
+	// streams faster than one capped at a few blocks per multiprocessor
+	// (BENCHMARKS.md, elementwise).
 	v := uint64(max(1, l.prog.Vector))
-	cfg := device.Linear((uint64(l.n)+v-1)/v, elementwiseBlock)
+	cfg := elementwiseLaunch(uint64(l.n), v)
 	o := lifetime.Claim{Call: call}
 	l.addReads(&o, s)
 	o.Add(dst, tracking.Write, s)
@@ -123,7 +150,7 @@ func noteElementwiseResize(s *device.Stream, dst *lifetime.Handle, l *lowered, k
 	*own = *a
 	b.Resizes(s, lifetime.Resize{
 		K: k, Args: own, CountArg: 1, PerRow: uint64(dst.Len()) / uint64(b.MaxBatch()),
-		Vector: v, Block: elementwiseBlock,
+		Vector: perThread(v), Block: elementwiseLaunch(1, v).Block.X,
 	}, true)
 }
 

@@ -263,7 +263,7 @@ func (w *planWalk) run(call string, p *plan, dst *lifetime.Handle, s *device.Str
 		return fmt.Errorf("gpuarr.%s: the expression has too many operands for one kernel's parameters: %w", call, arg.ErrArgument)
 	}
 	v := uint64(p.vector)
-	cfg := device.Linear((uint64(dst.Len())+v-1)/v, elementwiseBlock)
+	cfg := elementwiseLaunch(uint64(dst.Len()), v)
 	o := lifetime.Claim{Call: call}
 	for i := 0; i < w.nleaves; i++ {
 		o.Add(w.leaves[i], tracking.Read, s)

@@ -70,7 +70,7 @@ type Batcher interface {
 
 // Resize is how one captured node follows the batch size n: a kernel
 // node gets count = PerRow·n in argument CountArg and the grid for it
-// (Vector elements per thread, Block threads per block); a copy node
+// (Vector elements per thread in one pass, Block threads per block); a copy node
 // copies RowBytes·n bytes, a memset node (Memset) sets them. A zero Resize
 // (a copy of an array onto itself, which issues nothing) needs no update.
 type Resize struct {

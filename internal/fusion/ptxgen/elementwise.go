@@ -1,8 +1,18 @@
 package ptxgen
 
-// elementwise emits out[i] = value(i) for i in [0, n): a grid-stride loop
-// over vectors of V elements when Vector > 1, then a grid-stride loop over
-// the remaining elements (all of them when V = 1).
+import "github.com/gpuarr/gpuarr/device/dtype"
+
+// VectorsPerThread (a power of two) is how many vectors of V elements each thread of an
+// elementwise kernel with Vector V > 1 loads before it computes any: a
+// launch needs ⌈n/(V·VectorsPerThread)⌉ threads to cover n elements in one
+// pass (the grid-stride loop covers any grid).
+const VectorsPerThread = 2
+
+// elementwise emits out[i] = value(i) for i in [0, n): when Vector V > 1,
+// a grid-stride loop over chunks of VectorsPerThread·ntid vectors of V
+// elements, each thread loading its VectorsPerThread vectors (ntid apart)
+// before it computes them, then a grid-stride loop over the remaining
+// elements (all of them when V = 1).
 func (g *gen) elementwise() {
 	p := g.p
 	out, n64 := g.reg(clsB64), g.reg(clsB64)
@@ -25,31 +35,10 @@ func (g *gen) elementwise() {
 
 	start64 := gtid
 	if g.vec > 1 {
+		g.vectorLoop(out, n64, tid64, ntid, ctaid, nctaid, outT)
+		// The tail: elements nv·V … n-1, fewer than V of them.
 		nv64 := g.reg(clsB64)
 		g.emit("shr.u64 %s, %s, %d", nv64, n64, log2(g.vec))
-		skip := g.label("vec_end")
-		pr := g.reg(clsPred)
-		g.emit("setp.ge.u64 %s, %s, %s", pr, gtid, nv64)
-		g.emit("@%s bra %s", pr, skip)
-		nv := g.narrowIdx(nv64)
-		v := g.counter(gtid)
-		loop := g.label("vec_loop")
-		g.emitLabel(loop)
-		lanes := g.vecLoad(v)
-		res := make([]string, g.vec)
-		for j := range res {
-			res[j] = g.value(g.newElem("", lanes[j]))
-		}
-		off := g.vecByteOff(v, outT.Size())
-		a := g.reg(clsB64)
-		g.emit("add.s64 %s, %s, %s", a, out, off)
-		g.vecStore(a, outT, res)
-		g.emit("add.%s %s, %s, %s", g.it(), v, v, step)
-		more := g.reg(clsPred)
-		g.emit("setp.lt.%s %s, %s, %s", g.it(), more, v, nv)
-		g.emit("@%s bra %s", more, loop)
-		g.emitLabel(skip)
-		// The tail: elements nv·V … n-1, fewer than V of them.
 		start64 = g.reg(clsB64)
 		g.emit("shl.b64 %s, %s, %d", start64, nv64, log2(g.vec))
 		g.emit("add.s64 %s, %s, %s", start64, start64, gtid)
@@ -83,4 +72,76 @@ func log2(v int) int {
 		n++
 	}
 	return n
+}
+
+// vectorLoop is elementwise's loop over whole vectors: thread tid of block
+// b takes vectors c·U·ntid + tid + j·ntid (j < U = VectorsPerThread) for
+// chunks c = b, b + nctaid, … while its first is below nv = n/V. Where a
+// later one is not (the last chunk), it loads the last vector instead and
+// stores nothing: every load stays in bounds and no code is duplicated.
+func (g *gen) vectorLoop(out, n64, tid64, ntid, ctaid, nctaid string, outT dtype.DType) {
+	const u = VectorsPerThread
+	nv64 := g.reg(clsB64)
+	g.emit("shr.u64 %s, %s, %d", nv64, n64, log2(g.vec))
+	// chunk = U·ntid ≤ 2^32 (ntid ≤ 1024): the products in one wide
+	// multiplication each.
+	first64, step64, chunk := g.reg(clsB64), g.reg(clsB64), g.reg(clsB32)
+	g.emit("shl.b32 %s, %s, %d", chunk, ntid, log2(u))
+	g.emit("mul.wide.u32 %s, %s, %s", first64, ctaid, chunk)
+	g.emit("add.s64 %s, %s, %s", first64, first64, tid64)
+	g.emit("mul.wide.u32 %s, %s, %s", step64, nctaid, chunk)
+	skip := g.label("vec_end")
+	pr := g.reg(clsPred)
+	g.emit("setp.ge.u64 %s, %s, %s", pr, first64, nv64)
+	g.emit("@%s bra %s", pr, skip)
+	nv := g.narrowIdx(nv64)
+	last := g.idxReg()
+	g.emit("sub.%s %s, %s, 1", g.it(), last, nv)
+	stride := ntid
+	if g.idx64 {
+		stride = g.u64(ntid)
+	}
+	step := g.stepIdx(step64)
+	v := g.counter(first64)
+	loop := g.label("vec_loop")
+	g.emitLabel(loop)
+	idx := make([]string, u)
+	in := make([]string, u) // the predicate that vector j is in bounds (j ≥ 1)
+	idx[0] = v
+	for j := 1; j < u; j++ {
+		r := g.idxReg()
+		g.emit("add.%s %s, %s, %s", g.it(), r, idx[j-1], stride)
+		in[j] = g.reg(clsPred)
+		g.emit("setp.lt.%s %s, %s, %s", g.it(), in[j], r, nv)
+		idx[j] = g.idxReg()
+		g.emit("min.%s %s, %s, %s", g.it(), idx[j], r, last)
+	}
+	lanes := make([][]map[int]string, u)
+	for j := range lanes {
+		lanes[j] = g.vecLoad(idx[j])
+	}
+	res := make([][]string, u)
+	for j := range res {
+		res[j] = make([]string, g.vec)
+		for k := range res[j] {
+			res[j][k] = g.value(g.newElem("", lanes[j][k]))
+		}
+	}
+	for j := range res {
+		a := g.reg(clsB64)
+		g.emit("add.s64 %s, %s, %s", a, out, g.vecByteOff(idx[j], outT.Size()))
+		g.vecStore(a, outT, res[j], in[j])
+	}
+	g.emit("add.%s %s, %s, %s", g.it(), v, v, step)
+	more := g.reg(clsPred)
+	g.emit("setp.lt.%s %s, %s, %s", g.it(), more, v, nv)
+	g.emit("@%s bra %s", more, loop)
+	g.emitLabel(skip)
+}
+
+// u64 is a u32 register widened to a fresh u64 register.
+func (g *gen) u64(r string) string {
+	w := g.reg(clsB64)
+	g.emit("cvt.u64.u32 %s, %s", w, r)
+	return w
 }

@@ -50,7 +50,7 @@ func TestVectorByteStores(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, c.p.Validate())
 			ptx := generate(t, c.p)
-			assert.Equal(t, 1, strings.Count(ptx, c.store+" "), "one packed store per vector")
+			assert.Equal(t, VectorsPerThread, strings.Count(ptx, c.store+" "), "one packed store per vector")
 			// The scalar tail stores single bytes.
 			assert.Equal(t, 1, strings.Count(ptx, "st.global.u8 "))
 		})
@@ -71,8 +71,9 @@ func TestVectorLoads(t *testing.T) {
 		p := binary(expr.OpAdd, c.t)
 		p.Vector = c.v
 		ptx := generate(t, p)
-		assert.Equal(t, 2, strings.Count(ptx, c.load+" "), "%s×%d", c.t, c.v)
-		assert.Equal(t, 1, strings.Count(ptx, strings.Replace(c.load, "ld.", "st.", 1)+" "), "%s×%d", c.t, c.v)
+		// Each of a thread's vectors: one load per operand, one store.
+		assert.Equal(t, 2*VectorsPerThread, strings.Count(ptx, c.load+" "), "%s×%d", c.t, c.v)
+		assert.Equal(t, VectorsPerThread, strings.Count(ptx, strings.Replace(c.load, "ld.", "st.", 1)+" "), "%s×%d", c.t, c.v)
 		// The scalar tail loads single elements in the same kernel.
 		assert.Contains(t, ptx, "ld.global."+ty(c.t)+" ")
 		// No division anywhere in the contiguous path.

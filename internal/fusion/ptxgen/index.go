@@ -285,15 +285,19 @@ func (g *gen) vecLoad16(t dtype.DType, a string) []string {
 // vecStore writes the g.vec values rs of type t at a with one vector
 // store; 2-byte values are packed in pairs into 32-bit words, 1-byte
 // values (bool, int8, uint8) by fours (two into one 16-bit store when
-// g.vec is 2).
-func (g *gen) vecStore(a string, t dtype.DType, rs []string) {
+// g.vec is 2). With pred, the store is predicated on it.
+func (g *gen) vecStore(a string, t dtype.DType, rs []string, pred string) {
+	st := "st"
+	if pred != "" {
+		st = "@" + pred + " st"
+	}
 	switch t.Size() {
 	case 1:
-		g.vecStore8(a, t, rs)
+		g.vecStore8(a, t, rs, st)
 		return
 	case 2:
 	default:
-		g.emit("st.global%s.%s [%s], %s", vecSuffix(g.vec), memType(t), a, regList(rs))
+		g.emit("%s.global%s.%s [%s], %s", st, vecSuffix(g.vec), memType(t), a, regList(rs))
 		return
 	}
 	ws := make([]string, g.vec/2)
@@ -304,13 +308,13 @@ func (g *gen) vecStore(a string, t dtype.DType, rs []string) {
 		g.emit("or.b32 %s, %s, %s", w, lo, hi)
 		ws[k] = w
 	}
-	g.emit("st.global%s.b32 [%s], %s", vecSuffix(len(ws)), a, regList(ws))
+	g.emit("%s.global%s.b32 [%s], %s", st, vecSuffix(len(ws)), a, regList(ws))
 }
 
 // vecStore8 packs the 1-byte values rs (predicates for bool, 32-bit
 // registers otherwise) into 32-bit words, byte j of a word from value j,
 // and stores them with one store.
-func (g *gen) vecStore8(a string, t dtype.DType, rs []string) {
+func (g *gen) vecStore8(a string, t dtype.DType, rs []string, st string) {
 	ws := make([]string, (len(rs)+3)/4)
 	for k := range ws {
 		var w string
@@ -335,10 +339,10 @@ func (g *gen) vecStore8(a string, t dtype.DType, rs []string) {
 		ws[k] = w
 	}
 	if len(rs) == 2 {
-		g.emit("st.global.u16 [%s], %s", a, ws[0])
+		g.emit("%s.global.u16 [%s], %s", st, a, ws[0])
 		return
 	}
-	g.emit("st.global%s.b32 [%s], %s", vecSuffix(len(ws)), a, regList(ws))
+	g.emit("%s.global%s.b32 [%s], %s", st, vecSuffix(len(ws)), a, regList(ws))
 }
 
 // vecByteOff is v × V × size as a u64 byte offset.
