@@ -28,9 +28,12 @@
 // # Elementwise kernels
 //
 // A 1-D launch of any shape. With Vector V > 1 a grid-stride loop walks
-// vectors of V elements (ld.global.v4.f32, v2.f64, …, one st.global.vN
-// per iteration, no division), then a second grid-stride loop takes the
-// n mod V tail, element by element; with V = 1 only the second loop runs.
+// vectors of V elements, VectorsPerThread of them per thread and
+// iteration, ntid apart, all loaded (ld.global.v4.f32, v2.f64, …) before
+// any is computed (one st.global.vN each, no division; a vector past the
+// end loads the last one and stores nothing), then a second grid-stride
+// loop takes the n mod V tail, element by element; with V = 1 only the
+// second loop runs.
 // Indexes are 32-bit unless Index64 (the first index and the step are
 // computed in 64 bits and the step clamped to 2³¹, so huge grids cannot
 // wrap them). A contiguous input is read at base + i·size; a strided or
