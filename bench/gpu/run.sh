@@ -438,7 +438,13 @@ if [[ $MODE == all || $MODE == bench ]]; then
 			record FAIL peer "$n" 0 "python3 not found"
 			continue
 		fi
-		step peer "$n" "$BENCH_LIMIT" "$ROOT" python3 "$BUNDLE/peer/$n.py" --out "$RES"
+		# kernels_peers times the 16-bit matmuls in rounds alternating
+		# bench/kernels (-only) with torch.matmul.
+		extra=() limit=$BENCH_LIMIT
+		if [[ $n == kernels_peers && -x $BIN/bench-kernels ]]; then
+			extra=(--kernels-bin "$BIN/bench-kernels") limit=$((BENCH_LIMIT + 120))
+		fi
+		step peer "$n" "$limit" "$ROOT" python3 "$BUNDLE/peer/$n.py" --out "$RES" "${extra[@]}"
 	done < <(manifest peer)
 fi
 

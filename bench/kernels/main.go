@@ -35,6 +35,10 @@
 //
 //	go run ./bench/kernels -out bench/results
 //	go run ./bench/kernels -quick            (small sizes, a few seconds)
+//	go run ./bench/kernels -only 'float16/bfloat16 matmul' -out DIR
+//
+// -only runs the named cases alone: kernels_peers.py runs the 16-bit
+// matmul case that way, in rounds alternated with torch.matmul's.
 //
 // On the host backend it uses small sizes (2²⁰ elements, matmul 256²)
 // automatically and says so in the JSON: those figures only show that the
@@ -87,6 +91,7 @@ type config struct {
 	launchOps   int   // launches per batch (per-op case)
 	freshExprs  int   // fresh expression shapes compiled in case 6
 	seed        int64
+	only        string // comma-separated case names to run; empty: all
 }
 
 func main() {
@@ -106,6 +111,7 @@ func main() {
 	flag.IntVar(&cfg.launchOps, "launch-batch", 256, "launches per batch in the per-op case")
 	flag.IntVar(&cfg.freshExprs, "fresh", 8, "fresh expression shapes compiled in the JIT case")
 	flag.Int64Var(&cfg.seed, "seed", 0, "seed of the fresh expression shapes (0: from the clock)")
+	flag.StringVar(&cfg.only, "only", "", "comma-separated names of the cases to run (default: all; a wrong name lists them)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -119,6 +125,10 @@ func main() {
 }
 
 func run(outDir string, cfg config, quick bool, set map[string]bool) error {
+	cases, err := selectCases(cfg.only)
+	if err != nil {
+		return err
+	}
 	dev, err := device.Default()
 	if err != nil {
 		return err
@@ -145,22 +155,6 @@ func run(outDir string, cfg config, quick bool, set map[string]bool) error {
 		cfg.stat = []int{128, 64, 16}
 	}
 	rep := report.New("kernels", dev.Name(), dev.Backend(), dev.DriverVersion())
-	cases := []struct {
-		name string
-		fn   func(*report.Report, *device.Device, config) error
-	}{
-		{"a+b", benchAdd},
-		{"a*b+c", benchFused},
-		{"sin(a*b+c)", benchChain},
-		{"elementwise functions", benchFunctions},
-		{"float16, bfloat16", benchHalf},
-		{"sum", benchSum},
-		{"matmul", benchMatmul},
-		{"batched matmul", benchBatched},
-		{"var, std, two-axis sum", benchStats},
-		{"small op", benchSmall},
-		{"jit", benchJIT},
-	}
 	for _, c := range cases {
 		t := time.Now()
 		if err := c.fn(rep, dev, cfg); err != nil {
