@@ -139,6 +139,9 @@ func benchHalfMatmul(rep *report.Report, dev *device.Device, cfg config) error {
 	}
 	rep.Note("float16 and bfloat16 Matmul is cuBLAS's cublasGemmEx (16-bit operands, float32 accumulation, the handle's default math mode), timed as the float32 matmul. The target (≥ %.2f× torch.matmul's TFLOP/s) is checked by kernels_peers.py, in rounds that alternate this case (run alone with -only) with torch.matmul.",
 		targetHalfMatmulVsTorch)
+	if cfg.matmulWarm > 0 {
+		rep.Note("float16 and bfloat16 Matmul: each type's samples follow %v of warm-up matmuls (-matmul-warm).", cfg.matmulWarm)
+	}
 	return nil
 }
 
@@ -214,7 +217,11 @@ func halfMatmul[T half16](rep *report.Report, dev *device.Device, cfg config) er
 	mc := cfg
 	mc.samples = max(5, cfg.samples/3)
 	mc.opBatch = max(1, cfg.opBatch/5)
-	if err := deviceTimes(t, mc, 2, alloc, into, gemm); err != nil {
+	err = warmFor(s, cfg.matmulWarm, gemm.op)
+	if err == nil {
+		err = deviceTimes(t, mc, 2, alloc, into, gemm)
+	}
+	if err != nil {
 		if errors.Is(err, device.ErrNotSupported) {
 			rep.Add(caseHalfMatmul(typ), map[string]string{"path": "not measured", "size": size}, map[string]float64{})
 			rep.Note("%s not measured: %v.", caseHalfMatmul(typ), err)

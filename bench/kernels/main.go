@@ -91,7 +91,8 @@ type config struct {
 	launchOps   int   // launches per batch (per-op case)
 	freshExprs  int   // fresh expression shapes compiled in case 6
 	seed        int64
-	only        string // comma-separated case names to run; empty: all
+	only        string        // comma-separated case names to run; empty: all
+	matmulWarm  time.Duration // 16-bit matmul: least time of warm-up matmuls before the samples
 }
 
 func main() {
@@ -111,6 +112,7 @@ func main() {
 	flag.IntVar(&cfg.launchOps, "launch-batch", 256, "launches per batch in the per-op case")
 	flag.IntVar(&cfg.freshExprs, "fresh", 8, "fresh expression shapes compiled in the JIT case")
 	flag.Int64Var(&cfg.seed, "seed", 0, "seed of the fresh expression shapes (0: from the clock)")
+	flag.DurationVar(&cfg.matmulWarm, "matmul-warm", 0, "float16/bfloat16 matmul: run matmuls for at least this long before timing (0: two per path)")
 	flag.StringVar(&cfg.only, "only", "", "comma-separated names of the cases to run (default: all; a wrong name lists them)")
 	flag.Parse()
 	set := map[string]bool{}
@@ -277,6 +279,23 @@ func deviceTimes(t *timer, cfg config, warm int, paths ...*path) error {
 		}
 	}
 	return interleave(cfg.samples, nil, fns...)
+}
+
+// warmFor runs op in batches of 8, the stream synchronized after each
+// batch, until at least d has passed: the device reaches the clocks it
+// holds under a sustained load before the samples are timed.
+func warmFor(s *device.Stream, d time.Duration, op func() error) error {
+	for start := time.Now(); time.Since(start) < d; {
+		for range 8 {
+			if err := op(); err != nil {
+				return err
+			}
+		}
+		if err := s.Synchronize(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sizeLabel writes n as a power of two when it is one.

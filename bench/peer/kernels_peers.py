@@ -34,8 +34,10 @@ Times, on the same GPU and at the same sizes as bench/kernels:
   8b. with --kernels-bin (bench/kernels' binary; the GPU bundle passes
      it), the float16 and bfloat16 matmuls again in --rounds rounds, each
      running that binary's matmul case alone and torch.matmul back to
-     back in alternating order: their targets are judged on the median of
-     the rounds' ratios (alternated_half_matmul says why).
+     back in alternating order, once after two warm-up matmuls and once
+     after --matmul-warm-ms of them: their targets are judged on the
+     median of the latter rounds' ratios (alternated_half_matmul says
+     why).
 
 Row names match bench/kernels' rows. When DIR (--out) already holds
 kernels.json from bench/kernels (the GPU bundle runs the Go programs
@@ -687,16 +689,19 @@ HALF_MATMUL_PATHS = (
 HALF_MATMUL_ONLY = "float16/bfloat16 matmul"  # bench/kernels' -only name of the case
 
 
-def alternated_half_matmul(rep, sz, args):
+def alternated_half_matmul(rep, sz, args, warm_ms, judged):
     """The float16 and bfloat16 matmul ratios from args.rounds rounds, each
     timing gpuarr (bench/kernels -only, a fresh process) and torch.matmul
     (this process) back to back, in alternating order (gpuarr first in even
     rounds): a 16-bit GEMM at this size runs at the GPU's power limit, and
     its rate drifts by more than the target's margin over minutes, so each
-    round's ratio compares two timings seconds apart. Adds per dtype and
-    path a "vs gpuarr" row whose ratio is the median of the rounds' ratios
-    (torch's median time over gpuarr's), with their min and max; the
-    Matmul row carries the target."""
+    round's ratio compares two timings seconds apart. Each side runs
+    matmuls for warm_ms before each type's samples (0: two per path), so
+    that both are timed at the clocks a sustained load holds rather than
+    in the burst after idle. Adds per dtype and path a "vs gpuarr" row
+    whose ratio is the median of the rounds' ratios (torch's median time
+    over gpuarr's), with their min and max; with judged, the Matmul rows
+    carry the target."""
     import subprocess
     import tempfile
 
@@ -712,7 +717,7 @@ def alternated_half_matmul(rep, sz, args):
     times = {k: ([], []) for k in ratios}
 
     def gpuarr_round(tmp):
-        cmd = [args.kernels_bin, "-only", HALF_MATMUL_ONLY, "-matmul", str(m),
+        cmd = [args.kernels_bin, "-only", HALF_MATMUL_ONLY, "-matmul", str(m), "-matmul-warm", "%dms" % warm_ms,
                "-samples", str(args.samples), "-op-batch", str(args.op_batch), "-out", tmp]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         if r.returncode != 0:
@@ -726,6 +731,11 @@ def alternated_half_matmul(rep, sz, args):
         for name, dt in dts:
             x, y = torch.full((m, m), 1.0, dtype=dt, device="cuda"), torch.full((m, m), 0.5, dtype=dt, device="cuda")
             z = torch.empty((m, m), dtype=dt, device="cuda")
+            start = time.perf_counter()
+            while (time.perf_counter() - start) * 1e3 < warm_ms:  # bench/kernels' warmFor
+                for _ in range(8):
+                    torch.matmul(x, y, out=z)
+                sync()
             alloc, into = device_times(ev, ms, sync, samples, batch,
                                        [lambda: torch.matmul(x, y), lambda: torch.matmul(x, y, out=z)], warm=2)
             got[(name, "torch.matmul(a, b)")] = summarize(alloc)["p50_ns"]
@@ -754,17 +764,19 @@ def alternated_half_matmul(rep, sz, args):
             rs = ratios[(name, gpath)]
             gt, tt = times[(name, gpath)]
             call = gpath.split(" (")[0].replace("(a, b) + Release", "").replace("(c, a, b)", "")
-            rep.add_case(CASE_VS, "matmul, %s: %s TFLOP/s / %s TFLOP/s, median of %d alternated rounds" % (
-                name, call, tpath, len(rs)), "", {
+            rep.add_case(CASE_VS, "matmul, %s: %s TFLOP/s / %s TFLOP/s, median of %d alternated rounds, %s" % (
+                name, call, tpath, len(rs), "after %d ms of warm-up matmuls" % warm_ms if warm_ms else "two warm-up matmuls"), "", {
                 "ratio": percentile(rs, 50), "ratio_min": min(rs), "ratio_max": max(rs), "rounds": len(rs),
                 "gpuarr_p50_ns": percentile(gt, 50), "peer_p50_ns": percentile(tt, 50)})
-            if target is not None:
+            if target is not None and judged:
                 rep.judge("ratio", ">=", target)
-    rep.note("Alternated rounds (float16/bfloat16 matmul, %d²): %d rounds, each running bench/kernels -only %r "
+    rep.note("Alternated rounds (float16/bfloat16 matmul, %d², %s): %d rounds, each running bench/kernels -only %r "
              "(%s, a fresh process) and torch.matmul in this process back to back, gpuarr first in even rounds; "
              "each side %d samples of %d matmuls per path after warm-up; a row's ratio is the median of the rounds' "
-             "ratios (torch's median time over gpuarr's), ratio_min and ratio_max their range." % (
-                 m, args.rounds, HALF_MATMUL_ONLY, args.kernels_bin, samples, batch))
+             "ratios (torch's median time over gpuarr's), ratio_min and ratio_max their range%s." % (
+                 m, "%d ms of warm-up matmuls per type" % warm_ms if warm_ms else "two warm-up matmuls per path",
+                 args.rounds, HALF_MATMUL_ONLY, args.kernels_bin, samples, batch,
+                 "; these rows carry the targets" if judged else "; shown without a verdict"))
 
 
 def main():
@@ -784,6 +796,8 @@ def main():
     ap.add_argument("--kernels-bin", default="", help="bench/kernels' binary: with it, the float16/bfloat16 matmul "
                     "targets are judged on --rounds rounds alternating it (-only) with torch.matmul")
     ap.add_argument("--rounds", type=int, default=7, help="alternated rounds of the float16/bfloat16 matmul")
+    ap.add_argument("--matmul-warm-ms", type=int, default=1000, help="warm-up matmuls per type and side before the "
+                    "judged alternated rounds' samples (milliseconds)")
     args = ap.parse_args()
 
     sizes = Sizes(1 << 28, 8192, 1024)
@@ -829,8 +843,11 @@ def main():
         alternated = bool(args.kernels_bin) and rep.find(case_half_matmul("float16"), "torch.matmul(a, b)") is not None
         compare(rep, gp, alternated)
         if alternated:
-            guarded(rep, "alternated float16/bfloat16 matmul", lambda: alternated_half_matmul(rep, sizes, args),
-                    lambda: None)
+            # Judged after a sustained warm-up; the burst after two
+            # warm-up matmuls (the single-process rows' way) is shown too.
+            for warm_ms, judged in ((0, False), (args.matmul_warm_ms, True)):
+                guarded(rep, "alternated float16/bfloat16 matmul (warm-up %d ms)" % warm_ms,
+                        lambda: alternated_half_matmul(rep, sizes, args, warm_ms, judged), lambda: None)
     rep.write(args.out)
     print(rep.markdown())
     return rep.exit_code()
