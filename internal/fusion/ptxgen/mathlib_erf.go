@@ -63,28 +63,29 @@ func (f *fnBuilder) erfcLarge(a string) string {
 }
 
 // erfcLarge32 is erfcLarge in float32 arithmetic without double-floats,
-// for a ≥ 0 in [0, amax] (a is clamped there; NaN becomes amax). d =
-// 1/(a + 2) by rcp.approx (within an ulp: one MUFU.RCP, where rcp.rn adds
-// a Newton step, a check and a branch to a slow path), as d + dl: the
-// sum a + 2 as den + denl (denl = a − ((a + 2) −
-// 2): both differences are exact for a in [0, 10.5]) and dl from the
-// exact residual 1 − d·(den + denl); Q(t) by Horner's scheme at t = 1 −
-// 4(d + dl); e^{−a²} = 2^n·(1 + em) with r = −zh − n·ln2 − zl (the exact
-// square zh + zl; one rounding) and em = r + r²·(½ + r·G(r)) (n by the
-// 1.5·2^23 shifter, whose bits give 2^n); the result (1 + em)·Q·(d + dl)
-// rounded twice (fma), then scaled: in one step where amax ≤ 9 (2^n
-// normal), else (amax ≤ 10.1) by 2^(n+32) and then 2^−32, so that a
-// subnormal result is rounded once.
-func (f *fnBuilder) erfcLarge32(a string, amax float64) string {
+// for a ≥ 0: a is clamped to [0, erfcMax32] by a select whose unordered
+// compare keeps a NaN, so NaN in gives NaN out with no select of its own.
+// d = 1/(a + 2) by rcp.approx (within an ulp: one MUFU.RCP, where rcp.rn
+// adds a Newton step, a check and a branch to a slow path), as d + dl: the
+// sum a + 2 as den + denl (denl = a − ((a + 2) − 2): both differences are
+// exact for a in [0, 10.5]) and dl from the exact residual 1 − d·(den +
+// denl); Q(t) by Horner's scheme at t = 1 − 4(d + dl), with Q's
+// coefficients scaled by 2^−32 (exact); e^{−a²} = 2^n·(1 + em) with r =
+// −zh − n·ln2 − zl (the exact square zh + zl; one rounding) and em = r +
+// r²·(½ + r·G(r)) (n by the 1.5·2^23 shifter, whose bits give 2^(n+32));
+// the result (1 + em)·Q·(d + dl)·2^−32 rounded twice (fma), then scaled by
+// 2^(n+32): for a ≤ erfcMax32, n ≥ −147, so 2^(n+32) and the product
+// before it are normal and a subnormal result is rounded once.
+func (f *fnBuilder) erfcLarge32(a string) string {
 	const t = "f32"
-	ac := f.v(t, "min.f32", a, lit(t, amax))
+	ac := f.sel(t, a, litF32(erfcMax32), f.setp("ltu", t, a, litF32(erfcMax32)))
 	den := f.add(t, ac, lit(t, 2))
 	denl := f.sub(t, ac, f.sub(t, den, lit(t, 2)))
 	d := f.v(t, "rcp.approx.ftz.f32", den) // den in [2, 12.1]
 	nd := f.neg(t, d)
 	dres := f.fma(t, nd, den, lit(t, 1))
 	dl := f.mul(t, f.fma(t, nd, denl, dres), d)
-	q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), mathcoef.ErfcQF32)
+	q := f.poly32(f.fma(t, lit(t, -4), dl, f.fma(t, lit(t, -4), d, lit(t, 1))), erfcQScaled32)
 	qd := f.fma(t, q, d, f.mul(t, q, dl))
 	// −a² = nzh − zl exactly.
 	nzh := f.neg(t, f.mul(t, ac, ac))
@@ -98,17 +99,23 @@ func (f *fnBuilder) erfcLarge32(a string, amax float64) string {
 	h := f.fma(t, r, f.poly32(r, mathcoef.ExpGF32), lit(t, 0.5))
 	em := f.fma(t, f.mul(t, r, r), h, r)
 	m := f.fma(t, em, qd, qd)
-	// 2^(n+b) from j's bits: j·2^23 + b'·2^23 mod 2^32 = (n + b')·2^23.
-	pow2 := func(bias int) string {
-		return f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "mov.b32", j), "8388608", strconv.Itoa(bias<<23)))
-	}
-	if amax <= 9 {
-		return f.mul(t, m, pow2(127)) // 2^n normal
-	}
-	// n ≥ −147 (a ≤ 10.1): 2^(n+32) is normal, and so is m·2^(n+32); the
-	// multiplication by 2^−32 rounds a subnormal result once.
-	return f.mul(t, f.mul(t, m, pow2(127+32)), litF32(0x1p-32))
+	// 2^(n+32) from j's bits: j·2^23 + (127+32)·2^23 mod 2^32 = (n + 159)·2^23.
+	pow2 := f.v(t, "mov.b32", f.v("b32", "mad.lo.s32", f.v("b32", "mov.b32", j), "8388608", strconv.Itoa((127+32)<<23)))
+	return f.mul(t, m, pow2)
 }
+
+// erfcMax32 is where float32 erfc's argument is clamped: erfc(10.1) <
+// 2^−150 rounds to 0.
+const erfcMax32 = 10.1
+
+// erfcQScaled32 is mathcoef.ErfcQF32·2^−32 (exact: powers of two).
+var erfcQScaled32 = func() []float32 {
+	c := make([]float32, len(mathcoef.ErfcQF32))
+	for i, v := range mathcoef.ErfcQF32 {
+		c[i] = v * 0x1p-32
+	}
+	return c
+}()
 
 // erfF32Func is erf_f32: x + x·P(x²) on its common path |x| < 1 (and
 // NaN), and a branch to ±(1 − E(|x|)) beyond.
@@ -154,7 +161,7 @@ func erfFunc(name, t string) funcDef {
 	}
 	var e string
 	if t == "f32" {
-		e = f.erfcLarge32(a, 10.1) // erfc(10.1) < 2^−150: rounds to 0
+		e = f.erfcLarge32(a)
 	} else {
 		e = f.erfcLarge(a)
 	}
@@ -167,8 +174,9 @@ func erfFunc(name, t string) funcDef {
 	} else {
 		large := f.sel(t, e, f.sub(t, lit(t, 2), e), f.setp("gt", t, x, lit(t, 0)))
 		if t == "f32" {
-			// E covers every a ≥ 0 in float32 (mathcoef.ErfcQF32).
-			y = large
+			// E covers every a ≥ 0 in float32 (mathcoef.ErfcQF32), and
+			// NaN gives NaN (erfcLarge32).
+			return f.done(large)
 		} else {
 			s, se := f.fastTwoSum(t, one, f.neg(t, x))
 			small := f.add(t, s, f.fma(t, f.neg(t, x), p, se))
