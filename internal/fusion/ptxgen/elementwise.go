@@ -1,12 +1,41 @@
 package ptxgen
 
-import "github.com/gpuarr/gpuarr/device/dtype"
+import (
+	"github.com/gpuarr/gpuarr/device/dtype"
+	"github.com/gpuarr/gpuarr/internal/fusion/expr"
+)
 
 // VectorsPerThread (a power of two) is how many vectors of V elements each thread of an
 // elementwise kernel with Vector V > 1 loads before it computes any: a
 // launch needs ⌈n/(V·VectorsPerThread)⌉ threads to cover n elements in one
 // pass (the grid-stride loop covers any grid).
 const VectorsPerThread = 2
+
+// registerCap is the register limit (.maxnreg) p's entry declares, 0 for
+// none: 32 for an elementwise kernel over vectors of one array (no other
+// array or random input) in types of at most 32 bits whose math functions
+// all fit it (not pow or hypot, whose bodies spill under it). Such a
+// kernel's registers hold its VectorsPerThread vectors and one element's
+// arithmetic at a time, so 32 cost ptxas no spills and keep 2048 threads
+// resident per SM, where ptxas left alone may take a few more for its
+// schedule and lose a quarter of them. Kernels over more arrays, or wider
+// types, hold more values at once and would spill under the cap: they get
+// none.
+func registerCap(p *expr.Program) int {
+	if p.Reduce != expr.NoReduce || p.Vector <= 1 || len(p.Inputs) != 1 || p.Inputs[0].Kind != expr.Memory {
+		return 0
+	}
+	narrow := func(t dtype.DType) bool { return t.Size() <= 4 && !t.IsComplex() }
+	if !narrow(p.Inputs[0].T) || !narrow(p.OutType()) {
+		return 0
+	}
+	for _, in := range p.Code {
+		if !narrow(in.T) || in.Op == expr.OpPow || in.Op == expr.OpHypot {
+			return 0
+		}
+	}
+	return 32
+}
 
 // elementwise emits out[i] = value(i) for i in [0, n): when Vector V > 1,
 // a grid-stride loop over chunks of VectorsPerThread·ntid vectors of V

@@ -235,7 +235,11 @@ func (g *gen) writeEntry(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "\t.param .%s %s%s\n", paramPTX(prm.T), prm.Name, sep)
 	}
-	b.WriteString(")\n{\n")
+	b.WriteString(")\n")
+	if n := registerCap(p); n > 0 {
+		fmt.Fprintf(b, ".maxnreg %d\n", n)
+	}
+	b.WriteString("{\n")
 	for c := range numClasses {
 		if g.nregs[c] > 0 {
 			fmt.Fprintf(b, "\t.reg %s %s<%d>;\n", classDecl[c], classPrefix[c], g.nregs[c]+1)
