@@ -33,8 +33,9 @@
 // any is computed (one st.global.vN each, no division; a vector past the
 // end loads the last one and stores nothing), then a second grid-stride
 // loop takes the n mod V tail, element by element; with V = 1 only the
-// second loop runs. Such a kernel over one array of 32-bit types declares
-// .maxnreg 32, which keeps a full SM of threads resident (registerCap).
+// second loop runs. Such a kernel over one array of 32-bit types, without
+// pow or hypot, declares .maxnreg 32, which keeps a full SM of threads
+// resident (registerCap).
 // Indexes are 32-bit unless Index64 (the first index and the step are
 // computed in 64 bits and the step clamped to 2³¹, so huge grids cannot
 // wrap them). A contiguous input is read at base + i·size; a strided or
