@@ -9,7 +9,9 @@ import (
 
 // benchEmpty times Empty[float32](Shape{1}) + Release against the pool's
 // own alloc+free of 4 bytes on the same stream: the difference is the
-// array object, its cleanup registration and the tracking state.
+// array object, its cleanup registration and the tracking state. Both
+// costs move from one GC cycle to the next (where the Go heap places what
+// the loop touches), so the batches span many cycles (cfg.allocBatches).
 func benchEmpty(rep *report.Report, dev *device.Device, cfg config) error {
 	res, err := memory.Default(dev)
 	if err != nil {
@@ -39,7 +41,7 @@ func benchEmpty(rep *report.Report, dev *device.Device, cfg config) error {
 	report.TimeBatches(20, cfg.allocBatch, viaArray)
 	report.TimeBatches(20, cfg.allocBatch, viaPool)
 	var arr, pool []float64
-	err = interleave(cfg.batches, nil,
+	err = interleave(cfg.allocBatches, nil,
 		func() { arr = append(arr, report.TimeBatches(1, cfg.allocBatch, viaArray)...) },
 		func() { pool = append(pool, report.TimeBatches(1, cfg.allocBatch, viaPool)...) })
 	if err != nil {

@@ -49,16 +49,18 @@ var (
 )
 
 type config struct {
-	batches     int // timed batches per case
-	allocBatch  int // Empty+Release pairs per batch
-	launchBatch int // launches per batch (streams drained between batches)
-	readBatch   int // host reads per batch
+	batches      int // timed batches per case
+	allocBatches int // timed batches of the Empty+Release case
+	allocBatch   int // Empty+Release pairs per batch
+	launchBatch  int // launches per batch (streams drained between batches)
+	readBatch    int // host reads per batch
 }
 
 func main() {
 	out := flag.String("out", "", "directory for array.json (none: print only)")
 	cfg := config{}
 	flag.IntVar(&cfg.batches, "batches", 200, "timed batches per case")
+	flag.IntVar(&cfg.allocBatches, "alloc-batches", 1000, "timed batches of the Empty+Release case (they span many GC cycles, between which its cost moves)")
 	flag.IntVar(&cfg.allocBatch, "alloc-batch", 1000, "Empty+Release pairs per batch")
 	flag.IntVar(&cfg.launchBatch, "launch-batch", 256, "launches per batch")
 	flag.IntVar(&cfg.readBatch, "read-batch", 200, "host reads per batch")
@@ -85,8 +87,8 @@ func run(outDir string, cfg config) error {
 			return err
 		}
 	}
-	rep.Note("Per-call host time; each sample is one batch's mean (%d batches per case; Empty+Release: %d per batch; launches: %d per batch with the streams drained, untimed, between batches; host reads: %d per batch); paths interleaved in rotating order. %s, GOMAXPROCS %d, device %s.",
-		cfg.batches, cfg.allocBatch, cfg.launchBatch, cfg.readBatch, runtime.Version(), runtime.GOMAXPROCS(0), dev)
+	rep.Note("Per-call host time; each sample is one batch's mean (%d batches per case, %d for Empty+Release; Empty+Release: %d per batch; launches: %d per batch with the streams drained, untimed, between batches; host reads: %d per batch); paths interleaved in rotating order. %s, GOMAXPROCS %d, device %s.",
+		cfg.batches, cfg.allocBatches, cfg.allocBatch, cfg.launchBatch, cfg.readBatch, runtime.Version(), runtime.GOMAXPROCS(0), dev)
 	if dev.Backend() != "cuda" {
 		rep.Note("Measured on the %s backend: the figures show that the program runs, not what a GPU does.", dev.Backend())
 	}
