@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/kernels"
 )
@@ -27,6 +28,27 @@ func axisOption0(call string, opts []Option) (int, error) {
 	return k, nil
 }
 
+// startJoin is what joining calls start with: at least one array (verb
+// names what there was none to do in the error), each usable, at most one
+// Axis (0 without it), and the stream, on the first array's device unless
+// an option says otherwise.
+func startJoin[T Numeric](call, verb string, xs []*Array[T], opts []Option) (int, *device.Stream, error) {
+	if len(xs) == 0 {
+		return 0, nil, fmt.Errorf("gpuarr.%s: no arrays to %s: %w", call, verb, ErrArgument)
+	}
+	for i, x := range xs {
+		if err := x.check(fmt.Sprintf("%s: array %d", call, i)); err != nil {
+			return 0, nil, err
+		}
+	}
+	k, err := axisOption0(call, opts)
+	if err != nil {
+		return 0, nil, err
+	}
+	s, err := streamTaking(call, opts, xs[0].c.Device(), optAxis)
+	return k, s, err
+}
+
 // Concatenate joins arrays along an existing axis (Axis(k), axis 0
 // without it), as NumPy's concatenate: they must have the same rank and
 // the same extents on every other axis; the result's axis k is the sum of
@@ -35,19 +57,7 @@ func axisOption0(call string, opts []Option) (int, error) {
 // place (strided views are made contiguous first).
 func Concatenate[T Numeric](xs []*Array[T], opts ...Option) (*Array[T], error) {
 	const call = "Concatenate"
-	if len(xs) == 0 {
-		return nil, fmt.Errorf("gpuarr.%s: no arrays to join: %w", call, ErrArgument)
-	}
-	for i, x := range xs {
-		if err := x.check(fmt.Sprintf("%s: array %d", call, i)); err != nil {
-			return nil, err
-		}
-	}
-	k, err := axisOption0(call, opts)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamTaking(call, opts, xs[0].c.Device(), optAxis)
+	k, s, err := startJoin(call, "join", xs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -103,19 +113,7 @@ func Concatenate[T Numeric](xs []*Array[T], opts ...Option) (*Array[T], error) {
 // with an axis of len(xs) inserted at k.
 func Stack[T Numeric](xs []*Array[T], opts ...Option) (*Array[T], error) {
 	const call = "Stack"
-	if len(xs) == 0 {
-		return nil, fmt.Errorf("gpuarr.%s: no arrays to stack: %w", call, ErrArgument)
-	}
-	for i, x := range xs {
-		if err := x.check(fmt.Sprintf("%s: array %d", call, i)); err != nil {
-			return nil, err
-		}
-	}
-	k, err := axisOption0(call, opts)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamTaking(call, opts, xs[0].c.Device(), optAxis)
+	k, s, err := startJoin(call, "stack", xs, opts)
 	if err != nil {
 		return nil, err
 	}

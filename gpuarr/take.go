@@ -145,17 +145,7 @@ func Take[T Numeric, I Integer](x *Array[T], indices *Array[I], opts ...Option) 
 }
 
 func take[T Numeric, I Integer](call string, x *Array[T], indices *Array[I], opts []Option) (*Array[T], error) {
-	if err := x.check(call + ": x"); err != nil {
-		return nil, err
-	}
-	if err := indices.check(call + ": indices"); err != nil {
-		return nil, err
-	}
-	o, err := readIndexOptions(call, opts)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamTaking(call, opts, x.c.Device(), optAxis|optIndexMode)
+	o, s, err := startIndexing(call, x, indices, opts, optAxis|optIndexMode)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +165,33 @@ func take[T Numeric, I Integer](call string, x *Array[T], indices *Array[I], opt
 	if n == 0 && m > 0 {
 		return nil, emptyAxisError(call, x.c.Describe(), k)
 	}
-	out, err := newArray[T](call, outShape, s)
+	return gather(call, s, x, indices, outShape, kernels.Gather{Mode: o.mode, Outer: outer, N: n, M: m, Inner: inner,
+		Site: indexcheck.Site{Call: call, Axis: k, Extent: n}})
+}
+
+// startIndexing is what every indexing call starts with: x and the
+// indices checked, the index options read, and the stream, which takes
+// the options of the kinds in also.
+func startIndexing[T Numeric, I Integer](call string, x *Array[T], indices *Array[I], opts []Option, also optionKind) (indexOptions, *device.Stream, error) {
+	if err := x.check(call + ": x"); err != nil {
+		return indexOptions{}, nil, err
+	}
+	if err := indices.check(call + ": indices"); err != nil {
+		return indexOptions{}, nil, err
+	}
+	o, err := readIndexOptions(call, opts)
+	if err != nil {
+		return o, nil, err
+	}
+	s, err := streamTaking(call, opts, x.c.Device(), also)
+	return o, s, err
+}
+
+// gather makes an array of shape sh on s and fills it by g, the layout and
+// index mode set by the caller, from x and the indices (contiguous copies
+// of strided views).
+func gather[T Numeric, I Integer](call string, s *device.Stream, x *Array[T], indices *Array[I], sh Shape, g kernels.Gather) (*Array[T], error) {
+	out, err := newArray[T](call, sh, s)
 	if err != nil {
 		return nil, err
 	}
@@ -198,14 +214,35 @@ func take[T Numeric, I Integer](call string, x *Array[T], indices *Array[I], opt
 	if relI {
 		defer ic.Release()
 	}
-	g := kernels.Gather{Out: &out.c, X: &xc.c, Idx: &ic.c, IdxType: dtype.Of[I](), ElemSize: int(sizeOf[T]()),
-		Mode: o.mode, Outer: outer, N: n, M: m, Inner: inner,
-		Site: indexcheck.Site{Call: call, Axis: k, Extent: n, Unsigned: dtype.Of[I]().IsUnsigned()}}
+	g.Out, g.X, g.Idx, g.IdxType, g.ElemSize = &out.c, &xc.c, &ic.c, dtype.Of[I](), int(sizeOf[T]())
+	g.Site.Unsigned = dtype.Of[I]().IsUnsigned()
 	if err := g.Run(call, s); err != nil {
 		_ = out.Release()
 		return nil, err
 	}
 	return out, nil
+}
+
+// scatter writes (or with sc.Add, adds) src into x at the indices by sc,
+// the layout set by the caller; src is v as an array of shape sh.
+func scatter[T Numeric, I Integer](call string, s *device.Stream, x *Array[T], indices *Array[I], v Operand[T], sh Shape, sc kernels.Scatter) error {
+	src, relS, err := operandArray(call, v, sh, x, s)
+	if err != nil {
+		return err
+	}
+	if relS {
+		defer src.Release()
+	}
+	ic, relI, err := contiguous(indices, s)
+	if err != nil {
+		return err
+	}
+	if relI {
+		defer ic.Release()
+	}
+	sc.X, sc.Idx, sc.Src, sc.T, sc.IdxType = &x.c, &ic.c, &src.c, dtype.Of[T](), dtype.Of[I]()
+	sc.Site.Unsigned = dtype.Of[I]().IsUnsigned()
+	return sc.Run(call, s)
 }
 
 // emptyAxisError refuses indexing an axis of extent 0 (k < 0: x
@@ -227,22 +264,12 @@ func emptyAxisError(call, x string, k int) error {
 // indices, Clip() and Wrap() are as in Take.
 func TakeAlongAxis[T Numeric, I Integer](x *Array[T], indices *Array[I], opts ...Option) (*Array[T], error) {
 	const call = "TakeAlongAxis"
-	if err := x.check(call + ": x"); err != nil {
-		return nil, err
-	}
-	if err := indices.check(call + ": indices"); err != nil {
-		return nil, err
-	}
-	o, err := readIndexOptions(call, opts)
+	o, s, err := startIndexing(call, x, indices, opts, optAxis|optIndexMode)
 	if err != nil {
 		return nil, err
 	}
 	if !o.hasAxis {
 		return nil, fmt.Errorf("gpuarr.%s needs the axis to pick along (gpuarr.Axis(k)): %w", call, ErrArgument)
-	}
-	s, err := streamTaking(call, opts, x.c.Device(), optAxis|optIndexMode)
-	if err != nil {
-		return nil, err
 	}
 	xs, is := x.c.Shape(), indices.c.Shape()
 	k, err := normAxis(call, o.axis, xs)
@@ -262,37 +289,8 @@ func TakeAlongAxis[T Numeric, I Integer](x *Array[T], indices *Array[I], opts ..
 	if n == 0 && m > 0 && outer*inner > 0 {
 		return nil, emptyAxisError(call, x.c.Describe(), k)
 	}
-	out, err := newArray[T](call, Shape(is), s)
-	if err != nil {
-		return nil, err
-	}
-	if out.c.Len() == 0 {
-		return out, nil
-	}
-	xc, relX, err := contiguous(x, s)
-	if err != nil {
-		_ = out.Release()
-		return nil, err
-	}
-	if relX {
-		defer xc.Release()
-	}
-	ic, relI, err := contiguous(indices, s)
-	if err != nil {
-		_ = out.Release()
-		return nil, err
-	}
-	if relI {
-		defer ic.Release()
-	}
-	g := kernels.Gather{Out: &out.c, X: &xc.c, Idx: &ic.c, IdxType: dtype.Of[I](), ElemSize: int(sizeOf[T]()),
-		Mode: o.mode, Along: true, Outer: outer, N: n, M: m, Inner: inner,
-		Site: indexcheck.Site{Call: call, Axis: k, Extent: n, Unsigned: dtype.Of[I]().IsUnsigned()}}
-	if err := g.Run(call, s); err != nil {
-		_ = out.Release()
-		return nil, err
-	}
-	return out, nil
+	return gather(call, s, x, indices, Shape(is), kernels.Gather{Mode: o.mode, Along: true, Outer: outer, N: n, M: m, Inner: inner,
+		Site: indexcheck.Site{Call: call, Axis: k, Extent: n}})
 }
 
 // MaskedSelect returns the elements of x where m is true, in row-major
@@ -453,22 +451,12 @@ func operandArray[T Numeric](call string, v Operand[T], sh Shape, avoid *Array[T
 // Clip(), Wrap()).
 func Put[T Numeric, I Integer](x *Array[T], indices *Array[I], v Operand[T], opts ...Option) error {
 	const call = "Put"
-	if err := x.check(call + ": x"); err != nil {
-		return err
-	}
-	if err := indices.check(call + ": indices"); err != nil {
+	o, s, err := startIndexing(call, x, indices, opts, optIndexMode|optDeterministic)
+	if err != nil {
 		return err
 	}
 	if !x.c.Contiguous() {
 		return stridedError(call, &x.c)
-	}
-	o, err := readIndexOptions(call, opts)
-	if err != nil {
-		return err
-	}
-	s, err := streamTaking(call, opts, x.c.Device(), optIndexMode|optDeterministic)
-	if err != nil {
-		return err
 	}
 	m, n := indices.c.Len(), x.c.Len()
 	if m == 0 {
@@ -477,24 +465,8 @@ func Put[T Numeric, I Integer](x *Array[T], indices *Array[I], v Operand[T], opt
 	if n == 0 {
 		return emptyAxisError(call, x.c.Describe(), -1)
 	}
-	src, relS, err := operandArray(call, v, Shape{m}, x, s)
-	if err != nil {
-		return err
-	}
-	if relS {
-		defer src.Release()
-	}
-	ic, relI, err := contiguous(indices, s)
-	if err != nil {
-		return err
-	}
-	if relI {
-		defer ic.Release()
-	}
-	site := indexcheck.Site{Call: call, Axis: -1, Extent: n, Unsigned: dtype.Of[I]().IsUnsigned()}
-	sc := kernels.Scatter{X: &x.c, Idx: &ic.c, Src: &src.c, T: dtype.Of[T](), IdxType: dtype.Of[I](),
-		Mode: o.mode, Outer: 1, N: n, M: m, Inner: 1, Site: site, Deterministic: o.deterministic}
-	return sc.Run(call, s)
+	return scatter(call, s, x, indices, v, Shape{m}, kernels.Scatter{Mode: o.mode, Outer: 1, N: n, M: m, Inner: 1,
+		Site: indexcheck.Site{Call: call, Axis: -1, Extent: n}, Deterministic: o.deterministic})
 }
 
 // IndexAdd adds values into x at indices along Axis(k) (axis 0 without it),
@@ -511,10 +483,8 @@ func Put[T Numeric, I Integer](x *Array[T], indices *Array[I], v Operand[T], opt
 // as in Take.
 func IndexAdd[T Numeric, I Integer](x *Array[T], indices *Array[I], values Operand[T], opts ...Option) error {
 	const call = "IndexAdd"
-	if err := x.check(call + ": x"); err != nil {
-		return err
-	}
-	if err := indices.check(call + ": indices"); err != nil {
+	o, s, err := startIndexing(call, x, indices, opts, optAxis|optDeterministic)
+	if err != nil {
 		return err
 	}
 	if !x.c.Contiguous() {
@@ -522,14 +492,6 @@ func IndexAdd[T Numeric, I Integer](x *Array[T], indices *Array[I], values Opera
 	}
 	if len(indices.c.Shape()) != 1 {
 		return arg.Shapef(call, "indices %s must be 1-D", indices.c.Describe())
-	}
-	o, err := readIndexOptions(call, opts)
-	if err != nil {
-		return err
-	}
-	s, err := streamTaking(call, opts, x.c.Device(), optAxis|optDeterministic)
-	if err != nil {
-		return err
 	}
 	xs := x.c.Shape()
 	if len(xs) == 0 {
@@ -549,22 +511,6 @@ func IndexAdd[T Numeric, I Integer](x *Array[T], indices *Array[I], values Opera
 	if n == 0 {
 		return emptyAxisError(call, x.c.Describe(), k)
 	}
-	src, relS, err := operandArray(call, values, srcShape, x, s)
-	if err != nil {
-		return err
-	}
-	if relS {
-		defer src.Release()
-	}
-	ic, relI, err := contiguous(indices, s)
-	if err != nil {
-		return err
-	}
-	if relI {
-		defer ic.Release()
-	}
-	site := indexcheck.Site{Call: call, Axis: k, Extent: n, Unsigned: dtype.Of[I]().IsUnsigned()}
-	sc := kernels.Scatter{X: &x.c, Idx: &ic.c, Src: &src.c, T: dtype.Of[T](), IdxType: dtype.Of[I](),
-		Mode: kernels.ModeRaise, Add: true, Outer: outer, N: n, M: m, Inner: inner, Site: site, Deterministic: o.deterministic}
-	return sc.Run(call, s)
+	return scatter(call, s, x, indices, values, srcShape, kernels.Scatter{Mode: kernels.ModeRaise, Add: true, Outer: outer, N: n, M: m, Inner: inner,
+		Site: indexcheck.Site{Call: call, Axis: k, Extent: n}, Deterministic: o.deterministic})
 }

@@ -59,11 +59,7 @@ func cholesky[T Float](call string, a *gpuarr.Array[T], tri Triangle, opts []gpu
 	if err := checkTriangle(tri); err != nil {
 		return nil, err
 	}
-	st, err := squares("a", a)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := squaresOn("a", a, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -46,11 +46,7 @@ func Slogdet[T Float](a *gpuarr.Array[T], opts ...gpuarr.Option) (sign, logabsde
 }
 
 func slogdet[T Float](call string, a *gpuarr.Array[T], opts []gpuarr.Option) (sign, logabsdet *gpuarr.Array[T], err error) {
-	st, err := squares("a", a)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := squaresOn("a", a, opts)
 	if err != nil {
 		return nil, nil, err
 	}

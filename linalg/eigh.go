@@ -39,11 +39,7 @@ func eigh[T Float](call string, a *gpuarr.Array[T], tri Triangle, vectors bool, 
 	if err := checkTriangle(tri); err != nil {
 		return nil, nil, err
 	}
-	st, err := squares("a", a)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := squaresOn("a", a, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -209,11 +209,7 @@ func Inv[T Float](a *gpuarr.Array[T], opts ...gpuarr.Option) (*gpuarr.Array[T], 
 }
 
 func inv[T Float](call string, a *gpuarr.Array[T], opts []gpuarr.Option) (*gpuarr.Array[T], error) {
-	st, err := squares("a", a)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := squaresOn("a", a, opts)
 	if err != nil {
 		return nil, err
 	}

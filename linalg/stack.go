@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 
+	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/gpuarr"
 )
 
@@ -70,6 +71,16 @@ func squares[T Float](name string, a *gpuarr.Array[T]) (stack, error) {
 		return st, fmt.Errorf("%s is %v: want square matrices (the last two extents equal): %w", name, a.Describe(), gpuarr.ErrShape)
 	}
 	return st, nil
+}
+
+// squaresOn is squares, then the stream of opts on a's device.
+func squaresOn[T Float](name string, a *gpuarr.Array[T], opts []gpuarr.Option) (stack, *device.Stream, error) {
+	st, err := squares(name, a)
+	if err != nil {
+		return st, nil, err
+	}
+	s, err := streamOf(opts, a.Device())
+	return st, s, err
 }
 
 // broadcastBatch is the batch two stacks broadcast to (NumPy's rules).
