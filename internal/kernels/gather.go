@@ -51,25 +51,13 @@ func gatherPTX(v variant, entry, header string) string {
 	out, x, idx := g.global("out"), g.global("x"), g.global("idx")
 	rows, cols, m, n, inner := g.param("u64", "rows"), g.param("u64", "cols"), g.param("u64", "m"), g.param("u64", "n"), g.param("u64", "inner")
 	slot := g.param("u64", "slot")
-	tid, ntid := g.wide(g.special("tid.x")), g.wide(g.special("ntid.x"))
-	cx, ncx := g.wide(g.special("ctaid.x")), g.wide(g.special("nctaid.x"))
-	cy, ncy := g.wide(g.special("ctaid.y")), g.wide(g.special("nctaid.y"))
-	first, stride := g.r64(), g.r64()
-	g.op("mad.lo.u64 %s, %s, %s, %s", first, cx, ntid, tid)
-	g.op("mul.lo.u64 %s, %s, %s", stride, ncx, ntid)
-
-	r := g.r64()
-	g.op("mov.u64 %s, %s", r, cy)
-	rowLoop, done := g.label("row"), g.label("done")
-	g.at(rowLoop)
-	pr := g.pred()
-	g.op("setp.ge.u64 %s, %s, %s", pr, r, rows)
-	g.op("@%s bra %s", pr, done)
+	l := g.rows2D(rows)
+	r, first, stride, nextRow := l.R, l.First, l.Stride, l.Next
 	orow := g.r64() // element offset of the row in out
 	g.op("mul.lo.u64 %s, %s, %s", orow, r, cols)
 	c := g.r64()
 	g.op("mov.u64 %s, %s", c, first)
-	colLoop, nextRow := g.label("col"), g.label("next_row")
+	colLoop := g.label("col")
 
 	switch layout {
 	case gatherRows:
@@ -158,10 +146,7 @@ func gatherPTX(v variant, entry, header string) string {
 		g.op("add.u64 %s, %s, %s", c, cs[gatherUnroll-1], stride)
 		g.op("bra %s", colLoop)
 	}
-	g.at(nextRow)
-	g.op("add.u64 %s, %s, %s", r, r, ncy)
-	g.op("bra %s", rowLoop)
-	g.at(done)
+	g.closeRows(l)
 	return g.module(header)
 }
 

@@ -100,19 +100,8 @@ func orderedPTX(v variant, entry, header string) string {
 	g := newPTX(entry)
 	x, src, sorted, perm := g.global("x"), g.global("src"), g.global("sorted"), g.global("perm")
 	rows, cols, m, n := g.param("u64", "rows"), g.param("u64", "cols"), g.param("u64", "m"), g.param("u64", "n")
-	tid, ntid := g.wide(g.special("tid.x")), g.wide(g.special("ntid.x"))
-	cx, ncx := g.wide(g.special("ctaid.x")), g.wide(g.special("nctaid.x"))
-	cy, ncy := g.wide(g.special("ctaid.y")), g.wide(g.special("nctaid.y"))
-	first, stride := g.r64(), g.r64()
-	g.op("mad.lo.u64 %s, %s, %s, %s", first, cx, ntid, tid)
-	g.op("mul.lo.u64 %s, %s, %s", stride, ncx, ntid)
-	r := g.r64()
-	g.op("mov.u64 %s, %s", r, cy)
-	rowLoop, done, nextRow := g.label("row"), g.label("done"), g.label("next_row")
-	g.at(rowLoop)
-	pr := g.pred()
-	g.op("setp.ge.u64 %s, %s, %s", pr, r, rows)
-	g.op("@%s bra %s", pr, done)
+	l := g.rows2D(rows)
+	r, first, stride, nextRow := l.R, l.First, l.Stride, l.Next
 	o, k := g.r64(), g.r64()
 	g.op("div.u64 %s, %s, %s", o, r, m)
 	g.op("mul.lo.u64 %s, %s, %s", k, o, m)
@@ -185,10 +174,7 @@ func orderedPTX(v variant, entry, header string) string {
 	}
 	g.op("add.u64 %s, %s, %s", c, c, stride)
 	g.op("bra %s", colLoop)
-	g.at(nextRow)
-	g.op("add.u64 %s, %s, %s", r, r, ncy)
-	g.op("bra %s", rowLoop)
-	g.at(done)
+	g.closeRows(l)
 	return g.module(header)
 }
 

@@ -210,3 +210,39 @@ func (p *ptx) warpScan(v, lane string) string {
 	}
 	return incl
 }
+
+// rowLoop is the loop of a kernel launched by grid2D: blockIdx.y strides
+// over rows (R, from ctaid.y by nctaid.y) and, within a row, a thread's
+// columns start at First and step by Stride (x blocks of threads). The
+// body follows rows2D; a jump to Next ends the row early; closeRows ends
+// the loop.
+type rowLoop struct {
+	R, First, Stride string
+	Next             string // the label of the next row
+	ncy, top, done   string
+}
+
+// rows2D opens a row loop over rows (a u64 register).
+func (g *ptx) rows2D(rows string) *rowLoop {
+	tid, ntid := g.wide(g.special("tid.x")), g.wide(g.special("ntid.x"))
+	cx, ncx := g.wide(g.special("ctaid.x")), g.wide(g.special("nctaid.x"))
+	cy, ncy := g.wide(g.special("ctaid.y")), g.wide(g.special("nctaid.y"))
+	l := &rowLoop{R: g.r64(), First: g.r64(), Stride: g.r64(), ncy: ncy}
+	g.op("mad.lo.u64 %s, %s, %s, %s", l.First, cx, ntid, tid)
+	g.op("mul.lo.u64 %s, %s, %s", l.Stride, ncx, ntid)
+	g.op("mov.u64 %s, %s", l.R, cy)
+	l.top, l.done, l.Next = g.label("row"), g.label("done"), g.label("next_row")
+	g.at(l.top)
+	pr := g.pred()
+	g.op("setp.ge.u64 %s, %s, %s", pr, l.R, rows)
+	g.op("@%s bra %s", pr, l.done)
+	return l
+}
+
+// closeRows ends l: the next row, then the loop's exit.
+func (g *ptx) closeRows(l *rowLoop) {
+	g.at(l.Next)
+	g.op("add.u64 %s, %s, %s", l.R, l.R, l.ncy)
+	g.op("bra %s", l.top)
+	g.at(l.done)
+}
