@@ -94,11 +94,25 @@ func (st *devState) kernel(p *expr.Program, key []byte) (*device.Kernel, error) 
 		slot.Store(e)
 		return e.k, nil
 	}
-	e, compiled, err := st.kernels.m.LoadOrCreate(string(key), func() (*kernelEntry, error) {
-		start := time.Now()
+	e, err := st.compileOnce(key, func() (*device.Kernel, error) {
 		// The program lives in a pooled buffer: the kernel (the host's
 		// keeps its program) gets a copy of its own.
-		k, err := compile(st.dev, cloneProgram(p))
+		return compile(st.dev, cloneProgram(p))
+	})
+	if err != nil {
+		return nil, err
+	}
+	slot.Store(e)
+	return e.k, nil
+}
+
+// compileOnce returns key's entry in the device's cache, made by build
+// once per key (callers that find it being built wait for it), counting
+// the compile and its time, or a hit for a caller that waited.
+func (st *devState) compileOnce(key []byte, build func() (*device.Kernel, error)) (*kernelEntry, error) {
+	e, compiled, err := st.kernels.m.LoadOrCreate(string(key), func() (*kernelEntry, error) {
+		start := time.Now()
+		k, err := build()
 		if err != nil {
 			return nil, err
 		}
@@ -112,8 +126,7 @@ func (st *devState) kernel(p *expr.Program, key []byte) (*device.Kernel, error) 
 	if !compiled {
 		kernelStats.hits.Add(1)
 	}
-	slot.Store(e)
-	return e.k, nil
+	return e, nil
 }
 
 // compile generates p's PTX and loads it. A device that runs kernels

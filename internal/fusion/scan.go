@@ -2,7 +2,6 @@ package fusion
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/gpuarr/gpuarr/device"
 	"github.com/gpuarr/gpuarr/device/dtype"
@@ -154,40 +153,34 @@ func (st *devState) scanKernel(p *expr.Program, sc expr.Scan, key []byte) (*devi
 		kernelStats.hits.Add(1)
 		return e.k, nil
 	}
-	e, compiled, err := st.kernels.m.LoadOrCreate(string(key), func() (*kernelEntry, error) {
-		start := time.Now()
-		prog := cloneProgram(p)
-		src, err := ptxgen.GenerateScan(prog, sc, st.dev.PTXHeader())
-		if err != nil {
-			return nil, fmt.Errorf("generating the kernel: %w\n%s", err, prog)
-		}
-		name := sc.EntryName(prog)
-		if st.dev.RunsHostKernels() {
-			k := hosteval.ScanKernel(prog, sc)
-			if ScanHostKernelHook != nil {
-				k = ScanHostKernelHook(name, src, k)
-			}
-			if _, err := st.dev.RegisterHostKernel(name, k); err != nil {
-				return nil, fmt.Errorf("binding kernel %s on %s: %w", name, st.dev, err)
-			}
-		}
-		mod, err := st.dev.LoadPTX(src)
-		if err != nil {
-			return nil, fmt.Errorf("loading kernel %s on %s: %w", name, st.dev, err)
-		}
-		k, err := mod.Kernel(name)
-		if err != nil {
-			return nil, err
-		}
-		kernelStats.compiles.Add(1)
-		kernelStats.compileNano.Add(int64(time.Since(start)))
-		return &kernelEntry{key: string(key), k: k}, nil
-	})
+	e, err := st.compileOnce(key, func() (*device.Kernel, error) { return compileScan(st.dev, cloneProgram(p), sc) })
 	if err != nil {
 		return nil, err
 	}
-	if !compiled {
-		kernelStats.hits.Add(1)
-	}
 	return e.k, nil
+}
+
+// compileScan generates the PTX of scan sc over p and loads it; a device
+// that runs kernels written in Go binds package hosteval's scan to the
+// entry's name first.
+func compileScan(dev *device.Device, p *expr.Program, sc expr.Scan) (*device.Kernel, error) {
+	src, err := ptxgen.GenerateScan(p, sc, dev.PTXHeader())
+	if err != nil {
+		return nil, fmt.Errorf("generating the kernel: %w\n%s", err, p)
+	}
+	name := sc.EntryName(p)
+	if dev.RunsHostKernels() {
+		k := hosteval.ScanKernel(p, sc)
+		if ScanHostKernelHook != nil {
+			k = ScanHostKernelHook(name, src, k)
+		}
+		if _, err := dev.RegisterHostKernel(name, k); err != nil {
+			return nil, fmt.Errorf("binding kernel %s on %s: %w", name, dev, err)
+		}
+	}
+	mod, err := dev.LoadPTX(src)
+	if err != nil {
+		return nil, fmt.Errorf("loading kernel %s on %s: %w", name, dev, err)
+	}
+	return mod.Kernel(name)
 }

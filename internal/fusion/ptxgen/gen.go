@@ -32,27 +32,38 @@ func Generate(p *expr.Program, header string) (string, error) {
 		g.reduction()
 	}
 	var b strings.Builder
+	if err := g.writePrelude(&b, header, p.EntryName()); err != nil {
+		return "", err
+	}
+	g.writeEntry(&b)
+	return b.String(), nil
+}
+
+// writePrelude writes what precedes a module's entry: header, then the
+// definitions of the math functions the entry calls (an error names the
+// entry when one is unknown).
+func (g *gen) writePrelude(b *strings.Builder, header, entry string) error {
 	b.WriteString(header)
 	if !strings.HasSuffix(header, "\n") {
 		b.WriteByte('\n')
 	}
-	if len(g.funcs) > 0 {
-		names := make([]string, 0, len(g.funcs))
-		for name := range g.funcs {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		defs, err := funcDefs(names)
-		if err != nil {
-			return "", fmt.Errorf("ptxgen: math functions for %s: %w", p.EntryName(), err)
-		}
-		b.WriteString(defs)
-		if !strings.HasSuffix(defs, "\n") {
-			b.WriteByte('\n')
-		}
+	if len(g.funcs) == 0 {
+		return nil
 	}
-	g.writeEntry(&b)
-	return b.String(), nil
+	names := make([]string, 0, len(g.funcs))
+	for name := range g.funcs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	defs, err := funcDefs(names)
+	if err != nil {
+		return fmt.Errorf("ptxgen: math functions for %s: %w", entry, err)
+	}
+	b.WriteString(defs)
+	if !strings.HasSuffix(defs, "\n") {
+		b.WriteByte('\n')
+	}
+	return nil
 }
 
 // Register classes. Integers of 32 bits or fewer share %r (kept

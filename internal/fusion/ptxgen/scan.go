@@ -57,24 +57,8 @@ func GenerateScan(p *expr.Program, s expr.Scan, header string) (string, error) {
 	sg.items = sg.tile / scanBlock
 	sg.kernel()
 	var b strings.Builder
-	b.WriteString(header)
-	if !strings.HasSuffix(header, "\n") {
-		b.WriteByte('\n')
-	}
-	if len(g.funcs) > 0 {
-		names := make([]string, 0, len(g.funcs))
-		for name := range g.funcs {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		defs, err := funcDefs(names)
-		if err != nil {
-			return "", fmt.Errorf("ptxgen: math functions for %s: %w", s.EntryName(p), err)
-		}
-		b.WriteString(defs)
-		if !strings.HasSuffix(defs, "\n") {
-			b.WriteByte('\n')
-		}
+	if err := g.writePrelude(&b, header, s.EntryName(p)); err != nil {
+		return "", err
 	}
 	g.writeNamedEntry(&b, s.EntryName(p), s.Params(p), fmt.Sprintf("%s (exclusive %t, segmented %t, strided out %t, positions %t)\n%s",
 		s.Op, s.Exclusive, s.Segmented, s.StridedOut, s.Positions, p))
