@@ -156,11 +156,12 @@ func allocDefault(call string, s *device.Stream, nbytes uint64, array bool) (*Bu
 	if err != nil {
 		return nil, allocError(call, nbytes, s.Device(), false, err)
 	}
-	b := st.newBuffer() // res nil, one reference
+	b := st.newBuffer() // res nil
 	b.block, b.ptr, b.size = blk, blk.Ptr(), nbytes
 	if mres != nil {
 		b.res = mres
 	}
+	b.refs.Store(1)
 	b.start(s, mres != nil, blk.Fresh())
 	return b, nil
 }

@@ -24,7 +24,7 @@ type Buffer struct {
 	size  uint64          // bytes requested; views stay inside them
 	res   memory.Resource // where block goes back when not st.res (managed memory, a graph pool, a foreign resource); nil otherwise
 
-	refs atomic.Int64 // the holders (handles, pins); a spare may keep one (Unref)
+	refs atomic.Int64
 
 	tracking.State
 
@@ -39,13 +39,8 @@ func (b *Buffer) Resource() memory.Resource { return b.res }
 // Span is the memory the buffer occupies (for tests of where memory went).
 func (b *Buffer) Span() (lo, hi device.Ptr) { return b.ptr, b.ptr.Add(b.size) }
 
-// Pin adds a reference unless the count is zero (the buffer was freed by
-// the decrement of its last reference); it reports whether it did. A
-// buffer of the device's default resource that its sole holder freed
-// keeps its count of one (Unref), so a pin on it succeeds: callers that
-// may hold a released handle check it after pinning (Handle.Acquire), and
-// only buffers of other resources (a capture's pool) are pinned to learn
-// whether they are alive.
+// Pin adds a reference unless the buffer is already freed (or being
+// freed); it reports whether it did.
 func (b *Buffer) Pin() bool {
 	for {
 		r := b.refs.Load()
@@ -58,19 +53,8 @@ func (b *Buffer) Pin() bool {
 	}
 }
 
-// Unref drops a reference; the last one frees the block. The sole holder
-// of a buffer of the device's default resource frees it without the
-// decrement: the count of one goes with the buffer to the spares and on
-// to the array that reuses it (newBuffer), so that an array released by
-// its only handle costs no atomic write to the count, neither here nor
-// when the next one takes the buffer. A pin made meanwhile through a
-// released handle (Acquire) holds nothing and is dropped by the
-// decrement; the holder that sees the count at one reads the fields only
-// then, after every other holder's decrement.
+// Unref drops a reference; the last one frees the block.
 func (b *Buffer) Unref() error {
-	if b.refs.Load() == 1 && b.res == nil {
-		return b.free()
-	}
 	if b.refs.Add(-1) != 0 {
 		return nil
 	}

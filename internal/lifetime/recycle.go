@@ -10,11 +10,10 @@ package lifetime
 // dropped its reference, and a handle that can still be used dropped its
 // reference only by Release, which marks it released first. An operation
 // claims a handle's buffer with Acquire: check released, pin, and check
-// released again. If the buffer was freed (and maybe reused) between the
-// first check and the pin, the pin landed on a spare or on another array's
-// buffer, and the second check sees the Release that preceded the free:
-// the operation unpins and fails with ErrReleased, as it would have
-// without reuse. A
+// released again. If the buffer was freed and reused between the first
+// check and the pin, the pin landed on another array's buffer, and the
+// second check sees the Release that preceded the free: the operation
+// unpins and fails with ErrReleased, as it would have without reuse. A
 // reused buffer keeps its device (st), so messages about a released handle
 // still name the right device.
 //
@@ -22,24 +21,16 @@ package lifetime
 // not reused: captures key their bookkeeping by the buffers they allocate,
 // and those resources are not the device's.
 
-// newBuffer returns a buffer of st with no memory and one reference, the
-// caller's: a spare one when there is one. A spare's count is one when its
-// last holder freed it without the decrement (Unref), and zero when a
-// decrement freed it; no pin changes a count of zero, so setting it then
-// races nothing.
+// newBuffer returns a buffer of st with no memory and no references: a
+// spare one when there is one.
 func (st *devState) newBuffer() *Buffer {
-	b, _ := st.spare.Get().(*Buffer)
-	if b == nil {
-		b = &Buffer{st: st}
+	if b, _ := st.spare.Get().(*Buffer); b != nil {
+		return b
 	}
-	if b.refs.Load() == 0 {
-		b.refs.Store(1)
-	}
-	return b
+	return &Buffer{st: st}
 }
 
-// recycle gives b, freed, to its device's spares: with a count of zero,
-// or of one from a sole holder's free (Unref).
+// recycle gives b, freed and with no references, to its device's spares.
 func (b *Buffer) recycle() {
 	b.block, b.ptr, b.size = nil, 0, 0
 	if b.res != nil {

@@ -85,56 +85,6 @@ func TestOtherResourcesBuffersAreNotReused(t *testing.T) {
 	}
 }
 
-// An array released by its only handle goes to the spares with its count
-// of one, which the next array takes over; a pin through the released
-// handle meanwhile succeeds on the spare, is refused by Acquire's second
-// check and leaves the count at one. A buffer freed by a decrement (two
-// holders, the last a GC cleanup) goes with zero, which Pin refuses and
-// the next array sets to one.
-func TestSpareCounts(t *testing.T) {
-	dev := mmDevice(t)
-	for range 100 {
-		a := newHandle(t, dev, nil, 4)
-		b := a.buf
-		require.NoError(t, a.Release())
-		assert.Equal(t, int64(1), b.refs.Load(), "the sole holder's count goes with the spare")
-		assert.False(t, a.Acquire(), "a released handle is refused")
-		assert.Equal(t, int64(1), b.refs.Load(), "the refused pin was dropped")
-
-		x := newHandle(t, dev, nil, 4)
-		if x.buf != b {
-			// The spare pool dropped the buffer (the race detector's build
-			// drops some on purpose).
-			require.NoError(t, x.Release())
-			continue
-		}
-		assert.Equal(t, int64(1), b.refs.Load(), "the next array took the count over")
-
-		v := new(Handle)
-		require.NoError(t, v.MakeView("test", x, 0, []int{2}, nil))
-		assert.Equal(t, int64(2), b.refs.Load())
-		require.NoError(t, x.Release())
-		assert.Equal(t, int64(1), b.refs.Load(), "a holder that is not the last decrements")
-		// v's cleanup, as if v had become unreachable: its registration
-		// ends first, so that no real cleanup runs for it later.
-		if v.released.v.Swap(stateReleased) == stateTracked {
-			v.cleanup.Stop()
-		}
-		dropBuffer(b)
-		deferredFrees.drain()
-		assert.Equal(t, int64(0), b.refs.Load(), "a cleanup frees by the decrement")
-		assert.False(t, b.Pin(), "a count of zero is refused")
-
-		y := newHandle(t, dev, nil, 4)
-		if y.buf == b {
-			assert.Equal(t, int64(1), b.refs.Load(), "a spare at zero is set to one")
-		}
-		require.NoError(t, y.Release())
-		return
-	}
-	t.Fatal("no freed buffer was reused in 100 tries")
-}
-
 // Arrays made and released by several goroutines while others pin them
 // through handles that may be released (as operations racing a Release
 // do): every pin that succeeds is on a live array, every free happens
