@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -185,11 +187,8 @@ func TestPeaksRelaxUnderContention(t *testing.T) {
 		step(a, 10) // a's new maximum: recompute
 		close(done)
 	}()
-	for pk.mu.TryLock() { // wait until the recompute holds the peaks lock
-		pk.mu.Unlock()
-		runtime.Gosched()
-	}
-	b.mu.Unlock() // it must have waited for b (or will)
+	waitBlockedInSum(t) // the recompute found b's lock held and waits for it
+	b.mu.Unlock()
 	<-done
 	require.True(t, pk.relaxed)
 	step(a, -20)
@@ -223,4 +222,24 @@ func TestGrowingPoolObtainsFewerMidSegments(t *testing.T) {
 	require.NoError(t, pool.checkInvariants())
 	require.NoError(t, pool.EmptyCache())
 	assert.Zero(t, pool.Stats().ReservedBytes.Current)
+}
+
+// waitBlockedInSum returns once a goroutine waits for a stream's lock in
+// sum (its TryLock failed), as its stack shows: waiting only for the peaks
+// lock to be taken left a window in which b could be unlocked before sum
+// tried it.
+func waitBlockedInSum(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, "memory.sum(") && strings.Contains(g, "Mutex).lockSlow") {
+				return
+			}
+		}
+		runtime.Gosched()
+	}
+	t.Fatal("no goroutine came to wait for a stream's lock in sum")
 }
