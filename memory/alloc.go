@@ -211,6 +211,6 @@ func (p *CachingPool) newBlockLocked() *Block {
 
 func (p *CachingPool) recycleLocked(b *Block) {
 	waits, uses := b.waits[:0], b.uses[:0]
-	*b = Block{owner: p, waits: waits, uses: uses}
+	*b = Block{owner: p, waits: waits, uses: uses, tag: b.tag}
 	p.spare = append(p.spare, b)
 }

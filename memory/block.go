@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/gpuarr/gpuarr/device"
 )
@@ -31,6 +32,10 @@ type Block struct {
 
 	// Streams declared with RecordUse while the block is allocated.
 	uses []*device.Stream
+
+	// tag is the block's user's object (SetTag), kept across reuses of
+	// the Block value.
+	tag unsafe.Pointer
 
 	// Caching pool bookkeeping.
 	sc           *streamCache // the stream the block belongs to (allocated or front-cached)
@@ -76,6 +81,22 @@ func (b *Block) Capacity() uint64 { return b.size }
 // GPU use, so the GPU does not fault it in page by page). A block reused
 // from a cache is not fresh.
 func (b *Block) Fresh() bool { return b.fresh }
+
+// Tag is what SetTag last stored in the Block value, nil if nothing.
+//
+// The caching pools hand the same *Block out again for a later allocation
+// of the same memory (or of other memory, once a Block value is reused),
+// and the tag stays with the value: a user keeps an object of its own
+// per block there, reused with the block instead of allocated per
+// allocation. Only the block's current holder (between Alloc and Free)
+// may call Tag or SetTag, so whatever the tag points to is the holder's
+// until Free; what it holds must be idle before Free, as the next
+// holder may take it at once. Blocks of resources that make a Block per
+// allocation (Direct, Managed, Expandable) start with no tag every time.
+func (b *Block) Tag() unsafe.Pointer { return b.tag }
+
+// SetTag sets b's tag (see Tag).
+func (b *Block) SetTag(p unsafe.Pointer) { b.tag = p }
 
 // Stream is the stream the block was allocated on; Free is ordered on it.
 func (b *Block) Stream() *device.Stream { return b.stream }

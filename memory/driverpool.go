@@ -96,7 +96,7 @@ func (d *driverPool) Free(b *Block) error {
 		return err
 	}
 	d.u.free(b.size)
-	*b = Block{uses: b.uses[:0]}
+	*b = Block{uses: b.uses[:0], tag: b.tag}
 	d.blocks.Put(b)
 	return nil
 }

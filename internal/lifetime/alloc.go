@@ -137,8 +137,8 @@ func alloc(call string, s *device.Stream, nbytes uint64) (*Buffer, error) {
 
 // allocDefault is alloc from the device's default resource, or, for an
 // array when the device's default memory is not device memory, from its
-// managed memory (arrayResource), into a recycled buffer object. The
-// choice costs one atomic load.
+// managed memory (arrayResource), into the block's buffer object
+// (recycle.go). The choice costs one atomic load.
 func allocDefault(call string, s *device.Stream, nbytes uint64, array bool) (*Buffer, error) {
 	st := stateOf(s.Device())
 	res, err := st.resource()
@@ -156,7 +156,7 @@ func allocDefault(call string, s *device.Stream, nbytes uint64, array bool) (*Bu
 	if err != nil {
 		return nil, allocError(call, nbytes, s.Device(), false, err)
 	}
-	b := st.newBuffer() // res nil
+	b := bufferOf(blk, st)
 	b.block, b.ptr, b.size = blk, blk.Ptr(), nbytes
 	if mres != nil {
 		b.res = mres
@@ -170,8 +170,8 @@ func allocDefault(call string, s *device.Stream, nbytes uint64, array bool) (*Bu
 // the private pool of the capture recording on s (none: a raw capture,
 // which allocates as allocDefault does, for an array or not). A capture's
 // pool gets no eager collection (it may synchronize, which a capture
-// forbids, and the general pool is not what is being filled). Such buffers
-// are not recycled, unless res is the device's managed memory for arrays.
+// forbids, and the general pool is not what is being filled), and its
+// buffers are not reused (recycle.go).
 func allocFrom(call string, s *device.Stream, nbytes uint64, res memory.Resource, array bool) (*Buffer, error) {
 	var rec Recorder
 	if res == nil {
@@ -186,7 +186,13 @@ func allocFrom(call string, s *device.Stream, nbytes uint64, res memory.Resource
 	if err != nil {
 		return nil, allocError(call, nbytes, s.Device(), rec != nil, err)
 	}
-	b := &Buffer{st: stateOf(s.Device()), res: res, block: blk, ptr: blk.Ptr(), size: nbytes}
+	var b *Buffer
+	if rec == nil {
+		b = bufferOf(blk, stateOf(s.Device()))
+	} else {
+		b = &Buffer{st: stateOf(s.Device())}
+	}
+	b.res, b.block, b.ptr, b.size = res, blk, blk.Ptr(), nbytes
 	b.refs.Store(1)
 	b.start(s, rec == nil && b.managedBuffer(), blk.Fresh())
 	if rec != nil {

@@ -74,23 +74,23 @@ func (b *Buffer) free() error {
 	// b.st.res only when the block came from it: a buffer of another
 	// resource may be freed before the device's default resource is made
 	// (by the sync.Once in devState.resource, which this read would race).
-	res := b.res
+	res, blk, size := b.res, b.block, b.size
 	if res == nil {
 		res = b.st.res
 	}
 	var first error
-	if b.State.Shared(b.block.Stream()) {
-		first = b.State.Release(res, b.block)
+	if b.State.Shared(blk.Stream()) {
+		first = b.State.Release(res, blk)
 	}
-	if err := res.Free(b.block); err != nil && first == nil && !errors.Is(err, device.ErrClosed) {
+	// Cleared before the block goes back: its next holder may take b at
+	// once (recycle.go).
+	b.block, b.ptr, b.size, b.res = nil, 0, 0, nil
+	if err := res.Free(blk); err != nil && first == nil && !errors.Is(err, device.ErrClosed) {
 		first = err
 	}
 	if first != nil {
 		counters.freeErrors.Add(1)
-		first = fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", b.size, b.st.dev, first)
-	}
-	if b.recyclable() {
-		b.recycle()
+		first = fmt.Errorf("gpuarr: freeing %d bytes on %s: %w", size, b.st.dev, first)
 	}
 	return first
 }

@@ -9,12 +9,9 @@ import (
 )
 
 // devState is what the package keeps per device: the memory resource
-// arrays allocate from, the default memory (memory.go) and the spare
-// buffer objects.
+// arrays allocate from and the default memory (memory.go).
 type devState struct {
 	dev *device.Device
-
-	spare sync.Pool // freed *Buffer objects for reuse (recycle.go)
 
 	resOnce sync.Once
 	res     memory.Resource

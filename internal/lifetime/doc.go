@@ -50,7 +50,7 @@
 // an operation on the view.
 //
 // This package owns handles, buffers, the per-device resources, default
-// memory (device or unified) and spare buffers, the cleanup registrar and
+// memory (device or unified) and the reuse of buffer objects, the cleanup registrar and
 // the free queue. It does not know
 // element types beyond their size and name, expressions or graphs; it
 // orders streams only through package tracking and allocates only through

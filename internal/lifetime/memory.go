@@ -183,14 +183,3 @@ func (b *Buffer) Memory() Memory {
 	}
 	return DeviceMemory
 }
-
-// recyclable reports whether b's buffer object may be reused once freed:
-// its memory came from the device's default resource or the device's
-// managed resource for arrays (see recycle.go).
-func (b *Buffer) recyclable() bool {
-	if b.res == nil {
-		return true
-	}
-	r := b.st.mem.managed.Load()
-	return r != nil && b.res == r.r
-}

@@ -1,10 +1,18 @@
 package lifetime
 
-// Freed buffers are reused by later allocations on the same device: a
-// buffer whose memory went back to the device's default resource, or to
-// its managed memory for arrays (memory.go), goes to the device's spare
-// pool, so a loop of temporaries allocates one Go object per array, its
-// handle.
+import (
+	"unsafe"
+
+	"github.com/gpuarr/gpuarr/memory"
+)
+
+// A buffer object is reused with its memory block: the first allocation
+// of a memory.Block value makes a Buffer and stores it in the block's tag
+// (memory.Block.Tag), and every later allocation that the resource
+// serves with that Block value (a caching pool hands the same values out
+// again) takes the Buffer back from the tag. So a loop of temporaries
+// allocates one Go object per array, its handle, and the buffer it uses
+// is the one it used the last time round, in cache.
 //
 // Reuse is safe because a buffer is freed only when every handle on it has
 // dropped its reference, and a handle that can still be used dropped its
@@ -15,28 +23,23 @@ package lifetime
 // second check sees the Release that preceded the free: the operation
 // unpins and fails with ErrReleased, as it would have without reuse. A
 // reused buffer keeps its device (st), so messages about a released handle
-// still name the right device.
+// still name the right device. Buffer.free clears the buffer before it
+// gives the block back, and touches it no more after: the block's next
+// holder may take the buffer at once.
 //
-// Buffers of other resources (a graph's private pool, foreign memory) are
-// not reused: captures key their bookkeeping by the buffers they allocate,
-// and those resources are not the device's.
+// A capture's buffers are not reused: captures key their bookkeeping by
+// the buffers they allocate.
 
-// newBuffer returns a buffer of st with no memory and no references: a
-// spare one when there is one.
-func (st *devState) newBuffer() *Buffer {
-	if b, _ := st.spare.Get().(*Buffer); b != nil {
+// bufferOf is the buffer object of blk, a block of st's device just
+// allocated: the one in its tag, or a new one put there. It has no memory
+// and no references.
+func bufferOf(blk *memory.Block, st *devState) *Buffer {
+	if b := (*Buffer)(blk.Tag()); b != nil {
 		return b
 	}
-	return &Buffer{st: st}
-}
-
-// recycle gives b, freed and with no references, to its device's spares.
-func (b *Buffer) recycle() {
-	b.block, b.ptr, b.size = nil, 0, 0
-	if b.res != nil {
-		b.res = nil
-	}
-	b.st.spare.Put(b)
+	b := &Buffer{st: st}
+	blk.SetTag(unsafe.Pointer(b))
+	return b
 }
 
 // Acquire pins h's buffer for an operation. It reports false, holding
