@@ -42,7 +42,7 @@ func (h *Handle) make(call string, s *device.Stream, sh []int, typ *dtype.Elem, 
 	if err != nil {
 		return err
 	}
-	h.start(b, n, typ, sh)
+	h.start(b, typ, sh)
 	registrar.add(h)
 	return nil
 }
@@ -59,16 +59,16 @@ func (h *Handle) MakeFrom(call string, s *device.Stream, res memory.Resource, sh
 	if err != nil {
 		return err
 	}
-	h.start(b, n, typ, sh)
+	h.start(b, typ, sh)
 	registrar.add(h)
 	return nil
 }
 
-// start binds a new handle to all of b, whose reference it takes, for n
+// start binds a new handle to all of b, whose reference it takes, for
 // elements of typ in shape sh. The caller lists it for its cleanup.
-func (h *Handle) start(b *Buffer, n int, typ *dtype.Elem, sh []int) {
+func (h *Handle) start(b *Buffer, typ *dtype.Elem, sh []int) {
 	h.bind(b, b.ptr)
-	h.n, h.typ = n, typ
+	h.typ = typ
 	h.setShape(sh)
 }
 
@@ -82,7 +82,6 @@ func (h *Handle) MakeView(call string, of *Handle, off int64, sh, st []int) erro
 	}
 	h.bind(of.buf, of.p.Add(uint64(off)))
 	h.typ = of.typ
-	h.n = layout.Len(sh)
 	h.setShape(sh)
 	if st != nil && !layout.IsRowMajor(sh, st) {
 		h.setStrides(st)
@@ -103,7 +102,7 @@ func Temp(call string, s *device.Stream, t dtype.DType, sh []int) (*Handle, erro
 		return nil, err
 	}
 	h := new(Handle)
-	h.start(buf, n, t.Elem(), sh)
+	h.start(buf, t.Elem(), sh)
 	return h, nil
 }
 

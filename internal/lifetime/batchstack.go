@@ -12,11 +12,10 @@ import (
 // deferred frees and the late cleanup registrations are such stacks.
 type batchStack[T any] struct {
 	head   atomic.Pointer[T]
-	next   func(*T) **T     // the link field of an entry
-	depth  func(*T) *uint16 // an entry's position from the bottom modulo 1<<16, when counted (nil: not counted)
-	handle func(*T)         // called for each entry, its link cleared first
-	wake   chan struct{}    // the goroutine's doorbell, buffered 1
-	mu     sync.Mutex       // one drain at a time, so drain waits for one in progress
+	next   func(*T) **T  // the link field of an entry
+	handle func(*T)      // called for each entry, its link cleared first
+	wake   chan struct{} // the goroutine's doorbell, buffered 1
+	mu     sync.Mutex    // one drain at a time, so drain waits for one in progress
 	start  sync.Once
 
 	// waits, when set (tests), is called by the goroutine before each of
@@ -29,30 +28,20 @@ func newBatchStack[T any](next func(*T) **T, handle func(*T)) *batchStack[T] {
 }
 
 // push adds x and returns the entry it went on top of (nil: the stack
-// was empty) and, when the stack counts, x's depth (1 at the bottom,
-// modulo 1<<16, so a period that divides 1<<16 can be told from it): a
-// stack that rings every so many entries needs no counter of its own,
-// which would cost every push a second atomic operation. The first push
-// starts the goroutine.
-func (s *batchStack[T]) push(x *T) (below *T, depth uint16) {
-	s.start.Do(func() { go s.loop() })
+// was empty).
+func (s *batchStack[T]) push(x *T) (below *T) {
+	s.begin()
 	for {
 		h := s.head.Load()
 		*s.next(x) = h
-		if s.depth != nil {
-			// Written before the compare-and-swap publishes x; h's was
-			// written before h was published, and never changes after.
-			depth = 1
-			if h != nil {
-				depth = *s.depth(h) + 1
-			}
-			*s.depth(x) = depth
-		}
 		if s.head.CompareAndSwap(h, x) {
-			return h, depth
+			return h
 		}
 	}
 }
+
+// begin starts the goroutine, on the first push.
+func (s *batchStack[T]) begin() { s.start.Do(func() { go s.loop() }) }
 
 // ring wakes the goroutine for a drain, unless one is already due.
 func (s *batchStack[T]) ring() {

@@ -9,29 +9,28 @@ import (
 )
 
 type stacked struct {
-	next  *stacked
-	depth uint16
+	next *stacked
 }
 
-// A counting stack gives each entry its depth, so pushes from many
+// The registrar's list gives each handle its depth, so adds from many
 // goroutines see every depth from 1 to n exactly once, and a drain starts
 // the count again.
-func TestBatchStackDepths(t *testing.T) {
-	var handled []*stacked
-	s := newBatchStack(func(x *stacked) **stacked { return &x.next }, func(x *stacked) { handled = append(handled, x) })
-	s.depth = func(x *stacked) *uint16 { return &x.depth }
-	s.start.Do(func() {}) // no goroutine: the test drains
+func TestRegistrarDepths(t *testing.T) {
+	var handled []*Handle
+	r := &cleanupRegistrar{batchStack: newBatchStack(pendingLink, func(h *Handle) { handled = append(handled, h) })}
+	r.start.Do(func() {}) // no goroutine: the test drains
 
-	const pushers, each = 8, 200
-	seen := make([]int, pushers*each+1)
+	const adders, each = 8, 200
+	seen := make([]int, adders*each+1)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for range pushers {
+	for range adders {
 		wg.Go(func() {
 			for range each {
-				_, d := s.push(new(stacked))
+				h := new(Handle)
+				r.add(h)
 				mu.Lock()
-				seen[d]++
+				seen[h.pendingDepth]++
 				mu.Unlock()
 			}
 		})
@@ -41,11 +40,12 @@ func TestBatchStackDepths(t *testing.T) {
 	for d := 1; d < len(seen); d++ {
 		require.Equal(t, 1, seen[d], "depth %d", d)
 	}
-	s.drain()
-	assert.Len(t, handled, pushers*each)
-	below, d := s.push(new(stacked))
-	assert.Nil(t, below)
-	assert.Equal(t, uint16(1), d, "the count starts again after a drain")
+	r.drain()
+	assert.Len(t, handled, adders*each)
+	h := new(Handle)
+	r.add(h)
+	assert.Nil(t, h.link)
+	assert.Equal(t, uint16(1), h.pendingDepth, "the count starts again after a drain")
 }
 
 // A drain handles what was on the stack when it began, and no more: an

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/gpuarr/gpuarr/internal/arg"
 	"github.com/gpuarr/gpuarr/internal/cleanups"
@@ -64,7 +65,7 @@ func (h *Handle) Release() error {
 		// Set before the registrar's compare-and-swap made the handle
 		// tracked. From pending the registrar skips the handle, or its
 		// compare-and-swap fails and it stops the cleanup itself.
-		h.cleanup.Stop()
+		(*runtime.Cleanup)(h.link).Stop()
 	}
 	h.endLease()
 	return h.buf.Unref()
@@ -85,11 +86,11 @@ func dropBuffer(b *Buffer) {
 // anyway).
 const pendingBatch = 4096
 
-// Every pendingBatch-th push rings, counted in Handle.pendingDepth (modulo 1<<16).
+// Every pendingBatch-th add rings, counted in Handle.pendingDepth (modulo 1<<16).
 var _ = [1]struct{}{}[(1<<16)%pendingBatch]
 
 // cleanupRegistrar is the list of handles waiting for their cleanup, a
-// stack linked through Handle.pendingNext, and the goroutine that works it.
+// stack linked through Handle.link, and the goroutine that works it.
 type cleanupRegistrar struct {
 	*batchStack[Handle]
 }
@@ -97,17 +98,38 @@ type cleanupRegistrar struct {
 var registrar = newCleanupRegistrar()
 
 func newCleanupRegistrar() *cleanupRegistrar {
-	r := &cleanupRegistrar{batchStack: newBatchStack(func(h *Handle) **Handle { return &h.pendingNext }, (*Handle).register)}
-	r.depth = func(h *Handle) *uint16 { return &h.pendingDepth }
+	r := &cleanupRegistrar{batchStack: newBatchStack(pendingLink, (*Handle).register)}
 	cleanups.BeforeCollect(r.flush)
 	r.watchGC()
 	return r
 }
 
+// pendingLink is h's link as the registrar's list sees it: the next
+// handle. The drain clears it before it registers h.
+func pendingLink(h *Handle) **Handle { return (**Handle)(unsafe.Pointer(&h.link)) }
+
 // add puts h on the list; every pendingBatch-th entry rings the registrar.
+// It is the batch stack's push written out for handles, counting: each
+// entry holds its depth (1 at the bottom, modulo 1<<16), its neighbour's
+// plus one, so that the list needs no counter of its own, which would cost
+// every array a second atomic operation.
 func (r *cleanupRegistrar) add(h *Handle) {
-	if _, depth := r.push(h); depth%pendingBatch == 0 {
-		r.ring()
+	r.begin()
+	for {
+		below := r.head.Load()
+		depth := uint16(1)
+		if below != nil {
+			// below's depth was written before below was published, and
+			// never changes after.
+			depth = below.pendingDepth + 1
+		}
+		h.link, h.pendingDepth = unsafe.Pointer(below), depth
+		if r.head.CompareAndSwap(below, h) {
+			if depth%pendingBatch == 0 {
+				r.ring()
+			}
+			return
+		}
 	}
 }
 
@@ -136,7 +158,7 @@ func (h *Handle) register() {
 		return
 	}
 	c := runtime.AddCleanup(h, dropBuffer, h.buf)
-	h.cleanup = &c
+	h.link = unsafe.Pointer(&c)
 	if !h.released.v.CompareAndSwap(statePending, stateTracked) {
 		c.Stop() // Release won the race: it dropped the reference itself
 		return

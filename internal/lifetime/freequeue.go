@@ -29,7 +29,7 @@ func newFreeQueue() freeQueue {
 // push queues b, whose last reference is gone, and rings the drainer when
 // the queue was empty (a non-empty queue already has a drain coming).
 func (q freeQueue) push(b *Buffer) {
-	if below, _ := q.batchStack.push(b); below == nil {
+	if q.batchStack.push(b) == nil {
 		q.ring()
 	}
 }

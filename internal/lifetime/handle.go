@@ -3,7 +3,6 @@ package lifetime
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -27,7 +26,6 @@ type Handle struct {
 	// not acquired the buffer must not read its fields, and addresses are
 	// wanted before that (the plan's arguments, aliasing checks).
 	p    device.Ptr
-	n    int         // elements
 	typ  *dtype.Elem // element type: name and size
 	dims [4]int      // the shape, when the rank fits (rank of them)
 	// more holds what few handles need: a shape of higher rank than dims
@@ -41,16 +39,17 @@ type Handle struct {
 	// operand allocates nothing. Opaque here.
 	leaf unsafe.Pointer
 	// released is the handle's state (cleanup.go): its Load reports
-	// whether Release was called. cleanup is set once it is tracked (a
-	// separate allocation: few handles live that long, and the handle's
-	// size class is part of what every array costs); pendingNext links it
-	// into the registrar's list until then.
+	// whether Release was called.
 	released     handleState
-	pendingDepth uint16 // its depth in the registrar's list, modulo 1<<16 (batchStack.push)
+	pendingDepth uint16 // its depth in the registrar's list, modulo 1<<16 (cleanupRegistrar.add)
 	rank         uint16 // the shape's length, at most layout.MaxRank
 	lease        Lease  // direct CPU access (lease.go)
-	cleanup      *runtime.Cleanup
-	pendingNext  *Handle
+	// link is, while the handle is pending, the next handle on the
+	// registrar's list (*Handle, see pendingLink), and once it is tracked
+	// its cleanup (*runtime.Cleanup, a separate allocation: few handles
+	// live that long). One word for both, as the handle's size class is
+	// part of what every array costs.
+	link unsafe.Pointer
 }
 
 // The rank fits Handle.rank.
@@ -110,8 +109,18 @@ func (h *Handle) Shape() []int {
 	return h.more.shape
 }
 
-// Len is the number of elements.
-func (h *Handle) Len() int { return h.n }
+// Len is the number of elements: the product of the shape (0 for the
+// zero Array).
+func (h *Handle) Len() int {
+	if h.buf == nil {
+		return 0
+	}
+	n := 1
+	for _, d := range h.Shape() {
+		n *= d
+	}
+	return n
+}
 
 // Elem is the element type.
 func (h *Handle) Elem() *dtype.Elem { return h.typ }
@@ -134,7 +143,7 @@ func (h *Handle) Device() *device.Device { return h.buf.st.dev }
 func (h *Handle) Ptr() device.Ptr { return h.p }
 
 // Bytes is n elements' size.
-func (h *Handle) Bytes() uint64 { return uint64(h.n) * uint64(h.typ.Size()) }
+func (h *Handle) Bytes() uint64 { return uint64(h.Len()) * uint64(h.typ.Size()) }
 
 // Buffer is the buffer the handle shares; read its fields only holding a
 // reference (Acquire).

@@ -45,8 +45,8 @@ func (l *Lease) word() *uintptr { return (*uintptr)(unsafe.Pointer(&l.n)) }
 // lease, whichever goroutine's access came first.
 func (h *Handle) OpenLease() bool {
 	n := -1
-	if h.n > 0 && h.hostRun() {
-		n = h.n
+	if l := h.Len(); l > 0 && h.hostRun() {
+		n = l
 	}
 	p := h.lease.word()
 	b := h.buf
