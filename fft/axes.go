@@ -21,6 +21,16 @@ func check[T gpuarr.Element](a *gpuarr.Array[T]) error {
 	return nil
 }
 
+// named prefixes a transform's error with its call.
+func named[T gpuarr.Element](call string) func(*gpuarr.Array[T], error) (*gpuarr.Array[T], error) {
+	return func(out *gpuarr.Array[T], err error) (*gpuarr.Array[T], error) {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", call, err)
+		}
+		return out, nil
+	}
+}
+
 // normAxis is axis k of a rank-r array, negative counting from the end.
 func normAxis(k, r int, desc string) (int, error) {
 	if k < -r || k >= r {

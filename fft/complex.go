@@ -1,8 +1,6 @@
 package fft
 
 import (
-	"fmt"
-
 	"github.com/gpuarr/gpuarr/device/dtype"
 	"github.com/gpuarr/gpuarr/gpuarr"
 )
@@ -57,11 +55,7 @@ func IFFTN[C gpuarr.ComplexFloat](x *gpuarr.Array[C], opts ...gpuarr.Option) (*g
 // contiguous (with the scaling folded in), else out-of-place from x into
 // the result and the scaling after.
 func c2c[C gpuarr.ComplexFloat](call string, x *gpuarr.Array[C], inverse, nd bool, defAxes []int, opts []gpuarr.Option) (*gpuarr.Array[C], error) {
-	out, err := c2cRun(call, x, inverse, nd, defAxes, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", call, err)
-	}
-	return out, nil
+	return named[C](call)(c2cRun(call, x, inverse, nd, defAxes, opts))
 }
 
 func c2cRun[C gpuarr.ComplexFloat](call string, x *gpuarr.Array[C], inverse, nd bool, defAxes []int, opts []gpuarr.Option) (*gpuarr.Array[C], error) {

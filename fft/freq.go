@@ -43,11 +43,7 @@ func freq[T gpuarr.Float](call string, n int, d float64, half bool, opts []gpuar
 		}
 		v[i] = T(float64(k) / (d * float64(n)))
 	}
-	out, err := gpuarr.FromSlice(v, gpuarr.Shape{m}, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", call, err)
-	}
-	return out, nil
+	return named[T](call)(gpuarr.FromSlice(v, gpuarr.Shape{m}, opts...))
 }
 
 // FFTShift moves the zero-frequency term to the centre (NumPy's
@@ -65,11 +61,7 @@ func IFFTShift[T gpuarr.Element](x *gpuarr.Array[T], opts ...gpuarr.Option) (*gp
 }
 
 func shift[T gpuarr.Element](call string, x *gpuarr.Array[T], inverse bool, opts []gpuarr.Option) (*gpuarr.Array[T], error) {
-	out, err := shiftRun(call, x, inverse, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", call, err)
-	}
-	return out, nil
+	return named[T](call)(shiftRun(call, x, inverse, opts))
 }
 
 func shiftRun[T gpuarr.Element](call string, x *gpuarr.Array[T], inverse bool, opts []gpuarr.Option) (*gpuarr.Array[T], error) {

@@ -86,26 +86,31 @@ func expart(ct device.DType) string {
 	return "float64"
 }
 
-func r2c[C gpuarr.ComplexFloat, R gpuarr.Float](call string, x *gpuarr.Array[R], nd bool, defAxes []int, opts []gpuarr.Option) (*gpuarr.Array[C], error) {
-	out, err := r2cRun[C](call, x, nd, defAxes, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", call, err)
+// realSetUp starts a real transform of x (c2r: complex to real): it
+// checks the type pair and sets up the axes; r is the real axis (the last
+// transformed) and nr its length.
+func realSetUp[C gpuarr.ComplexFloat, R gpuarr.Float, T gpuarr.Element](call string, x *gpuarr.Array[T], nd bool, defAxes []int, c2r bool, opts []gpuarr.Option) (st setup, r, nr int, err error) {
+	if err := pair[C, R](call, c2r); err != nil {
+		return setup{}, 0, 0, err
 	}
-	return out, nil
+	if st, err = setUp(call, x, nd, defAxes, c2r, opts); err != nil {
+		return setup{}, 0, 0, err
+	}
+	last := len(st.axes) - 1
+	return st, st.axes[last], st.lens[last], nil
+}
+
+func r2c[C gpuarr.ComplexFloat, R gpuarr.Float](call string, x *gpuarr.Array[R], nd bool, defAxes []int, opts []gpuarr.Option) (*gpuarr.Array[C], error) {
+	return named[C](call)(r2cRun[C](call, x, nd, defAxes, opts))
 }
 
 func r2cRun[C gpuarr.ComplexFloat, R gpuarr.Float](call string, x *gpuarr.Array[R], nd bool, defAxes []int, opts []gpuarr.Option) (*gpuarr.Array[C], error) {
-	if err := pair[C, R](call, false); err != nil {
-		return nil, err
-	}
-	st, err := setUp(call, x, nd, defAxes, false, opts)
+	st, r, nr, err := realSetUp[C, R](call, x, nd, defAxes, false, opts)
 	if err != nil {
 		return nil, err
 	}
 	c, axes, lens, s := st.c, st.axes, st.lens, st.s
 	ct := dtype.Of[C]()
-	last := len(axes) - 1
-	r, nr := axes[last], lens[last]
 	ish := with(x.Shape(), axes, lens)
 	osh := append(gpuarr.Shape(nil), ish...)
 	osh[r] = nr/2 + 1
@@ -177,25 +182,16 @@ func factorOf[T gpuarr.Element](sc scaler[T], f float64) float64 {
 }
 
 func c2r[R gpuarr.Float, C gpuarr.ComplexFloat](call string, x *gpuarr.Array[C], nd bool, defAxes []int, opts []gpuarr.Option) (*gpuarr.Array[R], error) {
-	out, err := c2rRun[R](call, x, nd, defAxes, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", call, err)
-	}
-	return out, nil
+	return named[R](call)(c2rRun[R](call, x, nd, defAxes, opts))
 }
 
 func c2rRun[R gpuarr.Float, C gpuarr.ComplexFloat](call string, x *gpuarr.Array[C], nd bool, defAxes []int, opts []gpuarr.Option) (*gpuarr.Array[R], error) {
-	if err := pair[C, R](call, true); err != nil {
-		return nil, err
-	}
-	st, err := setUp(call, x, nd, defAxes, true, opts)
+	st, r, nr, err := realSetUp[C, R](call, x, nd, defAxes, true, opts)
 	if err != nil {
 		return nil, err
 	}
 	c, axes, lens, s := st.c, st.axes, st.lens, st.s
 	ct := dtype.Of[C]()
-	last := len(axes) - 1
-	r, nr := axes[last], lens[last]
 	osh := with(x.Shape(), axes, lens)
 	wsh := append(gpuarr.Shape(nil), osh...)
 	wsh[r] = nr/2 + 1

@@ -174,15 +174,7 @@ func choleskySolve[T Float](call string, c, b *gpuarr.Array[T], tri Triangle, op
 	if err := checkTriangle(tri); err != nil {
 		return nil, err
 	}
-	sc, err := squares("c", c)
-	if err != nil {
-		return nil, err
-	}
-	st, k, vector, err := rhs(sc, b)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(opts, c.Device())
+	st, k, vector, s, err := systems("c", c, b, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -55,16 +55,11 @@ func eigh[T Float](call string, a *gpuarr.Array[T], tri Triangle, vectors bool, 
 	}
 	// a is symmetric: its memory is itself column-major, and its triangle
 	// tri is the other one there.
-	x, err := working[T](a, st.with(n, n), s)
+	x, info, done, err := workingInfo[T](a, st.with(n, n), st.count, s)
 	if err != nil {
 		return
 	}
-	defer x.Release()
-	info, err := newInfo(st.count, s)
-	if err != nil {
-		return
-	}
-	defer info.Release()
+	defer done()
 	dt, es, count, upper := dtype[T](), esize[T](), st.count, tri.colUpper()
 	uses := []arrayhook.Use{readsWrites(x, s), writes(w, s), writes(info, s)}
 	if count > 1 && n <= device.MaxJacobiBatchN {

@@ -12,6 +12,19 @@ func newInfo(count int, s *device.Stream) (*gpuarr.Array[int32], error) {
 	return gpuarr.Empty[int32](gpuarr.Shape{max(count, 1)}, on(s))
 }
 
+// workingInfo is a solver call's working copy of a (working, shape sh) and
+// its info array for count matrices (newInfo); done releases both.
+func workingInfo[T Float](a gpuarr.Operand[T], sh gpuarr.Shape, count int, s *device.Stream) (w *gpuarr.Array[T], info *gpuarr.Array[int32], done func(), err error) {
+	if w, err = working[T](a, sh, s); err != nil {
+		return nil, nil, nil, err
+	}
+	if info, err = newInfo(count, s); err != nil {
+		w.Release()
+		return nil, nil, nil, err
+	}
+	return w, info, func() { info.Release(); w.Release() }, nil
+}
+
 // checkInfo reads the info words back, which waits for the routines that
 // write them (one synchronization with s's work so far), and turns the
 // first positive one into an *Error of kind. A negative word is an

@@ -171,11 +171,7 @@ func Pinv[T Float](a *gpuarr.Array[T], rcond float64, opts ...gpuarr.Option) (*g
 }
 
 func pinv[T Float](call string, a *gpuarr.Array[T], rcond float64, opts []gpuarr.Option) (*gpuarr.Array[T], error) {
-	st, err := matrices("a", a)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := matricesOn("a", a, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -229,11 +225,7 @@ func MatrixRank[T Float](a *gpuarr.Array[T], tol float64, opts ...gpuarr.Option)
 }
 
 func matrixRank[T Float](call string, a *gpuarr.Array[T], tol float64, opts []gpuarr.Option) (*gpuarr.Array[int64], error) {
-	st, err := matrices("a", a)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := matricesOn("a", a, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -27,11 +27,7 @@ func LU[T Float](a *gpuarr.Array[T], opts ...gpuarr.Option) (p, l, u *gpuarr.Arr
 			err = wrap(call, err)
 		}
 	}()
-	st, err := matrices("a", a)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := matricesOn("a", a, opts)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -51,11 +51,7 @@ func QR[T Float](a *gpuarr.Array[T], mode QRMode, opts ...gpuarr.Option) (q, r *
 	if mode > ROnly {
 		return nil, nil, fmt.Errorf("%v: want Reduced, Complete or ROnly: %w", mode, gpuarr.ErrArgument)
 	}
-	st, err := matrices("a", a)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := matricesOn("a", a, opts)
 	if err != nil {
 		return nil, nil, err
 	}

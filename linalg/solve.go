@@ -45,15 +45,7 @@ func Solve[T Float](a, b *gpuarr.Array[T], opts ...gpuarr.Option) (*gpuarr.Array
 }
 
 func solve[T Float](call string, a, b *gpuarr.Array[T], opts []gpuarr.Option) (*gpuarr.Array[T], error) {
-	sa, err := squares("a", a)
-	if err != nil {
-		return nil, err
-	}
-	st, k, vector, err := rhs(sa, b)
-	if err != nil {
-		return nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, k, vector, s, err := systems("a", a, b, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +90,21 @@ func rhsResult[T Float](x *gpuarr.Array[T], out gpuarr.Shape, k int, vector bool
 		return x.Reshape(out)
 	}
 	return transposed(x, out, s)
+}
+
+// systems reads the square matrices a (called name in messages) and the
+// right-hand side b as rhs does, and finds the stream of opts on a's
+// device.
+func systems[T Float](name string, a, b *gpuarr.Array[T], opts []gpuarr.Option) (st stack, k int, vector bool, s *device.Stream, err error) {
+	sa, err := squares(name, a)
+	if err != nil {
+		return stack{}, 0, false, nil, err
+	}
+	if st, k, vector, err = rhs(sa, b); err != nil {
+		return stack{}, 0, false, nil, err
+	}
+	s, err = streamOf(opts, a.Device())
+	return st, k, vector, s, err
 }
 
 // rhs reads b as the right-hand side of a stack of square systems sa: the

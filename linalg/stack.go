@@ -75,7 +75,17 @@ func squares[T Float](name string, a *gpuarr.Array[T]) (stack, error) {
 
 // squaresOn is squares, then the stream of opts on a's device.
 func squaresOn[T Float](name string, a *gpuarr.Array[T], opts []gpuarr.Option) (stack, *device.Stream, error) {
-	st, err := squares(name, a)
+	return readOn(squares[T], name, a, opts)
+}
+
+// matricesOn is matrices, then the stream of opts on a's device.
+func matricesOn[T Float](name string, a *gpuarr.Array[T], opts []gpuarr.Option) (stack, *device.Stream, error) {
+	return readOn(matrices[T], name, a, opts)
+}
+
+// readOn is read(name, a), then the stream of opts on a's device.
+func readOn[T Float](read func(string, *gpuarr.Array[T]) (stack, error), name string, a *gpuarr.Array[T], opts []gpuarr.Option) (stack, *device.Stream, error) {
+	st, err := read(name, a)
 	if err != nil {
 		return st, nil, err
 	}

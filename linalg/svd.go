@@ -35,11 +35,7 @@ func SVDVals[T Float](a *gpuarr.Array[T], opts ...gpuarr.Option) (*gpuarr.Array[
 }
 
 func svd[T Float](call string, a *gpuarr.Array[T], vectors, full bool, opts []gpuarr.Option) (u, sv, vh *gpuarr.Array[T], err error) {
-	st, err := matrices("a", a)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	s, err := streamOf(opts, a.Device())
+	st, s, err := matricesOn("a", a, opts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -71,16 +67,11 @@ func svd[T Float](call string, a *gpuarr.Array[T], vectors, full bool, opts []gp
 	// a's memory is M = aᵀ column-major (n×m): M = U_M·S·V_Mᵀ gives
 	// a = V_M·S·U_Mᵀ, so vh is U_Mᵀ (U_M's memory read row-major, as it is)
 	// and u is V_M (transposed).
-	x, err := working[T](a, st.with(m, n), s)
+	x, info, done, err := workingInfo[T](a, st.with(m, n), st.count, s)
 	if err != nil {
 		return
 	}
-	defer x.Release()
-	info, err := newInfo(st.count, s)
-	if err != nil {
-		return
-	}
-	defer info.Release()
+	defer done()
 	dt, es, count := dtype[T](), esize[T](), st.count
 	// U_M [..., cu, n] and V_M [..., cv, m], column-major. cuSOLVER's
 	// gesvdj needs them even for the values alone (thin then).
