@@ -56,6 +56,6 @@ func benchEmpty(rep *report.Report, dev *device.Device, cfg config) error {
 	rep.Last().Judge("p50_ns", report.AtMost, targetEmptyP50Ns)
 	rep.Add("Empty[float32](1) + Release over the pool", map[string]string{"path": "gpuarr.Empty + Release − memory.Default Alloc(4) + Free, same run"},
 		map[string]float64{"p50_ns": a.P50 - p.P50, "min_ns": a.Min - p.Min}).Judge("p50_ns", report.AtMost, targetEmptyOverNs)
-	rep.Note("Empty+Release costs %.0f ns over the pool's alloc+free at the median (the handle, its one Go allocation; the buffer object, reused from a spare; the GC gauge; the cleanup registrar's list; the reference count and the handle's state). CUDA.jl publishes 824 ns for its constructor; torch.empty(1) is in alloc_peers' table.", a.P50-p.P50)
+	rep.Note("Empty+Release costs %.0f ns over the pool's alloc+free at the median (the handle, its one Go allocation; the buffer object, reused with its memory block; the GC gauge; the cleanup registrar's list; the reference count and the handle's state). CUDA.jl publishes 824 ns for its constructor; torch.empty(1) is in alloc_peers' table.", a.P50-p.P50)
 	return nil
 }
