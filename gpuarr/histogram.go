@@ -97,24 +97,20 @@ func bincount[I Integer, W Numeric, R Numeric](call string, x *Array[I], weights
 	if err != nil {
 		return nil, err
 	}
-	xc, rel, err := contiguous(x, s)
+	xc, done, err := contiguous(x, s)
 	if err != nil {
 		_ = out.Release()
 		return nil, err
 	}
-	if rel {
-		defer xc.Release()
-	}
+	defer done()
 	c := kernels.Count{X: &xc.c, Out: &out.c, T: dtype.Of[I](), N: n, NBins: bins}
 	if weights != nil {
-		wc, relW, err := contiguous(weights, s)
+		wc, doneW, err := contiguous(weights, s)
 		if err != nil {
 			_ = out.Release()
 			return nil, err
 		}
-		if relW {
-			defer wc.Release()
-		}
+		defer doneW()
 		c.W, c.WT = &wc.c, dtype.Of[W]()
 	}
 	if err := c.Run(call, s); err != nil {
@@ -232,26 +228,22 @@ func Histogram[T Numeric](x *Array[T], bins int, opts ...Option) (*Array[int64],
 			return fail(err)
 		}
 		defer a.Release()
-		xc, rel, err := contiguous(x, s)
+		xc, done, err := contiguous(x, s)
 		if err != nil {
 			return fail(err)
 		}
-		if rel {
-			defer xc.Release()
-		}
+		defer done()
 		c := kernels.Count{X: &xc.c, Out: &counts.c, Edges: &a.c, T: dtype.Of[T](), CT: ct, N: n, NBins: bins, Histogram: true}
 		if err := c.Run(call, s); err != nil {
 			return fail(err)
 		}
 		return counts, edges64, nil
 	}
-	xc, rel, err := contiguous(x, s)
+	xc, done, err := contiguous(x, s)
 	if err != nil {
 		return fail(err)
 	}
-	if rel {
-		defer xc.Release()
-	}
+	defer done()
 	c := kernels.Count{X: &xc.c, Out: &counts.c, Edges: &ev.c, T: dtype.Of[T](), CT: ct, N: n, NBins: bins, Histogram: true}
 	if err := c.Run(call, s); err != nil {
 		return fail(err)

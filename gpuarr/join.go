@@ -89,16 +89,14 @@ func Concatenate[T Numeric](xs []*Array[T], opts ...Option) (*Array[T], error) {
 	outer, total, inner := around(outShape, k)
 	off := 0
 	for _, x := range xs {
-		xc, rel, err := contiguous(x, s)
+		xc, done, err := contiguous(x, s)
 		if err != nil {
 			_ = out.Release()
 			return nil, err
 		}
 		n := x.c.Shape()[k]
 		err = kernels.CopyRows(call, s, &out.c, off*inner, total*inner, &xc.c, n*inner, outer, n*inner, int(sizeOf[T]()))
-		if rel {
-			_ = xc.Release()
-		}
+		done()
 		if err != nil {
 			_ = out.Release()
 			return nil, err
@@ -135,15 +133,13 @@ func Stack[T Numeric](xs []*Array[T], opts ...Option) (*Array[T], error) {
 		if !Shape(x.c.Shape()).Equal(first) {
 			return nil, arg.Shapef(call, "array %d is %s, array 0 is %s: stacked arrays must have one shape", i, x.c.Describe(), xs[0].c.Describe())
 		}
-		xc, rel, err := contiguous(x, s)
+		xc, done, err := contiguous(x, s)
 		if err != nil {
 			return nil, err
 		}
 		sh := append(append(append(Shape{}, first[:k]...), 1), first[k:]...)
 		parts[i], err = xc.Reshape(sh)
-		if rel {
-			_ = xc.Release()
-		}
+		done()
 		if err != nil {
 			return nil, err
 		}
@@ -324,14 +320,12 @@ func pad[T Numeric](call string, x *Array[T], widths [][2]int, mode PadMode, val
 	if err != nil {
 		return nil, err
 	}
-	xc, rel, err := contiguous(x, s)
+	xc, done, err := contiguous(x, s)
 	if err != nil {
 		_ = out.Release()
 		return nil, err
 	}
-	if rel {
-		defer xc.Release()
-	}
+	defer done()
 	p := kernels.Pad{Out: &out.c, X: &xc.c, Size: int(sizeOf[T]()), Mode: int(mode), ODims: outShape, XDims: sh,
 		Before: before, Value: value}
 	if err := p.Run(call, s); err != nil {

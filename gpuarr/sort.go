@@ -166,13 +166,11 @@ func sortLines[T Numeric](call string, x *Array[T], k int, desc, wantKeys, wantI
 		}
 		defer src.Release()
 	} else {
-		c, rel, err := contiguous(x, s)
+		c, done, err := contiguous(x, s)
 		if err != nil {
 			return nil, nil, err
 		}
-		if rel {
-			defer c.Release()
-		}
+		defer done()
 		src = c
 	}
 	lineShape := Shape(src.c.Shape())
@@ -326,13 +324,11 @@ func topkSelect[T Numeric](call string, x *Array[T], sh Shape, ax, k int, desc b
 	if err := sortLimit(call, sh[ax]); err != nil {
 		return nil, nil, err
 	}
-	src, rel, err := contiguous(x, s)
+	src, done, err := contiguous(x, s)
 	if err != nil {
 		return nil, nil, err
 	}
-	if rel {
-		defer src.Release()
-	}
+	defer done()
 	osh := slices.Clone(sh)
 	osh[ax] = k
 	vals, err := newArray[T](call, osh, s)
@@ -384,22 +380,18 @@ func SearchSorted[T Numeric](a *Array[T], v *Array[T], opts ...Option) (*Array[i
 	if err != nil {
 		return nil, err
 	}
-	ac, relA, err := contiguous(a, s)
+	ac, doneA, err := contiguous(a, s)
 	if err != nil {
 		_ = out.Release()
 		return nil, err
 	}
-	if relA {
-		defer ac.Release()
-	}
-	vc, relV, err := contiguous(v, s)
+	defer doneA()
+	vc, doneV, err := contiguous(v, s)
 	if err != nil {
 		_ = out.Release()
 		return nil, err
 	}
-	if relV {
-		defer vc.Release()
-	}
+	defer doneV()
 	srch := kernels.Search{A: &ac.c, V: &vc.c, Out: &out.c, T: dtype.Of[T](), N: ac.c.Len(), M: vc.c.Len(), Right: right}
 	if err := srch.Run(call, s); err != nil {
 		_ = out.Release()
@@ -485,13 +477,11 @@ func unique[T Numeric](call string, x *Array[T], opts []Option, all bool) (res U
 		}
 		return res, nil
 	}
-	xc, rel, err := contiguous(x, s)
+	xc, done, err := contiguous(x, s)
 	if err != nil {
 		return res, err
 	}
-	if rel {
-		defer xc.Release()
-	}
+	defer done()
 	flat, err := xc.Reshape(Shape{n})
 	if err != nil {
 		return res, err

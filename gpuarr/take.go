@@ -123,11 +123,22 @@ func around(sh Shape, k int) (outer, n, inner int) {
 	return outer, sh[k], inner
 }
 
-// contiguous returns a, or a contiguous copy of it on s (release says
-// whether the caller must release it).
-func contiguous[T Numeric](a *Array[T], s *device.Stream) (*Array[T], bool, error) {
-	return a.compact(On(s))
+// contiguous returns a, or a contiguous copy of it on s, and done, which
+// releases what contiguous made (nothing when it returned a). done is
+// never nil.
+func contiguous[T Numeric](a *Array[T], s *device.Stream) (c *Array[T], done func(), err error) {
+	c, made, err := a.compact(On(s))
+	if !made {
+		return c, nothing, err
+	}
+	return c, releaser(c), nil
 }
+
+// nothing is the done function of a call that made nothing to release.
+func nothing() {}
+
+// releaser returns the done function that releases a.
+func releaser[T Element](a *Array[T]) func() { return func() { _ = a.Release() } }
 
 // Take picks elements of x at indices, as NumPy's take: with Axis(k),
 // along axis k, so the result has x's shape with axis k replaced by the
@@ -198,22 +209,18 @@ func gather[T Numeric, I Integer](call string, s *device.Stream, x *Array[T], in
 	if out.c.Len() == 0 {
 		return out, nil
 	}
-	xc, relX, err := contiguous(x, s)
+	xc, doneX, err := contiguous(x, s)
 	if err != nil {
 		_ = out.Release()
 		return nil, err
 	}
-	if relX {
-		defer xc.Release()
-	}
-	ic, relI, err := contiguous(indices, s)
+	defer doneX()
+	ic, doneI, err := contiguous(indices, s)
 	if err != nil {
 		_ = out.Release()
 		return nil, err
 	}
-	if relI {
-		defer ic.Release()
-	}
+	defer doneI()
 	g.Out, g.X, g.Idx, g.IdxType, g.ElemSize = &out.c, &xc.c, &ic.c, dtype.Of[I](), int(sizeOf[T]())
 	g.Site.Unsigned = dtype.Of[I]().IsUnsigned()
 	if err := g.Run(call, s); err != nil {
@@ -226,20 +233,16 @@ func gather[T Numeric, I Integer](call string, s *device.Stream, x *Array[T], in
 // scatter writes (or with sc.Add, adds) src into x at the indices by sc,
 // the layout set by the caller; src is v as an array of shape sh.
 func scatter[T Numeric, I Integer](call string, s *device.Stream, x *Array[T], indices *Array[I], v Operand[T], sh Shape, sc kernels.Scatter) error {
-	src, relS, err := operandArray(call, v, sh, x, s)
+	src, doneS, err := operandArray(call, v, sh, x, s)
 	if err != nil {
 		return err
 	}
-	if relS {
-		defer src.Release()
-	}
-	ic, relI, err := contiguous(indices, s)
+	defer doneS()
+	ic, doneI, err := contiguous(indices, s)
 	if err != nil {
 		return err
 	}
-	if relI {
-		defer ic.Release()
-	}
+	defer doneI()
 	sc.X, sc.Idx, sc.Src, sc.T, sc.IdxType = &x.c, &ic.c, &src.c, dtype.Of[T](), dtype.Of[I]()
 	sc.Site.Unsigned = dtype.Of[I]().IsUnsigned()
 	return sc.Run(call, s)
@@ -408,35 +411,35 @@ func Compress[T Numeric](condition Mask, x *Array[T], opts ...Option) (*Array[T]
 
 // operandArray returns v as a contiguous array of shape sh on s: v itself
 // when it is one (and shares no memory with avoid), else v evaluated
-// (broadcast to sh) into a new array, which the caller releases
-// (release).
-func operandArray[T Numeric](call string, v Operand[T], sh Shape, avoid *Array[T], s *device.Stream) (a *Array[T], release bool, err error) {
+// (broadcast to sh) into a new array, which done releases. done is never
+// nil.
+func operandArray[T Numeric](call string, v Operand[T], sh Shape, avoid *Array[T], s *device.Stream) (a *Array[T], done func(), err error) {
 	if arr, ok := v.(*Array[T]); ok && arr != nil && !arr.c.IsZero() && arr.c.Contiguous() &&
 		Shape(arr.c.Shape()).Equal(sh) && !arr.c.SharesBuffer(&avoid.c) {
 		if err := arr.check(call); err != nil {
-			return nil, false, err
+			return nil, nothing, err
 		}
-		return arr, false, nil
+		return arr, nothing, nil
 	}
 	n := operandNode(v)
 	if n == nil {
-		return nil, false, fmt.Errorf("gpuarr.%s: %w", call, fusion.ErrNilExpr)
+		return nil, nothing, fmt.Errorf("gpuarr.%s: %w", call, fusion.ErrNilExpr)
 	}
 	if n.Err() != nil {
-		return nil, false, fmt.Errorf("gpuarr.%s: %w", call, n.Err())
+		return nil, nothing, fmt.Errorf("gpuarr.%s: %w", call, n.Err())
 	}
 	if b, err := layout.Broadcast(n.Shape(), sh); err != nil || !Shape(b).Equal(sh) {
-		return nil, false, arg.Shapef(call, "the values' shape %v does not broadcast to %v", n.Shape(), sh)
+		return nil, nothing, arg.Shapef(call, "the values' shape %v does not broadcast to %v", n.Shape(), sh)
 	}
 	out, err := newArray[T](call, sh, s)
 	if err != nil {
-		return nil, false, err
+		return nil, nothing, err
 	}
 	if err := fusion.EvalInto(call, &out.c, n, s); err != nil {
 		_ = out.Release()
-		return nil, false, err
+		return nil, nothing, err
 	}
-	return out, true, nil
+	return out, releaser(out), nil
 }
 
 // Put writes values into x at flat indices, in place, as NumPy's put(x,
