@@ -8,6 +8,8 @@ package cuda
 // never call back into Go: tell cgo, so the memory is not forced to the heap.
 #cgo noescape gp_launch
 #cgo nocallback gp_launch
+#cgo noescape gp_launch_after
+#cgo nocallback gp_launch_after
 #cgo noescape gp_memcpy_htod
 #cgo nocallback gp_memcpy_htod
 #cgo noescape gp_memcpy_dtoh
