@@ -14,8 +14,110 @@ import (
 	"strconv"
 )
 
-// The golden files: testdata/<family>.json.gz, written by gen/gen.py. The
-// format is described in doc.go.
+// The golden files, written by gen/gen.py: testdata/<family>.json.gz,
+// one file per family (trees, broadcast,
+// casts, differences, math, intops, complex, reductions, reductions_new,
+// views, views_new, matmul, errors, evalinto, sortscan), each
+// {"version": 1, "cases": [...]}.
+// A case:
+//
+//	id     family/function/type/n, unique
+//	fn     the function the case is about (the counts are per fn)
+//	in     inputs: {"t": type, "s": shape, "d": base64 of the little-endian
+//	       elements} or, for long inputs, {"t", "s", "g": {"seed", "lo",
+//	       "hi"}}: SplitMix64 values the runner recomputes
+//	expr   the tree: nodes {"op", "t", "r", "a": [operands], "k": {attributes}};
+//	       op is a key of the interpreter table (a Go-side name: "Add",
+//	       "Step", "SumAs"), t the element type whose row runs it (the
+//	       operand's, or the result's for a conversion), r the result's
+//	       type; op "in" is input k.i
+//	out    NumPy's results, in order (several for TopK, Unique, Split, ...)
+//	err    instead of out: the sentinel the call must fail with
+//	diff   a row of gpuarr's NumPy-differences table (doc.go's Intended
+//	       differences)
+//	n, scale  for tolerances: elements per reduced group (a product's
+//	       inner extent) and, per result element, the magnitude the error
+//	       bound scales with (Σ|x|, |Π|, (|A||B|)ᵢⱼ, Σx²/(n−ddof))
+//	zs     the sign of a zero result is not compared
+//
+// The trees are built from gpuarr's exact operations (IEEE + − × ÷ √ and
+// fused multiply-add, Minimum/Maximum, comparisons, Where, in-range Cast,
+// Clamp) over views (Transpose, Permute, Step with negative steps, Slice,
+// Reshape with −1), with broadcasting, rank-0 and empty arrays, scalars,
+// and NaN, ±Inf, ±0, subnormal and extreme values. A function with a
+// rounding error of its own (Exp, Pow, a reduction, a matrix product) is
+// the root of its case, over such a tree: its error bound then holds as
+// stated, with no error of other operations to propagate. float16 and
+// bfloat16 cases have one rounding operation each (whether a fused chain
+// rounds its intermediate results to the half type is the kernel's
+// choice); bfloat16 is emulated in float32 by the generator.
+//
+// Op names and attributes.
+//
+// The goldens name functions by their Go-side names (NumPy's in the
+// generator's references). The functions being added have cases already,
+// pending until their rows land; their operands (a) and attributes (k),
+// with NumPy's meaning:
+//
+//	unary math (Sin … Erfc, Floor, Ceil, Trunc, Round, Sign, Rsqrt, Cbrt,
+//	  IsNaN, IsInf, IsFinite → bool, Real, Imag, Conj, Angle)   a: x
+//	binary (Atan2, Hypot, Copysign, Fmin, Fmax, FloorDiv, Mod, Rem,
+//	  BitAnd, BitOr, BitXor, LeftShift, RightShift)              a: x, y
+//	BitNot                                                      a: x
+//	Clip                      a: x, lo, hi (arrays that broadcast)
+//	Var, Std                  k: axis [ints], keepdims, ddof
+//	Any, All, CountNonzero, NanSum, NanMean, NanMax, NanMin, LogSumExp
+//	                          k: axis [ints], keepdims
+//	Norm                      k: ord (1, 2, "inf" or none), axis [one int],
+//	                          keepdims: np.linalg.norm (without axis: a
+//	                          1-D operand's vector norm, a 2-D operand's
+//	                          matrix norm: Frobenius, 1 or inf)
+//	PySlice                   k: axis, start, stop, step (Python's slice:
+//	                          negatives count from the end, null is None)
+//	Squeeze                   k: axis [ints] (none: every extent-1 axis)
+//	ExpandDims                k: axis
+//	ReshapeStrided            k: shape (Reshape of a strided view: a copy)
+//	Ravel                     —
+//	BroadcastTo               k: shape
+//	Flip                      k: axis [ints] (none: every axis)
+//	Roll                      k: shift, axis (none: the flattened array)
+//	Diagonal                  k: offset, axis1, axis2
+//	Triu, Tril                k: k
+//	Eye                       k: n, m, k (no operands; t the element type)
+//	Arange                    k: start, stop, step
+//	Linspace                  k: start, stop, num, endpoint
+//	ZerosLike, OnesLike       a: x;  FullLike also k: v (base64 scalar)
+//	Matmul1D, MatmulBatched, MatmulStrided, Dot, Outer
+//	                          a: x, y (np.matmul's 1-D and broadcast
+//	                          batches; a stepped operand; np.dot, np.outer)
+//	Einsum                    a: x, y; k: subscripts
+//	Sort, Argsort             k: axis, descending (stable; NaN last)
+//	TopK                      k: k, largest; along the last axis; results
+//	                          values, indices (int64)
+//	Unique                    results: sorted values, counts, inverse
+//	                          (of the flattened array), int64
+//	SearchSorted              a: sorted 1-D, values; k: side
+//	Cumsum, Cumprod, Cummax, Cummin
+//	                          k: axis (none: flattened), exclusive
+//	Take                      a: x, indices (int64); k: axis (none:
+//	                          flattened); an index out of range expects
+//	                          the sentinel ErrIndex
+//	TakeAlongAxis             a: x, indices; k: axis
+//	Put                       a: x, flat indices, values → x after the put
+//	IndexAdd                  a: x, indices, source; k: axis → x after it
+//	MaskedSelect              a: x, mask → the selected elements, 1-D
+//	Nonzero                   results: one int64 index array per axis
+//	Concatenate, Stack        a: the arrays; k: axis
+//	Split                     k: sections or indices, axis; one result
+//	                          per part
+//	Pad                       k: widths [[before, after] per axis], v
+//	Bincount                  a: x[, weights float64]; k: minlength
+//	Histogram                 k: bins, lo, hi; results counts, edges
+//	EvalInto                  a: dst (an input), e: e computed into dst
+//	                          (e may read dst itself: y = y*2 + x)
+//	EvalIntoOverlap           the same, e reading another view of dst (its
+//	                          transpose or reverse): NumPy's out= answer,
+//	                          computed before any element is written
 
 type goldenFile struct {
 	Version   int               `json:"version"`
