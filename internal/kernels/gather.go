@@ -162,21 +162,13 @@ func gatherHost(v variant) hostkernel.Kernel {
 		case gatherAlong:
 			xLen, idxLen = rows*n*inner, rows*cols
 		}
-		out, err := bytesAt(l, a.Ptr(0), rows*cols, uint64(size))
-		if err != nil {
-			return err
-		}
-		x, err := bytesAt(l, a.Ptr(1), xLen, uint64(size))
-		if err != nil {
-			return err
-		}
-		idx, err := bytesAt(l, a.Ptr(2), idxLen, uint64(it.Size()))
-		if err != nil {
-			return err
-		}
-		slot, err := slotAt(l, a.Ptr(8))
-		if err != nil {
-			return err
+		vw := views{l: l}
+		out := vw.bytes(a.Ptr(0), rows*cols, uint64(size))
+		x := vw.bytes(a.Ptr(1), xLen, uint64(size))
+		idx := vw.bytes(a.Ptr(2), idxLen, uint64(it.Size()))
+		slot := vw.slot(a.Ptr(8))
+		if vw.err != nil {
+			return vw.err
 		}
 		l.ParallelFor(rows*cols, func(lo, hi uint64) {
 			for t := lo; t < hi; t++ {

@@ -303,17 +303,12 @@ func histogramHost(v variant) hostkernel.Kernel {
 	return func(l *hostkernel.Launch) error {
 		a := &l.Args
 		n, bins := a.U64(3), a.U64(4)
-		x, err := bytesAt(l, a.Ptr(0), n, uint64(t.Size()))
-		if err != nil {
-			return err
-		}
-		counts, err := bytesAt(l, a.Ptr(1), bins, 8)
-		if err != nil {
-			return err
-		}
-		eb, err := bytesAt(l, a.Ptr(2), bins+1, uint64(ct.Size()))
-		if err != nil {
-			return err
+		vw := views{l: l}
+		x := vw.bytes(a.Ptr(0), n, uint64(t.Size()))
+		counts := vw.bytes(a.Ptr(1), bins, 8)
+		eb := vw.bytes(a.Ptr(2), bins+1, uint64(ct.Size()))
+		if vw.err != nil {
+			return vw.err
 		}
 		edges := make([]float64, bins+1)
 		for i := range edges {

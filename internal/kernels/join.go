@@ -73,13 +73,11 @@ func rowCopyHost(v variant) hostkernel.Kernel {
 		if rows*cols == 0 {
 			return nil
 		}
-		dst, err := bytesAt(l, a.Ptr(0), (rows-1)*dpitch+cols, unit)
-		if err != nil {
-			return err
-		}
-		src, err := bytesAt(l, a.Ptr(1), (rows-1)*spitch+cols, unit)
-		if err != nil {
-			return err
+		vw := views{l: l}
+		dst := vw.bytes(a.Ptr(0), (rows-1)*dpitch+cols, unit)
+		src := vw.bytes(a.Ptr(1), (rows-1)*spitch+cols, unit)
+		if vw.err != nil {
+			return vw.err
 		}
 		l.ParallelFor(rows, func(lo, hi uint64) {
 			for r := lo; r < hi; r++ {
@@ -251,13 +249,11 @@ func padHost(v variant) hostkernel.Kernel {
 			od[d], xd[d], bef[d] = int64(a.U64(5+3*d)), int64(a.U64(6+3*d)), int64(a.U64(7+3*d))
 			xn *= xd[d]
 		}
-		out, err := bytesAt(l, a.Ptr(0), total, uint64(size))
-		if err != nil {
-			return err
-		}
-		x, err := bytesAt(l, a.Ptr(1), uint64(xn), uint64(size))
-		if err != nil {
-			return err
+		vw := views{l: l}
+		out := vw.bytes(a.Ptr(0), total, uint64(size))
+		x := vw.bytes(a.Ptr(1), uint64(xn), uint64(size))
+		if vw.err != nil {
+			return vw.err
 		}
 		var vb [16]byte
 		for k := range 8 {

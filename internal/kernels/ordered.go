@@ -65,17 +65,12 @@ func resolveTwin(v variant) hostkernel.Kernel {
 	return func(l *hostkernel.Launch) error {
 		a := &l.Args
 		m, n := a.U64(2), a.U64(3)
-		idx, err := bytesAt(l, a.Ptr(0), m, uint64(it.Size()))
-		if err != nil {
-			return err
-		}
-		pos, err := bytesAt(l, a.Ptr(1), m, 4)
-		if err != nil {
-			return err
-		}
-		slot, err := slotAt(l, a.Ptr(4))
-		if err != nil {
-			return err
+		vw := views{l: l}
+		idx := vw.bytes(a.Ptr(0), m, uint64(it.Size()))
+		pos := vw.bytes(a.Ptr(1), m, 4)
+		slot := vw.slot(a.Ptr(4))
+		if vw.err != nil {
+			return vw.err
 		}
 		for j := uint64(0); j < m; j++ {
 			x := readInt(idx, int(j), it)
@@ -213,21 +208,13 @@ func orderedHost(v variant) hostkernel.Kernel {
 		a := &l.Args
 		rows, cols, m, n := a.U64(4), a.U64(5), a.U64(6), a.U64(7)
 		outer := rows / max(m, 1)
-		x, err := bytesAt(l, a.Ptr(0), outer*n*cols, uint64(size))
-		if err != nil {
-			return err
-		}
-		src, err := bytesAt(l, a.Ptr(1), rows*cols, uint64(size))
-		if err != nil {
-			return err
-		}
-		sorted, err := bytesAt(l, a.Ptr(2), m, 4)
-		if err != nil {
-			return err
-		}
-		perm, err := bytesAt(l, a.Ptr(3), m, 8)
-		if err != nil {
-			return err
+		vw := views{l: l}
+		x := vw.bytes(a.Ptr(0), outer*n*cols, uint64(size))
+		src := vw.bytes(a.Ptr(1), rows*cols, uint64(size))
+		sorted := vw.bytes(a.Ptr(2), m, 4)
+		perm := vw.bytes(a.Ptr(3), m, 8)
+		if vw.err != nil {
+			return vw.err
 		}
 		le := binary.LittleEndian
 		for o := uint64(0); o < outer; o++ {

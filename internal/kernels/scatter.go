@@ -201,21 +201,13 @@ func scatterHost(v variant) hostkernel.Kernel {
 		if layout == scatterRows {
 			xLen, idxLen = rows/max(m, 1)*n*inner, m
 		}
-		x, err := bytesAt(l, a.Ptr(0), xLen, uint64(size))
-		if err != nil {
-			return err
-		}
-		idx, err := bytesAt(l, a.Ptr(1), idxLen, uint64(it.Size()))
-		if err != nil {
-			return err
-		}
-		src, err := bytesAt(l, a.Ptr(2), rows*cols, uint64(size))
-		if err != nil {
-			return err
-		}
-		slot, err := slotAt(l, a.Ptr(8))
-		if err != nil {
-			return err
+		vw := views{l: l}
+		x := vw.bytes(a.Ptr(0), xLen, uint64(size))
+		idx := vw.bytes(a.Ptr(1), idxLen, uint64(it.Size()))
+		src := vw.bytes(a.Ptr(2), rows*cols, uint64(size))
+		slot := vw.slot(a.Ptr(8))
+		if vw.err != nil {
+			return vw.err
 		}
 		// In order, one goroutine: duplicates resolve as NumPy's
 		// sequential loops do.

@@ -73,17 +73,12 @@ func searchHost(v variant) hostkernel.Kernel {
 	return func(l *hostkernel.Launch) error {
 		args := &l.Args
 		n, m := args.U64(3), args.U64(4)
-		a, err := bytesAt(l, args.Ptr(0), n, uint64(size))
-		if err != nil {
-			return err
-		}
-		q, err := bytesAt(l, args.Ptr(1), m, uint64(size))
-		if err != nil {
-			return err
-		}
-		out, err := bytesAt(l, args.Ptr(2), m, 8)
-		if err != nil {
-			return err
+		vw := views{l: l}
+		a := vw.bytes(args.Ptr(0), n, uint64(size))
+		q := vw.bytes(args.Ptr(1), m, uint64(size))
+		out := vw.bytes(args.Ptr(2), m, 8)
+		if vw.err != nil {
+			return vw.err
 		}
 		l.ParallelFor(m, func(lo, hi uint64) {
 			for i := lo; i < hi; i++ {

@@ -424,13 +424,11 @@ func topkPassHost(v variant) hostkernel.Kernel {
 	return func(l *hostkernel.Launch) error {
 		args := &l.Args
 		n, k, shift := args.U64(1), args.U64(3), uint(args.U32(4))
-		x, err := bytesAt(l, args.Ptr(0), n, uint64(size))
-		if err != nil {
-			return err
-		}
-		st, err := bytesAt(l, args.Ptr(2), topkStateBytes, 1)
-		if err != nil {
-			return err
+		vw := views{l: l}
+		x := vw.bytes(args.Ptr(0), n, uint64(size))
+		st := vw.bytes(args.Ptr(2), topkStateBytes, 1)
+		if vw.err != nil {
+			return vw.err
 		}
 		le := binary.LittleEndian
 		if phase == 1 && le.Uint64(st[tkTiesAll:]) != 0 {
@@ -499,21 +497,13 @@ func topkCollectHost(v variant) hostkernel.Kernel {
 	return func(l *hostkernel.Launch) error {
 		args := &l.Args
 		n, k := args.U64(1), args.U64(5)
-		x, err := bytesAt(l, args.Ptr(0), n, uint64(size))
-		if err != nil {
-			return err
-		}
-		st, err := bytesAt(l, args.Ptr(2), topkStateBytes, 1)
-		if err != nil {
-			return err
-		}
-		ck, err := bytesAt(l, args.Ptr(3), k, 8)
-		if err != nil {
-			return err
-		}
-		cp, err := bytesAt(l, args.Ptr(4), k, 8)
-		if err != nil {
-			return err
+		vw := views{l: l}
+		x := vw.bytes(args.Ptr(0), n, uint64(size))
+		st := vw.bytes(args.Ptr(2), topkStateBytes, 1)
+		ck := vw.bytes(args.Ptr(3), k, 8)
+		cp := vw.bytes(args.Ptr(4), k, 8)
+		if vw.err != nil {
+			return vw.err
 		}
 		le := binary.LittleEndian
 		kStar, iStar, all := le.Uint64(st[tkPrefix:]), le.Uint64(st[tkIdxPrefix:]), le.Uint64(st[tkTiesAll:]) != 0
@@ -539,21 +529,13 @@ func topkFinishHost(v variant) hostkernel.Kernel {
 	return func(l *hostkernel.Launch) error {
 		args := &l.Args
 		k := args.U64(4)
-		ck, err := bytesAt(l, args.Ptr(0), k, 8)
-		if err != nil {
-			return err
-		}
-		cp, err := bytesAt(l, args.Ptr(1), k, 8)
-		if err != nil {
-			return err
-		}
-		vals, err := bytesAt(l, args.Ptr(2), k, uint64(size))
-		if err != nil {
-			return err
-		}
-		idx, err := bytesAt(l, args.Ptr(3), k, 8)
-		if err != nil {
-			return err
+		vw := views{l: l}
+		ck := vw.bytes(args.Ptr(0), k, 8)
+		cp := vw.bytes(args.Ptr(1), k, 8)
+		vals := vw.bytes(args.Ptr(2), k, uint64(size))
+		idx := vw.bytes(args.Ptr(3), k, 8)
+		if vw.err != nil {
+			return vw.err
 		}
 		le := binary.LittleEndian
 		for j := range k {

@@ -23,6 +23,34 @@ func bytesAt(l *hostkernel.Launch, p hostkernel.Ptr, n, size uint64) ([]byte, er
 	return l.Bytes(p, n*size)
 }
 
+// views views a launch's buffers one after the other, keeping the first
+// error: a twin asks for each buffer it touches, then checks err once
+// before using any of them.
+type views struct {
+	l   *hostkernel.Launch
+	err error
+}
+
+// bytes is bytesAt, or nil once an earlier view failed.
+func (v *views) bytes(p hostkernel.Ptr, n, size uint64) []byte {
+	if v.err != nil {
+		return nil
+	}
+	b, err := bytesAt(v.l, p, n, size)
+	v.err = err
+	return b
+}
+
+// slot is slotAt, or nil once an earlier view failed.
+func (v *views) slot(p hostkernel.Ptr) []byte {
+	if v.err != nil {
+		return nil
+	}
+	b, err := slotAt(v.l, p)
+	v.err = err
+	return b
+}
+
 // slotAt views a check slot (nil when p is 0: no check).
 func slotAt(l *hostkernel.Launch, p hostkernel.Ptr) ([]byte, error) {
 	if p == 0 {
