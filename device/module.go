@@ -58,9 +58,18 @@ func Linear(n uint64, blockSize uint32) LaunchConfig {
 	return LaunchConfig{Grid: Dim3{X: uint32(blocks)}, Block: Dim3{X: blockSize}}
 }
 
+// PtrArg is a Launch argument that stands for a device address, which
+// Launch reads (LaunchPtr) when it marshals the arguments. A Ptr in an
+// `any` costs an allocation; a PtrArg that is a pointer (to the object
+// that owns the memory, say) costs none.
+type PtrArg interface {
+	LaunchPtr() Ptr
+}
+
 // Launch queues kernel k on s. Arguments must match the kernel's .param
-// list in order; accepted types are Ptr, int32, uint32, int64, uint64,
-// float32 and float64 (plain int is refused: its PTX width is ambiguous).
+// list in order; accepted types are Ptr, PtrArg, int32, uint32, int64,
+// uint64, float32 and float64 (plain int is refused: its PTX width is
+// ambiguous).
 func (s *Stream) Launch(k *Kernel, cfg LaunchConfig, args ...any) error {
 	if err := s.check("Stream.Launch"); err != nil {
 		return err
@@ -109,6 +118,8 @@ func marshalArgs(a *driver.Args, kernel string, args []any) error {
 		switch x := v.(type) {
 		case Ptr:
 			ok = a.Append(driver.ArgPtr, uint64(x))
+		case PtrArg:
+			ok = a.Append(driver.ArgPtr, uint64(x.LaunchPtr()))
 		case int32:
 			ok = a.Append(driver.ArgI32, uint64(uint32(x)))
 		case uint32:
@@ -122,7 +133,7 @@ func marshalArgs(a *driver.Args, kernel string, args []any) error {
 		case float64:
 			ok = a.Append(driver.ArgF64, math.Float64bits(x))
 		default:
-			return invalid("Stream.Launch", "kernel %s argument %d has type %T; want Ptr, int32, uint32, int64, uint64, float32 or float64", kernel, i, v)
+			return invalid("Stream.Launch", "kernel %s argument %d has type %T; want Ptr, a PtrArg, int32, uint32, int64, uint64, float32 or float64", kernel, i, v)
 		}
 		if !ok {
 			return invalid("Stream.Launch", "kernel %s: more than %d arguments or %d bytes", kernel, driver.MaxArgs, driver.MaxArgBytes)

@@ -109,7 +109,7 @@ func Launch(k *device.Kernel, cfg device.LaunchConfig, args ...any) error {
 				return fmt.Errorf("gpuarr.%s %s: argument %d: %w", call, k.Name(), i, stridedError(call, c))
 			}
 			o.Add(c, m, nil)
-			kargs = append(kargs, c.Ptr())
+			kargs = append(kargs, c) // a device.PtrArg: no allocation
 		case Option:
 			if kindOf(v) != optStream {
 				return optionError(call, v)

@@ -142,6 +142,10 @@ func (h *Handle) Device() *device.Device { return h.buf.st.dev }
 // Ptr is the first element's device address.
 func (h *Handle) Ptr() device.Ptr { return h.p }
 
+// LaunchPtr is Ptr, making the handle a device.PtrArg: a launch argument
+// that passes its first element's address without an allocation.
+func (h *Handle) LaunchPtr() device.Ptr { return h.p }
+
 // Bytes is n elements' size.
 func (h *Handle) Bytes() uint64 { return uint64(h.Len()) * uint64(h.typ.Size()) }
 
