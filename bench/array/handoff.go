@@ -127,15 +127,11 @@ func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 		return opErr
 	}
 	const name = "producer/consumer round (2 launches)"
-	s := add(rep, name, "both on one stream", sameNs, nil)
-	c := add(rep, name, "two streams (2 hand-offs per round)", crossNs, nil)
-	rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = c.P50 / s.P50
+	s, c := roundPair(rep, name, "both on one stream", sameNs, "two streams (2 hand-offs per round)", crossNs)
 	per := (c.P50 - s.P50) / 2
 	rep.Add("cross-stream hand-off", map[string]string{"path": "extra per hand-off (two-stream round − one-stream round) / 2"},
 		map[string]float64{"p50_ns": per, "min_ns": (c.Min - s.Min) / 2}).Judge("p50_ns", report.AtMost, targetHandoffNs)
-	do := add(rep, name, "device layer, one stream", devOneNs, nil)
-	dt := add(rep, name, "device layer, two streams (LaunchAfter, two fixed events)", devTwoNs, nil)
-	rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = dt.P50 / do.P50
+	do, dt := roundPair(rep, name, "device layer, one stream", devOneNs, "device layer, two streams (LaunchAfter, two fixed events)", devTwoNs)
 	devPer := (dt.P50 - do.P50) / 2
 	rep.Add("cross-stream hand-off, device layer", map[string]string{"path": "(device two-stream round − device one-stream round) / 2"},
 		map[string]float64{"p50_ns": devPer, "min_ns": (dt.Min - do.Min) / 2})
@@ -143,9 +139,7 @@ func benchHandoff(rep *report.Report, dev *device.Device, cfg config) error {
 	if cRound == nil {
 		rep.Note("Cross-stream hand-off, C driver floor: no C reference on the %s backend (the driver's C round needs the CUDA backend and -tags gpuarrbench).", dev.Backend())
 	} else {
-		co := add(rep, name, "C round, one stream", cOneNs, nil)
-		ct := add(rep, name, "C round, two streams", cTwoNs, nil)
-		rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = ct.P50 / co.P50
+		co, ct := roundPair(rep, name, "C round, one stream", cOneNs, "C round, two streams", cTwoNs)
 		floor := (ct.P50 - co.P50) / 2
 		rep.Add("cross-stream hand-off, C driver floor", map[string]string{"path": "(C two-stream round − C one-stream round) / 2"},
 			map[string]float64{"p50_ns": floor, "min_ns": (ct.Min - co.Min) / 2})
@@ -235,4 +229,14 @@ func pairedOver(two, one, refTwo, refOne []float64) float64 {
 		d[i] = ((two[i] - one[i]) - (refTwo[i] - refOne[i])) / 2
 	}
 	return report.Summarize(d).P50
+}
+
+// roundPair adds the rows of a round on one stream and on two (with the
+// two-stream row's vs_ref, its p50 over the one-stream row's) and returns
+// their summaries.
+func roundPair(rep *report.Report, name, onePath string, oneNs []float64, twoPath string, twoNs []float64) (one, two report.Summary) {
+	one = add(rep, name, onePath, oneNs, nil)
+	two = add(rep, name, twoPath, twoNs, nil)
+	rep.Rows[len(rep.Rows)-1].Metrics["vs_ref"] = two.P50 / one.P50
+	return one, two
 }
