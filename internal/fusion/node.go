@@ -148,7 +148,7 @@ func ConstComplex(t dtype.DType, re, im float64) *Node {
 }
 
 // Random is a draw of uniform (or normal) numbers of type t and shape sh
-// from Philox stream stream of seed (see the expr package doc); sh is
+// from Philox stream stream of seed (see expr.InputKind); sh is
 // kept.
 func Random(t dtype.DType, seed, stream uint64, normal bool, sh []int) *Node {
 	src := &random{seed: seed, stream: stream, normal: normal, shape: sh}

@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// Exact references for the elementwise math functions (issue 27): each
+// Exact references for the elementwise math functions: each
 // BigX(x) is the function at about RefPrec bits for finite float64
 // arguments (special values are the caller's: ±Inf, NaN and the edges of
 // a domain), so that the float64 nearest to it is the correctly rounded

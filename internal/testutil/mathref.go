@@ -65,7 +65,7 @@ func inf(s int) float64 { return math.Inf(s) }
 func refAsin(x float64) float64 { return math.Atan2(x, math.Sqrt((1-x)*(1+x))) }
 func refAcos(x float64) float64 { return math.Atan2(math.Sqrt((1-x)*(1+x)), x) }
 
-// MathFuncs are the functions of issue 27's math bullet that have no
+// MathFuncs are the elementwise math functions that have no
 // exact result (the rest are checked bit for bit by their own tests).
 var MathFuncs = []MathFunc{
 	{Name: "sin", Arity: 1, Hard: nearPio2, Bound32: 2, Bound64: 2, Ref: un(math.Sin), Big: unBig(BigSin),

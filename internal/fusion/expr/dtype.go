@@ -53,6 +53,16 @@ func ComplexOf(t dtype.DType) dtype.DType {
 // a half (rounding); a half to Float32 (exact); between the complex types
 // (each part). Other conversions are compositions of these (and of
 // OpReal, OpImag, OpComplex) that package fusion writes out.
+//
+// The conversions, the same on both back ends: int→int truncates (wraps)
+// or extends by the source's signedness; int→float and float→float round
+// to nearest; float→int truncates toward zero and saturates to the target
+// range, NaN → 0; Bool→number is 0 or 1; number→Bool is x != 0. To a half
+// (Float16, BFloat16) from Float32 or Float64 rounds once to nearest, ties
+// to even (a float64 is not rounded to float32 first), overflows to ±Inf,
+// keeps subnormals and turns NaN into the canonical NaN 0x7FFF: package
+// half defines these conversions, and both back ends agree with it bit for
+// bit. Between the complex types, each part converts as floats do.
 func Castable(from, to dtype.DType) bool {
 	switch {
 	case !from.Valid() || !to.Valid():

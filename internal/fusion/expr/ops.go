@@ -6,6 +6,33 @@ package expr
 // function of a Math op by its name, internal/fusion/hosteval looks up the
 // Go function of a Math op, and package gpuarr's expression functions are
 // one line per op.
+//
+// Both back ends give every op these semantics (casts: Castable):
+//
+//   - Arithmetic is in the instruction's type. Float + - * / and Sqrt are
+//     correctly rounded (IEEE round to nearest), FMA is fused (one
+//     rounding), so these agree bit for bit between back ends. Integer
+//     arithmetic wraps (two's complement). Integer division truncates
+//     toward zero; x / 0 is 0; MinInt / -1 is MinInt. Rem is the
+//     remainder with A's sign (Go's %, C's fmod; exact for floats): x Rem
+//     0 is 0 and MinInt Rem -1 is 0 for integers.
+//   - Min and Max of floats return NaN when either operand is NaN
+//     (NumPy's minimum/maximum); -0 and +0 may come out either way.
+//   - Comparisons of floats are IEEE (false with a NaN, except Ne).
+//   - Abs of an unsigned type is the identity; Abs(MinInt) is MinInt; Neg
+//     of an unsigned type wraps.
+//   - Exp, Log, Sqrt, Tanh, Pow take floats only. Special values follow
+//     C99/Go math: Exp(+Inf)=+Inf, Exp(-Inf)=0, Log(0)=-Inf, Log(x<0)=NaN,
+//     Tanh(±Inf)=±1, Pow as Go's math.Pow. The GPU's Exp, Log, Tanh and
+//     Pow are within 4 ulp (float32) or 1e-14 relative (float64) of the
+//     correctly rounded result.
+//   - Storage types (Storage: the halves and the complex types) are
+//     loaded, stored and converted, not computed with: OpReal and OpImag
+//     take a complex value's parts (the real part is first in memory, as in
+//     C99 and NumPy), OpComplex joins two; Sum, Prod and Mean reduce
+//     complex values in Complex128 (Prod: ar·br − ai·bi, ar·bi + ai·br,
+//     each operation rounded). A Bool array stores one byte an element, 0
+//     or 1; a load takes any nonzero byte as true.
 type Op uint8
 
 const (
@@ -24,10 +51,10 @@ const (
 	OpSqrt
 	OpTanh
 	OpNot
-	OpCast // A converted to T (see the package doc)
+	OpCast // A converted to T (see Castable)
 	OpReal // the real part of complex A (T is its part type)
 	OpImag // the imaginary part of complex A
-	// Issue 27's elementwise functions (unary).
+	// Elementwise math functions (unary).
 	OpSin
 	OpCos
 	OpTan

@@ -36,7 +36,7 @@ func castSources(t dtype.DType) []val {
 	return vs
 }
 
-// castRef is the package doc's cast, computed with math/big.
+// castRef is expr.Castable's conversion, computed with math/big.
 func castRef(v val, to dtype.DType) val {
 	switch {
 	case to.IsFloat() && v.isInt():

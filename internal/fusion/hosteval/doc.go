@@ -13,8 +13,8 @@
 // with its own scratch columns. Reductions fold each chunk's values into
 // per-group (or per-part) accumulators; see reduce.go.
 //
-// The semantics are the ones expr's package doc defines, bit for
-// bit where it asks for that: float32 arithmetic in float32, fused FMA,
+// The semantics are the ones package expr's declarations define (Op,
+// Castable, InputKind, ReduceOp, Scan), bit for bit where they ask for that: float32 arithmetic in float32, fused FMA,
 // wrapping integers, saturating casts and the NaN rules.
 //
 // This package owns only the evaluator. It does not build Programs

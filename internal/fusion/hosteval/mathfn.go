@@ -8,7 +8,7 @@ import (
 
 // The host's implementations of the Math ops (expr.OpInfo.Math), in
 // float64: float32 operands are widened (exactly) and the result rounded
-// to nearest, which the expr package doc's accuracy allows. Go's math
+// to nearest, which expr.Op's accuracy bounds allow. Go's math
 // package where it is within CUDA's bounds for float64, the PTX library's
 // algorithms in Go elsewhere (mathfn64.go). A new Math op is a row here,
 // and its PTX function in internal/fusion/ptxgen's mathlib.

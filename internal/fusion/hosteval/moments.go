@@ -8,7 +8,7 @@ import (
 )
 
 // moments is the accumulator of Var, Std and NanMean over values of type
-// T (expr's package doc): the sum s of the values' deviations from the
+// T (expr.ReduceOp's doc): the sum s of the values' deviations from the
 // group's shift (its value at position 0; 0 for NanMean, which skips
 // NaN), the count n and the sum of squared deviations m2, in float64. A
 // segment of values is folded into such sums and joins the accumulator by

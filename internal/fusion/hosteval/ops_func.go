@@ -8,10 +8,10 @@ import (
 	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 )
 
-// Kernels of issue 27's elementwise functions that are not Math ops:
+// Kernels of the elementwise functions that are not Math ops:
 // rounding, sign, rsqrt, the float tests, copysign, fmin/fmax, NumPy's
 // floor division and remainder, Go's remainder (NumPy's fmod), and the
-// integers' bitwise operations and shifts. Each has NumPy's semantics (package expr's doc, and the
+// integers' bitwise operations and shifts. Each has NumPy's semantics (expr.Op's doc, and the
 // npfuncs goldens in internal/testutil check them bit for bit).
 
 // unaryFuncFor returns the kernel of such a unary op on t, or nil.

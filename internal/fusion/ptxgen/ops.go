@@ -355,8 +355,8 @@ func (g *gen) compare(op expr.Op, t dtype.DType, a, b string) string {
 	return d
 }
 
-// cast converts r from type from to type to (see the package doc of expr;
-// to and from halves only as expr.Castable allows).
+// cast converts r from type from to type to as expr.Castable's doc says
+// (to and from halves only where it allows).
 func (g *gen) cast(from, to dtype.DType, r string) string {
 	switch {
 	case from == to:

@@ -5,7 +5,7 @@ import (
 	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 )
 
-// funcOp emits issue 27's elementwise functions that are instructions
+// funcOp emits the elementwise functions that are instructions
 // rather than math library calls (the library's are called by op through
 // the op table's Math flag), and reports whether in is one of them.
 func (g *gen) funcOp(in expr.Instr, a, b string) (string, bool) {

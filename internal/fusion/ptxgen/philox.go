@@ -1,7 +1,7 @@
 package ptxgen
 
 // The Philox4x32-10 generator and gpuarr's random functions, exactly as
-// expr's package doc defines them: key (seed low, seed high),
+// expr.InputKind's doc defines them: key (seed low, seed high),
 // counter (counter low, counter high, stream low, stream high), ten rounds
 // of Random123's Philox4x32 with the key bumped between rounds, and the
 // output words x0..x3 turned into uniforms (bit for bit the Go reference)

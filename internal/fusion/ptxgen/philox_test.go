@@ -28,7 +28,7 @@ func TestPhiloxModelKnownAnswers(t *testing.T) {
 	}
 }
 
-// The conversions of expr's doc, spelled out on a known block.
+// The conversions of expr.InputKind's doc, spelled out on a known block.
 func TestRandomModelConversions(t *testing.T) {
 	x := [4]uint32{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8} // the block of seed, counter, stream 0
 	assert.Equal(t, float32(0x6627e8)/(1<<24), uniformF32Model(0, 0, 0))
