@@ -37,11 +37,20 @@ func registerCap(p *expr.Program) int {
 	return 32
 }
 
-// elementwise emits out[i] = value(i) for i in [0, n): when Vector V > 1,
-// a grid-stride loop over chunks of VectorsPerThread·ntid vectors of V
-// elements, each thread loading its VectorsPerThread vectors (ntid apart)
-// before it computes them, then a grid-stride loop over the remaining
-// elements (all of them when V = 1).
+// elementwise emits out[i] = value(i) for i in [0, n), for a 1-D launch
+// of any shape. With Vector V > 1 a grid-stride loop walks vectors of V
+// elements, VectorsPerThread of them per thread and iteration, ntid apart,
+// all loaded (ld.global.v4.f32, v2.f64, …) before any is computed (one
+// st.global.vN each, no division; a vector past the end loads the last
+// one and stores nothing); then a second grid-stride loop takes the n mod
+// V tail element by element. With V = 1 only the second loop runs.
+//
+// Indexes are 32-bit unless Index64 (the first index and the step are
+// computed in 64 bits and the step clamped to 2³¹, so huge grids cannot
+// wrap them). A contiguous input is read at base + i·size; a strided or
+// Random input decomposes i over dims (div/mul/sub per dimension, the only
+// divisions) and dots the indexes with its strides. Loads are plain
+// ld.global: out may alias an input element for element.
 func (g *gen) elementwise() {
 	p := g.p
 	out, n64 := g.reg(clsB64), g.reg(clsB64)

@@ -66,11 +66,25 @@ func (g *gen) writePrelude(b *strings.Builder, header, entry string) error {
 	return nil
 }
 
-// Register classes. Integers of 32 bits or fewer share %r (kept
-// normalized: sign- or zero-extended from their width), as do the 16-bit
-// floats' bits (zero-extended); Bool lives in predicates; a complex value
-// is a pair of registers of its part type, written "{%f1, %f2}" (see
-// parts); %h holds 16-bit values in conversions only.
+// Register classes. Every instruction gets fresh virtual registers (ptxas
+// allocates the real ones): Bool in %p predicates, integers of up to 32
+// bits in %r (.b32), 64-bit integers in %rd, float32 in %f, float64 in
+// %fd; %h holds 16-bit values in conversions only. Integers of 8 and 16
+// bits compute in 32 bits and are re-normalized (sign- or zero-extended
+// from their width) after every operation that can leave their range, so
+// wrapping, comparisons and division behave as in the narrow type; they
+// load with ld.global.s8/u8/s16/u16 straight into 32-bit registers and
+// store truncating. Scalars, constants and whatever depends only on them
+// are computed once before the loops.
+//
+// The storage types (storage.go): a Bool array's bytes load into
+// predicates (nonzero: true) and store as 0 or 1; Float16 and BFloat16
+// live as their bits in %r (zero-extended), converted with cvt.f32.f16
+// (BFloat16: the bits shifted up) and rounded by cvt.rn.f16.f32 (BFloat16:
+// on the bits, which needs no sm_80 cvt), from float64 through a
+// round-to-odd float32, NaN selected to 0x7FFF; a complex value is a pair
+// of registers of its part type, written "{%f1, %f2}" (see parts), loaded
+// and stored with ld/st.global.v2.
 type class int
 
 const (

@@ -8,6 +8,13 @@ import (
 	"github.com/gpuarr/gpuarr/internal/fusion/expr"
 )
 
+// Package expr's semantics (expr.Op's doc) in PTX: float arithmetic with
+// .rn (never contracted into FMA), FMA with fma.rn, integer division
+// guarded against x/0 (0) and MinInt/-1 (MinInt), float Min/Max returning
+// NaN when either operand is NaN, Ne true on NaN (setp.neu), float→int by
+// cvt.rzi plus a clamp for narrow types and an explicit NaN → 0 (the GPU's
+// cvt gives the integer indefinite value for NaN).
+
 // ty is the PTX type that arithmetic on t uses: narrow integers compute
 // in 32 bits.
 func ty(t dtype.DType) string {

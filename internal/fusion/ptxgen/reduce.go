@@ -466,8 +466,37 @@ func (g *gen) blockReduce(s blockShape, a acc, skip string) {
 	g.emit("@!%s bra %s", s.tid0, skip)
 }
 
-// reduction emits the reduction kernel: a block loop over work items
-// b = g·bpg + q (group g, part q), each reduced by the whole block.
+// reduction emits the reduction kernel, for a 1-D grid of blocks whose
+// size is a multiple of 32, at most 1024 (a Final kernel with bpg = 1).
+// Work item b = g·bpg + q is part q of group g; blocks take work items in
+// a block-stride loop. Within an item, thread tid reduces positions
+// k = q·ntid + tid, stepping by bpg·ntid, into an accumulator (AccType, or
+// the value type and an s64 position for ArgMin/ArgMax, or for a Wide
+// Mean a 128-bit sum in two b64 registers, added with an explicit carry).
+// With Vector > 1 (groups == 1, contiguous, aligned) threads read V
+// elements at a time, two vectors per iteration into two accumulators,
+// and part 0 takes the glen mod V tail. Then the block combines:
+// shfl.sync.down within each warp (64-bit values as two 32-bit halves),
+// one 8-byte slot per warp in .shared memory (a second slot array for
+// positions and high words), bar.sync, the first warp combines the slots,
+// and thread 0 writes out[g] (Final, in FinalType; Mean divides by count
+// in float64, a Wide Mean divides its 128-bit sum by count exactly,
+// rem.u64 then 64 steps of long division) or out[b] (Partial, the
+// accumulator; Arg: value to out[b] and position to out2[b]; Wide: low
+// word to out[b], high word to out2[b]).
+//
+// A Columns program is columnReduction's.
+//
+// Every combination is commutative given positions (ties and NaNs go to
+// the lower position, position -1 loses), so threads, lanes and warps may
+// combine in any order. Each thread sums its run of about
+// glen / (bpg·ntid) elements sequentially in float64, so a float sum is
+// within (run + 64)·2⁻⁵³·Σ|x| of the exact one before its final
+// rounding (package gpuarr's Sum states the resulting bound). Moments
+// (Var, Std, NanMean) fold each thread's run into f64 sums of deviations
+// from the group's shift, its value at position 0, which every thread
+// evaluates first; runs and warps then combine by Chan's rule, three
+// words per accumulator (a third .shared slot array).
 func (g *gen) reduction() {
 	p := g.p
 	param := func(name string, global bool) string {
