@@ -110,9 +110,15 @@ type walkLayout struct {
 }
 
 // Host makes a View of a: it waits for GPU writes (and other streams'
-// reads) of a that may be pending, and only those; on a device without
-// concurrent managed access it synchronizes the whole device, since the CPU
-// must not touch managed memory while any kernel runs there.
+// reads) of a that may be pending, and only those (gpuarr's dirty bit), so
+// a second pass over an array no GPU work touched costs one lock. On a
+// device without concurrent managed access it synchronizes the whole
+// device, since the CPU must not touch managed memory while any kernel
+// runs there. The first access after a GPU write to an array of 64 KiB or
+// more prefetches it to the CPU on the writer's stream, so its pages
+// arrive in bulk (CPUPrefetches counts these; a failed prefetch is
+// ignored). The package functions Borrow, AtIndex, All and Values make a
+// View per call: a loop makes one View and uses it.
 func Host[T gpuarr.Element](a *gpuarr.Array[T]) (View[T], error) {
 	return host("Host", a)
 }

@@ -61,6 +61,9 @@ func (a Advice) Unset() Advice { a.kind++; a.undo = true; return a }
 
 // Advise gives the driver a hint about a's memory. Advice applies to
 // whole pages, so it reaches the neighbours of a view in the same pages.
+// An array the GPU writes once and the CPU then reads is best advised
+// PreferredLocation(nil) and AccessedBy(its device) before the kernel: its
+// pages stay in host memory and the CPU's first pass migrates nothing.
 func Advise[T gpuarr.Element](a *gpuarr.Array[T], adv Advice) error {
 	const call = "Advise"
 	if err := a.Err(); err != nil {
