@@ -34,32 +34,17 @@
 //
 // # How it runs
 //
-// Each call is one cuFFT plan per group of up to three consecutive
-// transformed axes, with the axes before and after it as the batch:
-// FFT of a vector, FFT2 of a matrix and RFFT of a vector are one library
-// call each. No axis is moved: a transform of a middle axis uses cuFFT's
-// strided layout. A copy is made only when the input must be cut, padded
-// or made contiguous, and for the real inverses (cuFFT's C2R overwrites
-// its input); the Norm scaling is folded into that copy, or is one fused
-// elementwise pass over the result. The real inverses zero the imaginary
-// parts of the terms that must be real before the library sees them
-// (NumPy's irfft ignores them; cuFFT's result would depend on them).
-// IRFFTN is IFFT along all but the last axis and IRFFT along the last,
-// as NumPy's irfftn, so inputs that are not Hermitian give NumPy's
-// results too.
-//
-// Plans are made once per shape, type, batch and layout and cached per
-// device (the least recently used idle plan goes past a bound); the
-// stream and the workspace are set per call, so one plan serves every
-// stream. cuFFT allocates no workspace of its own: each call's workspace
-// is an array from the caching pool on the call's stream, released once
-// the call is queued, so it counts against the memory limits and the
-// eager collection like any array. A plan's own tables (twiddle factors)
-// are cuFFT's memory. Calls return once the work is queued; nothing here
-// waits for the device. libcufft is opened with dlopen the first time a
-// stream transforms (libcufft.so.12, else .11; GPUARR_CUFFT_LIB names
-// another file); without it every call fails with an error matching
-// device.ErrNotSupported that names the library.
+// Each call is one cuFFT plan per run of up to three consecutive
+// transformed axes, the other axes its batch (engine.go): FFT of a vector,
+// FFT2 of a matrix and RFFT of a vector are one library call each, and no
+// axis is moved. A copy is made only to cut, pad or make the input
+// contiguous, and for the real inverses, whose library call overwrites
+// its input; the Norm scaling is folded into that copy or is one fused
+// pass. Plans are cached per device and serve every stream; each call's
+// workspace is a pooled array on its stream, so it counts against the
+// memory limits like any array. Calls return once the work is queued.
+// libcufft is opened the first time a stream transforms (libcufft.so.12,
+// else .11; GPUARR_CUFFT_LIB names another file).
 //
 // # Precision
 //

@@ -22,6 +22,18 @@ import (
 // outer index) or the outer ones (one call per inner index), whichever
 // makes fewer calls. No axis is ever moved, so a transform of the last
 // axes of a contiguous array is one call per chunk.
+//
+// The real inverses zero the imaginary parts of the terms that must be
+// real before the library sees them (NumPy's irfft ignores them; cuFFT's
+// result would depend on them), and IRFFTN is IFFT along all but the last
+// axis and IRFFT along the last, as NumPy's irfftn, so inputs that are not
+// Hermitian give NumPy's results too. Plans are made once per shape, type,
+// batch and layout and cached per device (the least recently used idle
+// plan goes past a bound); the stream and the workspace are set per call.
+// cuFFT allocates no workspace of its own: each call's workspace is an
+// array from the caching pool on the call's stream, released once the
+// call is queued. A plan's own tables (twiddle factors) are cuFFT's
+// memory.
 
 // chunk is the axes lo..hi, transformed by one plan.
 type chunk struct{ lo, hi int }
