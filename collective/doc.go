@@ -8,37 +8,14 @@
 // # Communicators
 //
 // Init makes this process's rank of a job that a launcher started, one
-// rank per process: it reads the launcher's environment (ReadJob), picks
-// the rank's device (its local rank among the visible devices), and makes
-// the communicator through NCCL's own bootstrap, so gpuarr opens no
-// connection of its own. The same program runs unchanged under each of
-// these, looked for in this order:
-//
-//   - torchrun: RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE (may be
-//     absent); MASTER_ADDR and MASTER_PORT are required.
-//   - Open MPI's mpirun: OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK and
-//     _LOCAL_SIZE; MASTER_ADDR defaults to 127.0.0.1 when every rank is on
-//     this node (it is required otherwise), MASTER_PORT to 29500.
-//   - the mpiexec of MPICH and Intel MPI (Hydra): PMI_RANK, PMI_SIZE,
-//     MPI_LOCALRANKID and MPI_LOCALNRANKS; defaults as for Open MPI.
-//   - Slurm's srun: SLURM_PROCID, SLURM_STEP_NUM_TASKS and SLURM_LOCALID
-//     (SLURM_NODEID with SLURM_STEP_TASKS_PER_NODE give the local size);
-//     MASTER_ADDR defaults to the first host of SLURM_STEP_NODELIST,
-//     MASTER_PORT to 20000 + (31·SLURM_JOB_ID + SLURM_STEP_ID) mod 20000.
-//   - none: a one-rank job on device.Default.
-//
-// The first launcher in that order whose variables are set wins (torchrun
-// under srun, mpirun inside a Slurm allocation); Slurm's variables count
-// only inside an srun step. The ranks meet at MASTER_PORT+1 (torchrun's
-// store listens at MASTER_PORT), or at NCCL_COMM_ID when set: rank 0
-// listens there as NCCL's bootstrap root and the others connect. A
-// variable missing from a launcher's set, malformed, or at odds with
-// another is an *EnvError naming it; a job whose ranks have not all
-// arrived within GPUARR_INIT_TIMEOUT (default 10 minutes; the Timeout
-// option) fails with ErrTimeout. The host backend runs a job's ranks in
-// one process only (the Env option gives each goroutine its rank's
-// environment) and refuses a launched job's processes with
-// ErrNotSupported.
+// rank per process: it reads the launcher's environment (ReadJob:
+// torchrun, Open MPI, MPICH and Intel MPI, Slurm's srun, or none for a
+// one-rank job), picks the rank's device (its local rank among the
+// visible devices), and makes the communicator through NCCL's own
+// bootstrap, so gpuarr opens no connection of its own and the same
+// program runs unchanged under each launcher. A bad environment is an
+// *EnvError naming the variable; ranks that do not all arrive within
+// GPUARR_INIT_TIMEOUT (default 10 minutes) fail with ErrTimeout.
 //
 // NewComm makes every rank in this process, one per device (single-node
 // data parallelism). JoinComm makes one rank of a job whose ranks the

@@ -140,16 +140,38 @@ func (v env) optCount(name string) (int, error) {
 }
 
 // ReadJob reads this process's job from the environment lookup gives
-// (os.LookupEnv for the process's own). Without any launcher's variables
-// it is a one-rank job. A variable missing from a launcher's set, a
-// malformed value, or values that contradict each other (a rank not below
-// the size, a local rank not below the local size, a local size above
-// the size, RANK and WORLD_SIZE that disagree with an MPI launcher's when
-// torchrun did not set them) fail with an *EnvError naming the variable.
+// (os.LookupEnv for the process's own). The launchers, looked for in this
+// order:
 //
-// Slurm's variables count only in the tasks of an srun job step
-// (SLURM_STEP_NUM_TASKS set): a program that a batch script runs itself
-// is a one-rank job, whatever the allocation's size.
+//   - torchrun: RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE (may be
+//     absent); MASTER_ADDR and MASTER_PORT are required.
+//   - Open MPI's mpirun: OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK and
+//     _LOCAL_SIZE; MASTER_ADDR defaults to 127.0.0.1 when every rank is on
+//     this node (it is required otherwise), MASTER_PORT to 29500.
+//   - the mpiexec of MPICH and Intel MPI (Hydra): PMI_RANK, PMI_SIZE,
+//     MPI_LOCALRANKID and MPI_LOCALNRANKS; defaults as for Open MPI.
+//   - Slurm's srun: SLURM_PROCID, SLURM_STEP_NUM_TASKS and SLURM_LOCALID
+//     (SLURM_NODEID with SLURM_STEP_TASKS_PER_NODE give the local size);
+//     MASTER_ADDR defaults to the first host of SLURM_STEP_NODELIST,
+//     MASTER_PORT to 20000 + (31·SLURM_JOB_ID + SLURM_STEP_ID) mod 20000.
+//   - none: a one-rank job on device.Default.
+//
+// The first launcher in that order whose variables are set wins (torchrun
+// under srun, mpirun inside a Slurm allocation). Slurm's variables count
+// only in the tasks of an srun job step (SLURM_STEP_NUM_TASKS set): a
+// program that a batch script runs itself is a one-rank job, whatever the
+// allocation's size. The ranks meet at MASTER_PORT+1 (torchrun's store
+// listens at MASTER_PORT), or at NCCL_COMM_ID when set: rank 0 listens
+// there as NCCL's bootstrap root and the others connect (Job.Addr).
+//
+// A variable missing from a launcher's set, a malformed value, or values
+// that contradict each other (a rank not below the size, a local rank not
+// below the local size, a local size above the size, RANK and WORLD_SIZE
+// that disagree with an MPI launcher's when torchrun did not set them)
+// fail with an *EnvError naming the variable. The host backend runs a
+// job's ranks in one process only (the Env option gives each goroutine
+// its rank's environment) and Init refuses a launched job's processes
+// there with ErrNotSupported.
 func ReadJob(lookup func(string) (string, bool)) (Job, error) {
 	torch := env{Torchrun, lookup}
 	ompi := env{OpenMPI, lookup}
