@@ -60,8 +60,33 @@ type CachingOptions struct {
 
 // CachingPool is the stream-ordered caching allocator: segments obtained
 // from an upstream resource are carved into blocks by best fit, with
-// splitting and coalescing, and freed blocks are cached for reuse. See the
-// package documentation for its design.
+// splitting and coalescing, and freed blocks are cached for reuse.
+//
+// Sizes follow PyTorch's caching allocator (sizes.go): requests round up
+// to 512 bytes; those up to 1 MiB share small segments, larger ones get
+// segments of whole blocks, and a block never spans two segments. Free
+// blocks live in a best-fit index (index.go); allocation splits off the
+// rest, freeing merges free neighbours. With MaxSplitSize big blocks are
+// neither split nor given to small requests.
+//
+// Costs: alloc and free of a cached size on one stream take only that
+// stream's lock, make no driver call and allocate nothing (each stream's
+// front cache of blocks freed on it). Reusing another stream's freed
+// memory costs one event record and one device-side wait (no CPU wait);
+// the pool learns which frees streams passed in batches, before it grows.
+// In checking mode (Device.Checking) freed blocks are poisoned in the
+// freeing stream's order, so a missing wait shows as wrong data.
+//
+// When upstream refuses a segment the pool climbs a ladder, retrying after
+// each step: take pending blocks once their streams pass; call the
+// Reclaimer (SetReclaimer or CachingOptions.Reclaimer: package gcpressure's
+// collections) level by level; give idle segments back upstream. Only then
+// does it fail, with an *OutOfMemoryError matching device.ErrOutOfMemory
+// whose message is a status report (requested, used, reserved, limits,
+// largest free block, fragmentation). The soft limit gives idle segments
+// back when the pool checks stream progress; EmptyCache and Trim do so on
+// demand. ReclaimUntil climbs the same ladder for memory no resource hands
+// out (page-locked host memory, room for managed memory).
 type CachingPool struct {
 	dev         *device.Device
 	up          Resource

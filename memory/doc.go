@@ -21,50 +21,27 @@
 //	Reclaiming(r, reclaimer)  the exhaustion ladder for resources without a cache
 //	Tracer.Wrap(r, level)     records calls into a bounded ring, as JSON
 //
-// Default(dev) is the resource arrays use, built once per device from the
-// environment: GPUARR_MEMORY_POOL=caching|cuda|none (caching),
-// GPUARR_HARD_MEMORY_LIMIT and GPUARR_SOFT_MEMORY_LIMIT (bytes, "512MB",
-// "4GiB", "80%" of the device), GPUARR_EXPANDABLE_SEGMENTS=1 (the pool on
-// Expandable), GPUARR_MEMORY_TRACE=N (trace N events); a malformed value
-// is an error matching device.ErrBadConfig. DefaultManaged(dev) is the
-// managed memory beside it (package unified's arrays, and every array
-// under GPUARR_DEFAULT_MEMORY=unified): a caching pool over Managed(dev)
-// (uncached in checking mode and under GPUARR_MEMORY_POOL=none) whose new
-// segments are refused when the device's free memory cannot hold them
-// (OversubscribeError), charged to the same hard limit and to the
-// host-memory account (SetHostAccount); DefaultManagedOversubscribing is
-// its uncached twin without the refusal, ManagedUsage reports both. Both
-// default resources announce each allocation to the process-wide Pressure
-// before making it (SetPressure: package gcpressure's eager collection).
+// Default(dev) is the resource arrays use, built once per device from
+// GPUARR_MEMORY_POOL, the hard and soft limits, GPUARR_EXPANDABLE_SEGMENTS
+// and GPUARR_MEMORY_TRACE (the Env constants list them; a malformed value is an
+// error matching device.ErrBadConfig). DefaultManaged(dev) is the managed
+// memory beside it (package unified's arrays): a caching pool over
+// Managed(dev) that refuses what the device cannot hold
+// (OversubscribeError) and shares the hard limit. Both announce each
+// allocation to the process-wide Pressure before making it (SetPressure:
+// package gcpressure's eager collection).
 // Status(dev) renders the default resource's statistics.
 //
 // # The caching pool
 //
-// Sizes follow PyTorch's caching allocator (sizes.go): requests round up
-// to 512 bytes; those up to 1 MiB share small segments, larger ones get
-// segments of whole blocks, and a block never spans two segments. Free
-// blocks live in a best-fit index (index.go); allocation splits off the
-// rest, freeing merges free neighbours. With MaxSplitSize big blocks are
-// neither split nor given to small requests.
-//
-// Costs: alloc and free of a cached size on one stream take only that
-// stream's lock, make no driver call and allocate nothing (each stream's
-// front cache of blocks freed on it). Reusing another stream's freed
-// memory costs one event record and one device-side wait (no CPU wait);
-// the pool learns which frees streams passed in batches, before it grows.
-// In checking mode (Device.Checking) freed blocks are poisoned in the
-// freeing stream's order, so a missing wait shows as wrong data.
-//
-// When upstream refuses a segment the pool climbs a ladder, retrying after
-// each step: take pending blocks once their streams pass; call the
-// Reclaimer (SetReclaimer or CachingOptions.Reclaimer: package gcpressure's
-// collections) level by level; give idle segments back upstream. Only then
-// does it fail, with an *OutOfMemoryError matching device.ErrOutOfMemory
-// whose message is a status report (requested, used, reserved, limits,
-// largest free block, fragmentation). The soft limit gives idle segments
-// back when the pool checks stream progress; EmptyCache and Trim do so on
-// demand. ReclaimUntil climbs the same ladder for memory no resource hands
-// out (page-locked host memory, room for managed memory).
+// CachingPool follows PyTorch's caching allocator: sizes round up to 512
+// bytes, small and large requests live in separate segments, free blocks
+// are split and merged by best fit. Alloc and Free of a cached size on one
+// stream take one lock, make no driver call and allocate nothing. When
+// upstream refuses a segment the pool climbs a ladder (pending blocks,
+// the Reclaimer's collections, idle segments back upstream) before it
+// fails with an *OutOfMemoryError whose message is a status report.
+// CachingPool's doc states the rules and costs.
 //
 // # Seeing memory
 //
