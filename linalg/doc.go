@@ -56,15 +56,11 @@
 //
 // # Memory
 //
-// The libraries' device workspaces (cuSOLVER's buffer-size queries, and
-// the workspace cuBLAS is given for the products Lstsq and Pinv make)
-// are arrays from the device's caching pool on the operation's stream,
-// given back once the operation is queued: they count against the memory
-// limits and the eager collection like any array, and the libraries
-// allocate no device memory of their own. Pivots, info words and the
-// pointer arrays of the batched routines are pool arrays too. cuSOLVER's
-// host workspaces (some routines of its 64-bit API take one) are
-// allocated for the call and freed when it returns.
+// The libraries' device workspaces, pivots, info words and the pointer
+// arrays of the batched routines are arrays from the device's caching
+// pool on the operation's stream, given back once it is queued: they
+// count against the memory limits and the eager collection like any
+// array, and the libraries allocate no device memory of their own.
 //
 // # Precision and signs
 //

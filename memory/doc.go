@@ -25,8 +25,8 @@
 // GPUARR_MEMORY_POOL, the hard and soft limits, GPUARR_EXPANDABLE_SEGMENTS
 // and GPUARR_MEMORY_TRACE (the Env constants list them; a malformed
 // value is an error matching device.ErrBadConfig). DefaultManaged(dev) is
-// the managed memory beside it (package unified's arrays): a caching pool over
-// Managed(dev) that refuses what the device cannot hold
+// the managed memory beside it (package unified's arrays): a caching pool
+// over Managed(dev) that refuses what the device cannot hold
 // (OversubscribeError) and shares the hard limit. Both announce each
 // allocation to the process-wide Pressure before making it (SetPressure:
 // package gcpressure's eager collection).
