@@ -27,7 +27,8 @@
 // Kernels are bound to PTX entry names with device.Device's
 // RegisterHostKernel; a module loaded afterwards whose PTX declares the
 // entry runs the Go function there, and the PTX itself on a GPU. Registry
-// is the optional backend capability behind that method.
+// is the optional backend capability behind that method. Example runs a
+// kernel the way a backend does.
 //
 // # Boundaries
 //

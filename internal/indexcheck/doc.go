@@ -20,6 +20,7 @@
 // checked operation on the same stream, or after work that waited for it,
 // therefore always reports that operation's bad index; the error is
 // reported once.
+// Example follows one check from Reserve to Poll.
 //
 // A stream with more than MaxPending checks queued polls itself when one
 // more is issued and, when the oldest is still running, waits for it: the

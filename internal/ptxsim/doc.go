@@ -17,9 +17,9 @@
 // .approx forms use Go's math functions. It is slow (tens of nanoseconds
 // per instruction per thread): tests run small launches.
 //
-// Module.Run runs one launch over a Memory; HostKernel adapts an entry to
-// device/hostkernel, so a host device can run the PTX itself in place of a
-// Go kernel.
+// Module.Run runs one launch over a Memory (Example); HostKernel adapts
+// an entry to device/hostkernel, so a host device can run the PTX itself
+// in place of a Go kernel.
 //
 // This package is for tests: nothing in the runtime imports it.
 package ptxsim
