@@ -9,8 +9,8 @@
 //
 // This package owns the shared vocabulary: device pointers (Ptr), launch
 // dimensions (Dim3), marshalled kernel arguments (Args), and the error model
-// (Error, Result and the sentinel errors); element types are package
-// dtype's. Only packages under device/ import it (and bench/, for the
+// (Error, Result and the sentinel errors; Example shows both); element
+// types are package dtype's. Only packages under device/ import it (and bench/, for the
 // backends' benchmark probes; .ci/check-imports.sh holds the rule): the rest
 // of the tree reaches what it needs through package device, which names
 // these types for its callers. It must not import any backend or

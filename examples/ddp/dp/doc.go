@@ -25,5 +25,6 @@
 // A Trainer takes the communicator's local ranks (one under a launcher,
 // collective.Init; every device of the process with collective.NewComm)
 // and steps them together. Arrays are allocated once, when the Trainer is
-// made; a step allocates only the loss's one-element array.
+// made; a step allocates only the loss's one-element array. Example
+// trains one rank for a few steps.
 package dp
