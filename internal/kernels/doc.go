@@ -11,7 +11,7 @@
 // results: each claims its arrays through internal/lifetime (so it is
 // ordered like every operation), takes its temporaries from the pool on
 // its stream (lifetime.Temp), and checks indices on the device through
-// internal/indexcheck.
+// internal/indexcheck. Example runs a Take that way.
 //
 // Tests run each kernel's PTX in internal/ptxsim as well as its twin
 // (HostKernelHook), so CI checks the code a GPU runs.
