@@ -40,12 +40,13 @@ import (
 // depend on it within its one-ulp bound; rsqrt.approx (sqrt32, acos's
 // root) to within a little over half an ulp (the tests' model errs by one
 // ulp either way); lg2.approx only decides the logarithms' special values
-// (logSpecials32). Several
-// float32 functions branch around their wide-range arithmetic where |x| <
-// 1 (erf, tanh, asinh): a warp whose arguments all lie there runs only a
-// short polynomial. Accuracy: float32 functions within CUDA's
-// bound each (testutil.MathFuncs; at most 4 ulp: measured tan ≤ 3.6, erfc
-// ≤ 2.9, pow ≤ 2.4, atan2 ≤ 1.4, acosh ≤ 1.9, atanh ≤ 2.2, sinh ≤ 1.8, asinh ≤ 2.2, expm1 ≤ 1.25 (one step), tanh ≤ 1.77 with the interpreter's ex2.approx erring by a step, the others ≤ 1.7), float64 within 1e-14
+// (logSpecials32). Several float32 functions branch around their
+// wide-range arithmetic where |x| < 1 (erf, tanh, asinh): a warp whose
+// arguments all lie there runs only a short polynomial. Accuracy: float32 functions within CUDA's bound each
+// (testutil.MathFuncs; at most 4 ulp: measured tan ≤ 3.6, erfc ≤ 2.9,
+// pow ≤ 2.4, atan2 ≤ 1.4, acosh ≤ 1.9, atanh ≤ 2.2, sinh ≤ 1.8, asinh
+// ≤ 2.2, expm1 ≤ 1.25 (one step), tanh ≤ 1.77 with the interpreter's
+// ex2.approx erring by a step, the others ≤ 1.7), float64 within 1e-14
 // relative (measured ≤ 5e-16; pow: 1e-14·max(1, |y·ln x|)); special
 // values as Go's math package, NaN payloads aside (the GPU's arithmetic
 // returns its canonical NaN).
