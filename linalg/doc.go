@@ -74,8 +74,7 @@
 // # Boundaries
 //
 // This package owns the linear-algebra API and the layout of its working
-// copies. It issues its library calls through arrayhook.Track (issue.go) and
-// the device package's solver and BLAS calls (device.Stream.Solve and
-// Gemm); the bindings are device/cuda's and device/host's. It must not
-// allocate device memory except as gpuarr arrays.
+// copies. It issues its library calls (device.Stream.Solve and Gemm)
+// through arrayhook.Track (issue.go), and allocates device memory only as
+// gpuarr arrays.
 package linalg

@@ -24,9 +24,8 @@
 // until their data is there. An event is reached when its stream executes
 // the record; a wait blocks the waiting stream's goroutine, never the
 // caller. A capturing stream appends its operations to the capture, and
-// the graph EndCapture returns queues them again, in order, as one entry;
-// CUDA's capture errors (StreamCaptureUnsupported, ...Invalidated,
-// ...Isolation) apply. Node i+1 of a graph is its operation i.
+// the graph EndCapture returns queues them again, in order, as one entry
+// (node i+1 is operation i); CUDA's capture errors apply.
 //
 // Kernels are Go functions (device/hostkernel) bound to PTX entry names in
 // a process-wide registry (device.Device.RegisterHostKernel). LoadModule
